@@ -1,0 +1,2 @@
+// Entry point (replaced by the full CLI).
+int main() { return 0; }

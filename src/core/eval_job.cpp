@@ -1,0 +1,142 @@
+// JSON forms of the worker messages.
+#include "core/eval_job.hpp"
+
+namespace gemmtune {
+
+using nlohmann::json;
+
+void to_json(json& j, Problem const& v) {
+  j = json{{"m", v.m}, {"n", v.n}, {"k", v.k}, {"precision", std::string(to_string(v.precision))},
+           {"layout", std::string(to_string(v.layout))}, {"align", v.align}};
+}
+void from_json(json const& j, Problem& v) {
+  j.at("m").get_to(v.m);
+  j.at("n").get_to(v.n);
+  j.at("k").get_to(v.k);
+  v.precision = parse_precision(j.at("precision").get<std::string>());
+  v.layout = parse_layout(j.at("layout").get<std::string>());
+  j.at("align").get_to(v.align);
+}
+
+void to_json(json& j, LaunchPlan const& v) {
+  json launches = json::array();
+  for (auto const& l : v.launches) {
+    launches.push_back({{"name_expression", l.name_expression},
+                        {"lowered_name", l.lowered_name},
+                        {"grid", {l.grid.x, l.grid.y, l.grid.z}},
+                        {"block", {l.block.x, l.block.y, l.block.z}},
+                        {"dynamic_smem", l.dynamic_smem}});
+  }
+  j = json{{"launches", launches},
+           {"workspace_bytes", v.workspace_bytes},
+           {"zero_workspace", v.zero_workspace}};
+}
+void from_json(json const& j, LaunchPlan& v) {
+  v.launches.clear();
+  for (auto const& l : j.at("launches")) {
+    KernelLaunch k;
+    l.at("name_expression").get_to(k.name_expression);
+    l.at("lowered_name").get_to(k.lowered_name);
+    auto const& g = l.at("grid");
+    auto const& b = l.at("block");
+    k.grid = {g.at(0).get<std::int64_t>(), g.at(1).get<std::int64_t>(), g.at(2).get<std::int64_t>()};
+    k.block = {b.at(0).get<std::int64_t>(), b.at(1).get<std::int64_t>(),
+               b.at(2).get<std::int64_t>()};
+    l.at("dynamic_smem").get_to(k.dynamic_smem);
+    v.launches.push_back(std::move(k));
+  }
+  j.at("workspace_bytes").get_to(v.workspace_bytes);
+  j.at("zero_workspace").get_to(v.zero_workspace);
+}
+
+void to_json(json& j, TimingSpec const& v) {
+  j = json{{"warmup_ms", v.warmup_ms},         {"target_ms", v.target_ms},
+           {"repeats", v.repeats},             {"max_iterations", v.max_iterations},
+           {"rotate_bytes", v.rotate_bytes},   {"early_stop_ms", v.early_stop_ms}};
+}
+void from_json(json const& j, TimingSpec& v) {
+  j.at("warmup_ms").get_to(v.warmup_ms);
+  j.at("target_ms").get_to(v.target_ms);
+  j.at("repeats").get_to(v.repeats);
+  j.at("max_iterations").get_to(v.max_iterations);
+  j.at("rotate_bytes").get_to(v.rotate_bytes);
+  j.at("early_stop_ms").get_to(v.early_stop_ms);
+}
+
+void to_json(json& j, EvalJob const& v) {
+  j = json{{"problem", v.problem}, {"kernel_id", v.kernel_id}, {"cubin_path", v.cubin_path},
+           {"plan", v.plan},       {"seed", v.seed},           {"timing", v.timing},
+           {"exact_check", v.exact_check}, {"alpha", v.alpha}, {"beta", v.beta}};
+}
+void from_json(json const& j, EvalJob& v) {
+  j.at("problem").get_to(v.problem);
+  j.at("kernel_id").get_to(v.kernel_id);
+  j.at("cubin_path").get_to(v.cubin_path);
+  j.at("plan").get_to(v.plan);
+  j.at("seed").get_to(v.seed);
+  j.at("timing").get_to(v.timing);
+  j.at("exact_check").get_to(v.exact_check);
+  j.at("alpha").get_to(v.alpha);
+  j.at("beta").get_to(v.beta);
+}
+
+void to_json(json& j, EvalResult const& v) {
+  j = json{{"disposition", std::string(to_string(v.disposition))},
+           {"reason", v.reason},
+           {"median_ms", v.median_ms},
+           {"min_ms", v.min_ms},
+           {"iterations", v.iterations},
+           {"repeats", v.repeats},
+           {"max_abs_err", v.max_abs_err},
+           {"max_err_ratio", v.max_err_ratio},
+           {"rel_fro_err", v.rel_fro_err},
+           {"exact_mismatches", v.exact_mismatches},
+           {"cuda_error", v.cuda_error},
+           {"registers", v.registers},
+           {"local_bytes", v.local_bytes},
+           {"static_smem", v.static_smem}};
+}
+void from_json(json const& j, EvalResult& v) {
+  v.disposition = parse_disposition(j.at("disposition").get<std::string>());
+  j.at("reason").get_to(v.reason);
+  j.at("median_ms").get_to(v.median_ms);
+  j.at("min_ms").get_to(v.min_ms);
+  j.at("iterations").get_to(v.iterations);
+  j.at("repeats").get_to(v.repeats);
+  j.at("max_abs_err").get_to(v.max_abs_err);
+  j.at("max_err_ratio").get_to(v.max_err_ratio);
+  j.at("rel_fro_err").get_to(v.rel_fro_err);
+  j.at("exact_mismatches").get_to(v.exact_mismatches);
+  j.at("cuda_error").get_to(v.cuda_error);
+  j.at("registers").get_to(v.registers);
+  j.at("local_bytes").get_to(v.local_bytes);
+  j.at("static_smem").get_to(v.static_smem);
+}
+
+void to_json(json& j, BaselineJob const& v) {
+  j = json{{"problem", v.problem}, {"seed", v.seed}, {"timing", v.timing}};
+}
+void from_json(json const& j, BaselineJob& v) {
+  j.at("problem").get_to(v.problem);
+  j.at("seed").get_to(v.seed);
+  j.at("timing").get_to(v.timing);
+}
+
+void to_json(json& j, BaselineResult const& v) {
+  j = json{{"ok", v.ok},
+           {"reason", v.reason},
+           {"cublas_ms", v.cublas_ms},
+           {"cublaslt_ms", v.cublaslt_ms},
+           {"cublaslt_algo_index", v.cublaslt_algo_index},
+           {"cublaslt_algos_tried", v.cublaslt_algos_tried}};
+}
+void from_json(json const& j, BaselineResult& v) {
+  j.at("ok").get_to(v.ok);
+  j.at("reason").get_to(v.reason);
+  j.at("cublas_ms").get_to(v.cublas_ms);
+  j.at("cublaslt_ms").get_to(v.cublaslt_ms);
+  j.at("cublaslt_algo_index").get_to(v.cublaslt_algo_index);
+  j.at("cublaslt_algos_tried").get_to(v.cublaslt_algos_tried);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,94 @@
+// The messages between the search (parent) and a GPU worker: what to evaluate, and what came
+// back. Plain data with JSON forms, so the worker protocol carries them without knowing them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/disposition.hpp"
+#include "core/kernel_abi.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
+
+namespace gemmtune {
+
+/// Timing protocol knobs (DESIGN.md §5): warm-up by time, iterations sized to a target
+/// duration, median of repeats, buffer sets rotated past `rotate_bytes`.
+struct TimingSpec {
+  double warmup_ms = 20.0;
+  double target_ms = 25.0;   ///< per repeat
+  int repeats = 7;
+  int max_iterations = 10000;
+  std::int64_t rotate_bytes = 0;  ///< 0 = 2 × the device's L2
+  /// Stop timing early when the first repeat is slower than this (ms per launch); 0 = never.
+  double early_stop_ms = 0.0;
+  bool operator==(TimingSpec const&) const = default;
+};
+
+/// Evaluate one compiled candidate on one problem: verify, time, re-verify.
+struct EvalJob {
+  Problem problem;           ///< resolved (align filled in)
+  std::string kernel_id;     ///< canonical id, for logs
+  std::string cubin_path;    ///< the compiled candidate, in the cubin cache
+  LaunchPlan plan;
+  std::uint64_t seed = 1;
+  TimingSpec timing;
+  bool exact_check = true;   ///< small-integer exact pass (fp32 only)
+  float alpha = 1.0f;
+  float beta = 0.0f;
+};
+
+/// What came back from an EvalJob.
+struct EvalResult {
+  Disposition disposition = Disposition::kSkipped;
+  std::string reason;         ///< empty for kOk
+  double median_ms = 0.0;     ///< per launch of the whole plan
+  double min_ms = 0.0;
+  int iterations = 0;         ///< per repeat
+  int repeats = 0;
+  double max_abs_err = 0.0;   ///< tolerance pass: largest |C − R|
+  double max_err_ratio = 0.0; ///< tolerance pass: largest |C − R| / bound (≤ 1 passes)
+  double rel_fro_err = 0.0;   ///< ‖C − R‖_F / ‖R‖_F
+  std::int64_t exact_mismatches = 0;  ///< exact pass: elements that differ
+  int cuda_error = 0;         ///< the CUDA error code behind a fault or launch error
+  int registers = 0;          ///< from cudaFuncGetAttributes of the first launch
+  int local_bytes = 0;        ///< local memory per thread (spills or stack)
+  int static_smem = 0;
+};
+
+/// Time cuBLAS for a problem with the same protocol: the default call and the best of
+/// cuBLASLt's top-8 heuristic algorithms.
+struct BaselineJob {
+  Problem problem;
+  std::uint64_t seed = 1;
+  TimingSpec timing;
+};
+
+struct BaselineResult {
+  bool ok = false;
+  std::string reason;
+  double cublas_ms = 0.0;       ///< default cublasGemmEx call, median
+  double cublaslt_ms = 0.0;     ///< best of the top-8 heuristic algorithms, median
+  int cublaslt_algo_index = -1; ///< which heuristic result won (0-based)
+  int cublaslt_algos_tried = 0;
+};
+
+void to_json(nlohmann::json& j, TimingSpec const& v);
+void from_json(nlohmann::json const& j, TimingSpec& v);
+void to_json(nlohmann::json& j, EvalJob const& v);
+void from_json(nlohmann::json const& j, EvalJob& v);
+void to_json(nlohmann::json& j, EvalResult const& v);
+void from_json(nlohmann::json const& j, EvalResult& v);
+void to_json(nlohmann::json& j, BaselineJob const& v);
+void from_json(nlohmann::json const& j, BaselineJob& v);
+void to_json(nlohmann::json& j, BaselineResult const& v);
+void from_json(nlohmann::json const& j, BaselineResult& v);
+
+void to_json(nlohmann::json& j, Problem const& v);
+void from_json(nlohmann::json const& j, Problem& v);
+void to_json(nlohmann::json& j, LaunchPlan const& v);
+void from_json(nlohmann::json const& j, LaunchPlan& v);
+
+}  // namespace gemmtune

@@ -1,0 +1,64 @@
+// Text forms of Precision and Layout.
+#include "core/precision.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::kFP32: return "fp32";
+    case Precision::kTF32: return "tf32";
+    case Precision::kFP16: return "fp16";
+    case Precision::kBF16: return "bf16";
+  }
+  return "?";
+}
+
+std::string_view to_string(Layout l) {
+  switch (l) {
+    case Layout::kNN: return "NN";
+    case Layout::kNT: return "NT";
+    case Layout::kTN: return "TN";
+    case Layout::kTT: return "TT";
+  }
+  return "?";
+}
+
+Precision parse_precision(std::string_view text) {
+  std::string const t = lower(text);
+  for (Precision p : kAllPrecisions) {
+    if (t == to_string(p)) return p;
+  }
+  throw UsageError("bad precision '" + std::string(text) + "': expected fp32, tf32, fp16 or bf16");
+}
+
+Layout parse_layout(std::string_view text) {
+  std::string const t = lower(text);
+  for (Layout l : kAllLayouts) {
+    if (t == lower(to_string(l))) return l;
+  }
+  throw UsageError("bad layout '" + std::string(text) + "': expected NN, NT, TN or TT");
+}
+
+int element_bytes(Precision p) {
+  return (p == Precision::kFP16 || p == Precision::kBF16) ? 2 : 4;
+}
+
+bool a_transposed(Layout l) { return l == Layout::kTN || l == Layout::kTT; }
+bool b_transposed(Layout l) { return l == Layout::kNT || l == Layout::kTT; }
+
+}  // namespace gemmtune

@@ -1,0 +1,40 @@
+// Precision and layout enums, their text forms and element sizes (DESIGN.md §3).
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace gemmtune {
+
+/// Input / accumulate / output contract of a GEMM.
+/// kFP32: FP32 FMA on CUDA cores only; kTF32: TF32 tensor cores, FP32 in/out;
+/// kFP16 / kBF16: 16-bit inputs and output, FP32 accumulation.
+enum class Precision { kFP32, kTF32, kFP16, kBF16 };
+
+/// Row-major storage as in torch.matmul: C = op(A)·op(B), N keeps X, T uses Xᵀ.
+/// First letter is A's op, second is B's.
+enum class Layout { kNN, kNT, kTN, kTT };
+
+inline constexpr std::array<Precision, 4> kAllPrecisions = {Precision::kFP32, Precision::kTF32,
+                                                            Precision::kFP16, Precision::kBF16};
+inline constexpr std::array<Layout, 4> kAllLayouts = {Layout::kNN, Layout::kNT, Layout::kTN,
+                                                      Layout::kTT};
+
+/// "fp32", "tf32", "fp16", "bf16".
+std::string_view to_string(Precision p);
+/// "NN", "NT", "TN", "TT".
+std::string_view to_string(Layout l);
+/// Parses a precision name (case-insensitive); throws UsageError naming the text and the choices.
+Precision parse_precision(std::string_view text);
+/// Parses a layout name (case-insensitive); throws UsageError naming the text and the choices.
+Layout parse_layout(std::string_view text);
+
+/// Bytes of one input/output element in memory (4 for fp32 and tf32, 2 for fp16 and bf16).
+int element_bytes(Precision p);
+/// True when op(A) is Aᵀ, i.e. A is stored K×M row-major.
+bool a_transposed(Layout l);
+/// True when op(B) is Bᵀ, i.e. B is stored N×K row-major.
+bool b_transposed(Layout l);
+
+}  // namespace gemmtune

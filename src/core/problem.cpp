@@ -1,0 +1,102 @@
+// Problem shape parsing, packed leading dimensions and alignment classes.
+#include "core/problem.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <sstream>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace gemmtune {
+
+std::int64_t Problem::lda() const { return a_transposed(layout) ? m : k; }
+std::int64_t Problem::ldb() const { return b_transposed(layout) ? k : n; }
+
+int alignment_class(std::uint64_t bytes) {
+  if (bytes == 0) return 16;
+  int a = 1;
+  while (a < 16 && bytes % static_cast<std::uint64_t>(a * 2) == 0) a *= 2;
+  return a;
+}
+
+int Problem::packed_alignment() const {
+  std::uint64_t const e = static_cast<std::uint64_t>(element_bytes(precision));
+  int a = 16;
+  for (std::int64_t ld : {lda(), ldb(), ldc()}) {
+    int const c = alignment_class(static_cast<std::uint64_t>(ld) * e);
+    if (c < a) a = c;
+  }
+  return a;
+}
+
+Problem Problem::resolved() const {
+  Problem p = *this;
+  if (p.align == 0) p.align = packed_alignment();
+  return p;
+}
+
+double Problem::flops() const {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+double Problem::min_bytes() const {
+  double const e = element_bytes(precision);
+  double const dm = static_cast<double>(m), dn = static_cast<double>(n),
+               dk = static_cast<double>(k);
+  return e * (dm * dk + dk * dn + dm * dn);
+}
+
+std::string Problem::shape() const {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string Problem::describe() const {
+  std::ostringstream os;
+  os << shape() << ' ' << to_string(precision) << ' ' << to_string(layout) << " a"
+     << resolved().align;
+  return os.str();
+}
+
+Problem parse_shape(std::string_view text, Precision precision, Layout layout) {
+  auto fail = [&](std::string const& why) -> UsageError {
+    return UsageError("bad shape '" + std::string(text) + "': " + why +
+                      " (expected MxNxK, three positive integers, e.g. 4096x4096x4096)");
+  };
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == 'x' || text[i] == 'X' || text[i] == ',' ||
+        text[i] == ' ') {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  if (parts.size() != 3) throw fail("found " + std::to_string(parts.size()) + " part(s)");
+  std::int64_t v[3];
+  char const* names[3] = {"M", "N", "K"};
+  for (int i = 0; i < 3; ++i) {
+    std::string_view const s = parts[static_cast<std::size_t>(i)];
+    if (s.empty()) throw fail(std::string(names[i]) + " is empty");
+    for (char c : s) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) {
+        throw fail(std::string(names[i]) + " = '" + std::string(s) + "' is not a positive integer");
+      }
+    }
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v[i]);
+    if (ec != std::errc() || ptr != s.data() + s.size() || v[i] > kMaxDim) {
+      throw fail(std::string(names[i]) + " = '" + std::string(s) + "' is larger than " +
+                 std::to_string(kMaxDim));
+    }
+    if (v[i] < 1) throw fail(std::string(names[i]) + " must be at least 1");
+  }
+  Problem p;
+  p.m = v[0];
+  p.n = v[1];
+  p.k = v[2];
+  p.precision = precision;
+  p.layout = layout;
+  return p;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,41 @@
+// Trial: one stored evaluation of (GPU, problem, config), with its disposition, figures and
+// provenance. The cache keeps every trial; "best" is a query over them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/disposition.hpp"
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
+
+namespace gemmtune {
+
+/// One row of the tuning cache.
+struct Trial {
+  std::int64_t id = 0;          ///< assigned by the store
+  std::int64_t search_id = 0;   ///< the search that produced it (0 = none)
+  GpuIdentity gpu;
+  Problem problem;              ///< resolved
+  KernelConfig config;
+  Disposition disposition = Disposition::kSkipped;
+  std::string reason;
+  double time_ms = 0.0;         ///< median per call; 0 unless kOk
+  double min_ms = 0.0;
+  double tflops = 0.0;
+  double cublas_ms = 0.0;       ///< baseline timed in the same worker (0 = not timed)
+  double cublaslt_ms = 0.0;
+  double max_abs_err = 0.0;
+  double max_err_ratio = 0.0;
+  double rel_fro_err = 0.0;
+  std::int64_t exact_mismatches = 0;
+  int registers = 0;
+  int spill_bytes = 0;          ///< ptxas spill stores + loads
+  int smem_bytes = 0;           ///< static + dynamic
+  double compile_ms = 0.0;
+  Provenance provenance;
+  std::int64_t created_at = 0;  ///< unix seconds
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,57 @@
+// GpuSession: everything a worker process does on its GPU — device identity, cuBLAS baselines,
+// and running one compiled candidate through verify → time → re-verify. Only worker processes
+// create one; the parent never touches CUDA.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/eval_job.hpp"
+#include "core/gpu_identity.hpp"
+
+namespace gemmtune {
+
+/// The device as the worker sees it, plus the library versions that make up provenance.
+struct DeviceReport {
+  bool present = false;
+  std::string reason;           ///< why not present ("no CUDA driver", ...)
+  GpuIdentity gpu;
+  DeviceLimits limits;
+  std::string driver;           ///< cudaDriverGetVersion
+  std::string cuda_runtime;     ///< cudaRuntimeGetVersion
+  std::string cublas;           ///< cublasGetProperty
+  int clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  long long memory_bytes = 0;
+};
+
+void to_json(nlohmann::json& j, DeviceReport const& v);
+void from_json(nlohmann::json const& j, DeviceReport& v);
+
+/// Queries device 0 without keeping a context busy. Never throws: a machine without a driver
+/// or GPU gives present = false and a one-line reason.
+DeviceReport probe_device();
+
+/// A worker's long-lived GPU state: cuBLAS handles, rotating buffer sets and references,
+/// reused across jobs of the same problem.
+class GpuSession {
+ public:
+  GpuSession();
+  ~GpuSession();
+  GpuSession(GpuSession const&) = delete;
+  GpuSession& operator=(GpuSession const&) = delete;
+
+  DeviceReport const& device() const;
+
+  /// Verify, time, re-verify one candidate. Never throws for candidate failures; a result
+  /// with disposition kFault means the context is unusable and the worker must exit.
+  EvalResult evaluate(EvalJob const& job);
+  /// Times the default cuBLAS call and the best of cuBLASLt's top-8 algorithms.
+  BaselineResult baseline(BaselineJob const& job);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,87 @@
+// Family: the host-side descriptor of one kernel template. It declares the parameters and their
+// values, the constraints (each a named predicate that explains a rejection), how to build the
+// NVRTC request for a config, and the launch plan for a problem.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/gpu_identity.hpp"
+#include "core/kernel_abi.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
+#include "nvrtc/compiler.hpp"
+
+namespace gemmtune {
+
+/// One searchable parameter with the values the space enumerates, in declared order.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::int64_t> values;
+  std::string help;
+};
+
+/// A named predicate over (config, problem, limits); `check` returns an empty string to accept
+/// or a reason to reject ("BM*BN/(TM*TN)=2048 threads > 1024").
+struct Constraint {
+  std::string name;
+  std::function<std::string(KernelConfig const&, Problem const&, DeviceLimits const&)> check;
+};
+
+/// A kernel family (one template file under kernel_templates/).
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  /// "naive", "warptile", ... (the family part of kernel ids).
+  virtual std::string_view name() const = 0;
+  /// One line for `gemmtune space` and `--help`.
+  virtual std::string_view description() const = 0;
+  /// The template file (relative to kernel_templates/), e.g. "ladder/naive.cuh".
+  virtual std::string_view template_file() const = 0;
+  /// Lowest compute capability (e.g. 70), and whether it needs an arch-specific target (sm_90a).
+  virtual int min_arch() const = 0;
+  virtual bool supports(Precision p) const = 0;
+
+  /// Parameters in canonical (id) order.
+  virtual std::vector<ParamSpec> params() const = 0;
+  /// Every constraint; checked in order, the first failure is the reason.
+  virtual std::vector<Constraint> constraints() const = 0;
+
+  /// The NVRTC request for a config on a problem (layout and alignment may select template
+  /// arguments). Only validated integers from the config reach the source.
+  virtual CompileRequest compile_request(KernelConfig const& cfg, Problem const& problem,
+                                         std::string const& arch) const = 0;
+  /// Launches for a problem; lowered names are left empty for the caller to fill from the
+  /// compile result (same order as compile_request().name_expressions).
+  virtual LaunchPlan launch_plan(KernelConfig const& cfg, Problem const& problem) const = 0;
+  /// Shared memory the config needs in bytes (static + dynamic), for pruning before compiling.
+  virtual int smem_bytes(KernelConfig const& cfg, Problem const& problem) const = 0;
+  /// Threads per block.
+  virtual int threads(KernelConfig const& cfg) const = 0;
+
+  /// Reason the config cannot run the problem on this device, or "" if it can: parameter
+  /// names and values must match params(), then every constraint, then the device limits.
+  std::string reject_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits) const;
+  /// The config with this family's parameters in canonical order; throws UsageError when a
+  /// parameter is missing, unknown, or not one of its declared values.
+  KernelConfig canonical(KernelConfig const& cfg) const;
+  /// The cartesian product of params() in canonical order (before constraints).
+  std::vector<KernelConfig> enumerate() const;
+};
+
+/// Every family gemmtune knows, in a fixed order.
+std::vector<Family const*> all_families();
+/// The family with this name, or nullptr.
+Family const* find_family(std::string_view name);
+/// Families named by a --family value: a family name, a group ("ladder", "all") or a
+/// comma-separated list of those; throws UsageError naming the unknown text and the choices.
+std::vector<Family const*> select_families(std::string_view text);
+
+}  // namespace gemmtune
