@@ -1,0 +1,53 @@
+// GPU request handlers of a worker process, over one GpuSession.
+#include "worker/gpu_handlers.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "gpu/gpu_session.hpp"
+#include "worker/fake_handlers.hpp"
+
+namespace gemmtune {
+
+using nlohmann::json;
+
+namespace {
+
+// Shared by the handlers of one worker; the session outlives every request it serves.
+struct SessionHolder {
+  std::unique_ptr<GpuSession> session;
+  GpuSession& get() {
+    if (!session) session = std::make_unique<GpuSession>();
+    return *session;
+  }
+};
+
+}  // namespace
+
+WorkerHandlers gpu_handlers() {
+  auto holder = std::make_shared<SessionHolder>();
+  WorkerHandlers h;
+  h["device"] = [holder](json const& payload, bool&) -> json {
+    DeviceReport report = holder->session ? holder->session->device() : probe_device();
+    bool const require = payload.value("require_present", false);
+    if (require && !report.present)
+      throw Error("no usable GPU: " + (report.reason.empty() ? std::string("unknown reason")
+                                                              : report.reason));
+    return report;
+  };
+  h["eval"] = [holder](json const& payload, bool& exit_after) -> json {
+    EvalJob const job = payload.get<EvalJob>();
+    EvalResult const result = holder->get().evaluate(job);
+    exit_after = result.disposition == Disposition::kFault;
+    return result;
+  };
+  h["baseline"] = [holder](json const& payload, bool&) -> json {
+    BaselineJob const job = payload.get<BaselineJob>();
+    return holder->get().baseline(job);
+  };
+  return h;
+}
+
+WorkerHandlers worker_handlers() { return merge_handlers(gpu_handlers(), fake_handlers()); }
+
+}  // namespace gemmtune

@@ -1,0 +1,22 @@
+// The GPU job types a real worker serves ("device", "eval", "baseline"), backed by one lazily
+// created GpuSession, and the full handler set of `gemmtune __worker` (GPU + fake).
+#pragma once
+
+#include "worker/worker_loop.hpp"
+
+namespace gemmtune {
+
+/// "device":   payload {} or {"require_present": true} → DeviceReport JSON. Works without a
+///             GPU (present = false) unless require_present is set, which makes a missing
+///             device an ok:false reply (use it as the supervisor's canary).
+/// "eval":     EvalJob JSON → EvalResult JSON; exit_after is set when the disposition is kFault,
+///             because the CUDA context is then unusable.
+/// "baseline": BaselineJob JSON → BaselineResult JSON.
+/// The GpuSession (context, cuBLAS handles, buffers) is created on the first eval or baseline.
+WorkerHandlers gpu_handlers();
+
+/// What `gemmtune __worker` serves: gpu_handlers() plus fake_handlers(), so CI can test a real
+/// worker binary's supervision without a GPU.
+WorkerHandlers worker_handlers();
+
+}  // namespace gemmtune
