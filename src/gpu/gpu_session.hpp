@@ -45,9 +45,18 @@ class GpuSession {
 
   /// Verify, time, re-verify one candidate. Never throws for candidate failures; a result
   /// with disposition kFault means the context is unusable and the worker must exit.
+  /// Sequence: tolerance pass on seeded normal inputs (C poisoned with NaN, guard bands, A and
+  /// B checked unchanged), exact pass on small integers (fp32/tf32, when job.exact_check),
+  /// timing on rotating buffer sets, then one more verified run on the first set.
+  /// Throws Error only for environment failures (unreadable cubin, out of memory for the
+  /// problem's own buffers, cuBLAS refusing the reference).
   EvalResult evaluate(EvalJob const& job);
-  /// Times the default cuBLAS call and the best of cuBLASLt's top-8 algorithms.
+  /// Times the default cuBLAS call and the best of cuBLASLt's top-8 algorithms. `ok` is true
+  /// when the default call was timed; when cuBLASLt found or ran no algorithm, cublaslt_ms
+  /// stays 0, cublaslt_algo_index −1 and `reason` says why.
   BaselineResult baseline(BaselineJob const& job);
+  /// True after a sticky CUDA error: every later call answers kFault / !ok at once.
+  bool poisoned() const;
 
  private:
   struct Impl;

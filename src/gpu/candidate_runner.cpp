@@ -1,0 +1,130 @@
+// Candidate loading and launching. Every CUDA refusal is returned with its code so the session
+// can tell a launch-time resource error (the worker lives on) from a sticky one.
+#include "gpu/candidate_runner.hpp"
+
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "core/error.hpp"
+#include "gpu/cuda_errors.hpp"
+
+namespace gemmtune {
+namespace {
+
+/// Above this, a kernel must opt in to more dynamic shared memory.
+constexpr int kDefaultDynamicSmem = 48 * 1024;
+
+LaunchStatus cuda_failure(cudaError_t e, std::string const& what) {
+  // Clear the runtime's last-error slot; a sticky error stays whatever we do.
+  (void)cudaGetLastError();
+  return {static_cast<int>(e), what + ": " + cuda_error_text(e)};
+}
+
+bool to_dim3(Dim3 const& d, dim3& out) {
+  constexpr std::int64_t kMax = std::numeric_limits<unsigned int>::max();
+  if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > kMax || d.y > kMax || d.z > kMax) return false;
+  out = dim3(static_cast<unsigned>(d.x), static_cast<unsigned>(d.y), static_cast<unsigned>(d.z));
+  return true;
+}
+
+std::string text(Dim3 const& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+}  // namespace
+
+CandidateRunner::~CandidateRunner() {
+  for (auto& [path, library] : libraries_) (void)cudaLibraryUnload(library);
+}
+
+LaunchStatus CandidateRunner::load(std::string const& cubin_path, cudaLibrary_t& library) {
+  for (auto it = libraries_.begin(); it != libraries_.end(); ++it) {
+    if (it->first == cubin_path) {
+      libraries_.splice(libraries_.begin(), libraries_, it);
+      library = it->second;
+      return {};
+    }
+  }
+  std::ifstream in(cubin_path, std::ios::binary);
+  if (!in) throw Error("cannot open cubin '" + cubin_path + "' (expected a file in the cubin cache)");
+  std::string const bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad() || bytes.empty()) throw Error("cannot read cubin '" + cubin_path + "' (empty or unreadable)");
+  cudaError_t const e =
+      cudaLibraryLoadData(&library, bytes.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (e != cudaSuccess) return cuda_failure(e, "cudaLibraryLoadData '" + cubin_path + "'");
+  libraries_.emplace_front(cubin_path, library);
+  while (libraries_.size() > kLibraryCacheSize) {
+    (void)cudaLibraryUnload(libraries_.back().second);
+    libraries_.pop_back();
+  }
+  return {};
+}
+
+LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan const& plan,
+                                      KernelFigures& first) {
+  prepared_.clear();
+  if (plan.launches.empty()) return {0, "launch plan has no launches"};
+  cudaLibrary_t library = nullptr;
+  if (LaunchStatus s = load(cubin_path, library); !s.ok()) return s;
+
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    KernelLaunch const& l = plan.launches[i];
+    Prepared p;
+    p.name = l.lowered_name.empty() ? l.name_expression : l.lowered_name;
+    if (cudaError_t e = cudaLibraryGetKernel(&p.kernel, library, p.name.c_str()); e != cudaSuccess) {
+      return cuda_failure(e, "cudaLibraryGetKernel '" + p.name + "'");
+    }
+    void const* const fn = reinterpret_cast<void const*>(p.kernel);
+    cudaFuncAttributes attr{};
+    if (cudaError_t e = cudaFuncGetAttributes(&attr, fn); e != cudaSuccess) {
+      return cuda_failure(e, "cudaFuncGetAttributes '" + p.name + "'");
+    }
+    if (i == 0) {
+      first.registers = attr.numRegs;
+      first.local_bytes = static_cast<int>(attr.localSizeBytes);
+      first.static_smem = static_cast<int>(attr.sharedSizeBytes);
+    }
+    if (l.dynamic_smem < 0) {
+      return {static_cast<int>(cudaErrorInvalidValue),
+              "negative dynamic shared memory " + std::to_string(l.dynamic_smem)};
+    }
+    if (l.dynamic_smem > kDefaultDynamicSmem) {
+      cudaError_t const e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 l.dynamic_smem);
+      if (e != cudaSuccess) {
+        return cuda_failure(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize=" +
+                                   std::to_string(l.dynamic_smem) + ") for '" + p.name + "'");
+      }
+    }
+    if (!to_dim3(l.grid, p.grid) || !to_dim3(l.block, p.block)) {
+      return {static_cast<int>(cudaErrorInvalidConfiguration),
+              "launch " + std::to_string(i) + " grid " + text(l.grid) + " or block " +
+                  text(l.block) + " out of range (each extent 1 … 2^32−1)"};
+    }
+    p.dynamic_smem = static_cast<std::size_t>(l.dynamic_smem);
+    prepared_.push_back(std::move(p));
+  }
+  return {};
+}
+
+LaunchStatus CandidateRunner::launch(GemmArgs const& args, cudaStream_t stream) const {
+  GemmArgs copy = args;
+  void* params[] = {&copy};  // cudaLaunchKernel copies the argument before returning
+  for (Prepared const& p : prepared_) {
+    cudaError_t e = cudaLaunchKernel(reinterpret_cast<void const*>(p.kernel), p.grid, p.block,
+                                     params, p.dynamic_smem, stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      return cuda_failure(e, "cudaLaunchKernel '" + p.name + "' grid (" +
+                                 std::to_string(p.grid.x) + "," + std::to_string(p.grid.y) +
+                                 "," + std::to_string(p.grid.z) + ") block (" +
+                                 std::to_string(p.block.x) + "," + std::to_string(p.block.y) +
+                                 "," + std::to_string(p.block.z) + ") smem " +
+                                 std::to_string(p.dynamic_smem));
+    }
+  }
+  return {};
+}
+
+}  // namespace gemmtune

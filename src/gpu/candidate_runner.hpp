@@ -1,0 +1,59 @@
+// CandidateRunner: loads a candidate's cubin through the runtime's library API (no driver
+// symbols), resolves each launch's kernel, raises its shared-memory limit, and launches the
+// plan in order with one GemmArgs.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "core/eval_job.hpp"
+#include "gpu/timing_protocol.hpp"
+
+namespace gemmtune {
+
+/// Kernels kept loaded, most recently used first; older ones are unloaded.
+inline constexpr std::size_t kLibraryCacheSize = 16;
+
+/// cudaFuncGetAttributes figures of a plan's first kernel.
+struct KernelFigures {
+  int registers = 0;
+  int local_bytes = 0;
+  int static_smem = 0;
+};
+
+class CandidateRunner {
+ public:
+  CandidateRunner() = default;
+  ~CandidateRunner();
+  CandidateRunner(CandidateRunner const&) = delete;
+  CandidateRunner& operator=(CandidateRunner const&) = delete;
+
+  /// Loads `cubin_path` (cached by path) and prepares every launch of `plan`. A refusal by
+  /// CUDA (bad image, missing kernel, shared memory over the limit, grid out of range) comes
+  /// back as a failed LaunchStatus; an unreadable file throws Error.
+  LaunchStatus prepare(std::string const& cubin_path, LaunchPlan const& plan,
+                       KernelFigures& first);
+
+  /// Queues the prepared launches in order on `stream`, each with `args`; does not wait.
+  LaunchStatus launch(GemmArgs const& args, cudaStream_t stream) const;
+
+ private:
+  struct Prepared {
+    cudaKernel_t kernel = nullptr;
+    dim3 grid;
+    dim3 block;
+    std::size_t dynamic_smem = 0;
+    std::string name;
+  };
+  LaunchStatus load(std::string const& cubin_path, cudaLibrary_t& library);
+
+  std::list<std::pair<std::string, cudaLibrary_t>> libraries_;
+  std::vector<Prepared> prepared_;
+};
+
+}  // namespace gemmtune

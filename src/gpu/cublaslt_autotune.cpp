@@ -1,0 +1,188 @@
+// cuBLASLt autotuning. Same row-major → column-major mapping as cublas_reference.cpp: the first
+// operand (cuBLASLt's "A") is our B buffer, the second our A buffer, the output is Cᵀ (N×M).
+// Matrix layouts describe the stored matrix, before the op is applied.
+#include "gpu/cublaslt_autotune.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+#include "gpu/cublas_reference.hpp"
+
+namespace gemmtune {
+namespace {
+
+template <class T, cublasStatus_t (*Destroy)(T)>
+struct LtDeleter {
+  void operator()(T p) const { (void)Destroy(p); }
+};
+using MatmulDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>,
+                                   LtDeleter<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
+using MatrixLayout =
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>,
+                    LtDeleter<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
+using Preference =
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                    LtDeleter<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+
+/// Descriptors of one problem for one compute type.
+struct LtProblem {
+  MatmulDesc op;
+  MatrixLayout first, second, out;
+};
+
+cublasStatus_t describe(Problem const& p, CublasContract const& c, LtProblem& d) {
+  cublasLtMatmulDesc_t op = nullptr;
+  if (auto s = cublasLtMatmulDescCreate(&op, c.compute, CUDA_R_32F); s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  d.op.reset(op);
+  cublasOperation_t const op_first = b_transposed(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t const op_second = a_transposed(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (auto s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+                                              sizeof op_first);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  if (auto s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
+                                              sizeof op_second);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  auto const u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  // Stored shapes (column-major view): B buffer is N×K (op N) or K×N (op T); A buffer is K×M
+  // (op N) or M×K (op T); C is N×M.
+  std::uint64_t const first_rows = op_first == CUBLAS_OP_N ? u(p.n) : u(p.k);
+  std::uint64_t const first_cols = op_first == CUBLAS_OP_N ? u(p.k) : u(p.n);
+  std::uint64_t const second_rows = op_second == CUBLAS_OP_N ? u(p.k) : u(p.m);
+  std::uint64_t const second_cols = op_second == CUBLAS_OP_N ? u(p.m) : u(p.k);
+  cublasLtMatrixLayout_t l = nullptr;
+  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, first_rows, first_cols, p.ldb());
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  d.first.reset(l);
+  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, second_rows, second_cols, p.lda());
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  d.second.reset(l);
+  if (auto s = cublasLtMatrixLayoutCreate(&l, c.c_type, u(p.n), u(p.m), p.ldc());
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  d.out.reset(l);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+CublasLtAutotuner::CublasLtAutotuner(cudaStream_t stream) : stream_(stream) {
+  if (auto s = cublasLtCreate(&handle_); s != CUBLAS_STATUS_SUCCESS) {
+    handle_ = nullptr;
+    throw Error("cublasLtCreate failed: " + cublas_status_text(s));
+  }
+  workspace_ = DeviceBuffer(kLtWorkspaceBytes);
+}
+
+CublasLtAutotuner::~CublasLtAutotuner() {
+  if (handle_ != nullptr) (void)cublasLtDestroy(handle_);
+}
+
+LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& pool,
+                                        TimingSpec const& spec) {
+  LtAutotuneResult out;
+  CublasContract contract = baseline_contract(p.precision);
+
+  // Heuristics for the pinned compute type; for fp32, cuBLASLt may not offer the pedantic
+  // type, and plain 32F compute with FP32 types is still no-TF32 in cuBLASLt (TF32 is opt-in).
+  LtProblem d;
+  std::vector<cublasLtMatmulHeuristicResult_t> heur(kLtAlgorithms);
+  int returned = 0;
+  auto query = [&]() -> cublasStatus_t {
+    d = LtProblem{};
+    returned = 0;
+    if (auto s = describe(p, contract, d); s != CUBLAS_STATUS_SUCCESS) return s;
+    cublasLtMatmulPreference_t pref_raw = nullptr;
+    if (auto s = cublasLtMatmulPreferenceCreate(&pref_raw); s != CUBLAS_STATUS_SUCCESS) return s;
+    Preference pref(pref_raw);
+    std::uint64_t const ws = workspace_.bytes();
+    if (auto s = cublasLtMatmulPreferenceSetAttribute(
+            pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+        s != CUBLAS_STATUS_SUCCESS) {
+      return s;
+    }
+    return cublasLtMatmulAlgoGetHeuristic(handle_, d.op.get(), d.first.get(), d.second.get(),
+                                          d.out.get(), d.out.get(), pref_raw, kLtAlgorithms,
+                                          heur.data(), &returned);
+  };
+  cublasStatus_t status = query();
+  if ((status != CUBLAS_STATUS_SUCCESS || returned == 0) &&
+      contract.compute == CUBLAS_COMPUTE_32F_PEDANTIC) {
+    contract.compute = CUBLAS_COMPUTE_32F;
+    status = query();
+    if (status == CUBLAS_STATUS_SUCCESS && returned > 0) {
+      out.reason = "cuBLASLt offers no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
+    }
+  }
+  if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
+    out.reason = "cuBLASLt heuristic found no algorithm: " + cublas_status_text(status);
+    return out;
+  }
+
+  float const alpha = 1.0f, beta = 0.0f;
+  auto launcher = [&](cublasLtMatmulAlgo_t const& algo) -> TimedLaunch {
+    return [&, algo_ptr = &algo](int set) -> LaunchStatus {
+      GemmPointers const g = pool.set(set);
+      cublasStatus_t const s =
+          cublasLtMatmul(handle_, d.op.get(), &alpha, g.b, d.first.get(), g.a, d.second.get(),
+                         &beta, g.c, d.out.get(), g.c, d.out.get(), algo_ptr, workspace_.data(),
+                         workspace_.bytes(), stream_);
+      if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
+      return {};
+    };
+  };
+
+  TimingSpec quick = spec;
+  quick.warmup_ms = std::min(spec.warmup_ms, 5.0);
+  quick.target_ms = std::min(spec.target_ms, 5.0);
+  quick.repeats = std::min(spec.repeats, 3);
+  quick.early_stop_ms = 0.0;
+  double best_ms = 0.0;
+  std::string last_failure;
+  for (int i = 0; i < returned; ++i) {
+    if (heur[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
+    TimingResult const t = time_launches(launcher(heur[static_cast<std::size_t>(i)].algo),
+                                         pool.set_count(), quick, stream_);
+    if (!t.failure.ok()) {
+      // A CUDA error here is the context's, not the algorithm's: let the session see it.
+      if (t.failure.cuda_error != 0) {
+        out.reason = "cuBLASLt algorithm " + std::to_string(i) + ": " + t.failure.error;
+        out.timing.failure = t.failure;
+        return out;
+      }
+      last_failure = t.failure.error;
+      continue;
+    }
+    ++out.algos_tried;
+    if (out.algo_index < 0 || t.median_ms < best_ms) {
+      best_ms = t.median_ms;
+      out.algo_index = i;
+    }
+  }
+  if (out.algo_index < 0) {
+    out.reason = "no cuBLASLt algorithm ran" + (last_failure.empty() ? "" : ": " + last_failure);
+    return out;
+  }
+  out.timing = time_launches(launcher(heur[static_cast<std::size_t>(out.algo_index)].algo),
+                             pool.set_count(), spec, stream_);
+  if (!out.timing.failure.ok()) {
+    out.reason = "cuBLASLt best algorithm: " + out.timing.failure.error;
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,368 @@
+// GpuSession: the worker's GPU state and the evaluate / baseline sequences of DESIGN.md §5.
+// Candidate failures become Dispositions; a sticky CUDA error poisons the session, after which
+// every call answers kFault without touching the GPU, so the worker replies and exits.
+#include "gpu/gpu_session.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "gpu/candidate_runner.hpp"
+#include "gpu/cublas_reference.hpp"
+#include "gpu/cublaslt_autotune.hpp"
+#include "gpu/cuda_errors.hpp"
+#include "gpu/host_inputs.hpp"
+#include "gpu/problem_data.hpp"
+#include "gpu/timing_protocol.hpp"
+#include "gpu/verifier.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+  return buf;
+}
+
+GemmArgs make_args(Problem const& p, void const* a, void const* b, void* c, void* workspace,
+                   float alpha, float beta) {
+  GemmArgs g{};
+  g.M = p.m;
+  g.N = p.n;
+  g.K = p.k;
+  g.lda = p.lda();
+  g.ldb = p.ldb();
+  g.ldc = p.ldc();
+  g.A = a;
+  g.B = b;
+  g.C = c;
+  g.workspace = workspace;
+  g.alpha = alpha;
+  g.beta = beta;
+  return g;
+}
+
+void check_shape(Problem const& p) {
+  for (std::int64_t v : {p.m, p.n, p.k}) {
+    if (v < 1 || v > kMaxDim) {
+      throw Error("problem " + p.shape() + " out of range (each of M, N, K in 1 … " +
+                  std::to_string(kMaxDim) + ")");
+    }
+  }
+}
+
+/// The exact pass applies where small integers and their sums are exact in the input and
+/// output types: fp32, and tf32 (integers ≤ 2 are exact in TF32's 10-bit mantissa).
+bool exact_pass_applies(Precision p) { return p == Precision::kFP32 || p == Precision::kTF32; }
+
+}  // namespace
+
+struct GpuSession::Impl {
+  DeviceReport report;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<CublasHandle> cublas;
+  std::unique_ptr<CublasLtAutotuner> lt;
+  CandidateRunner runner;
+  std::unique_ptr<ProblemData> data;
+  DeviceBuffer workspace;
+  LaunchPlan const* plan = nullptr;  // the plan being evaluated (for zero_workspace)
+  bool poisoned = false;
+  int poison_error = 0;
+
+  ~Impl() {
+    data.reset();
+    workspace = DeviceBuffer{};
+    lt.reset();
+    cublas.reset();
+    if (stream != nullptr) (void)cudaStreamDestroy(stream);
+  }
+
+  std::string poisoned_reason() const {
+    return "CUDA context lost to an earlier fault (" + cuda_error_text(poison_error) +
+           "); the worker must restart";
+  }
+
+  void poison(int cuda_error) {
+    poisoned = true;
+    poison_error = cuda_error;
+  }
+
+  std::int64_t rotate_bytes(TimingSpec const& t) const {
+    return t.rotate_bytes > 0 ? t.rotate_bytes : 2 * report.limits.l2_bytes;
+  }
+
+  ProblemData& data_for(Problem const& p, std::uint64_t seed) {
+    check_shape(p);
+    if (!data || !data->holds(p, seed)) {
+      data.reset();  // release the previous problem's gigabytes first
+      data = std::make_unique<ProblemData>(p, seed, stream);
+    }
+    return *data;
+  }
+
+  /// Records a failed launch: sticky → kFault (and poison), otherwise kLaunchError.
+  void fail_launch(EvalResult& r, LaunchStatus const& s, std::string const& phase) {
+    r.cuda_error = s.cuda_error;
+    r.reason = phase + s.error;
+    if (s.cuda_error != 0 && is_sticky(s.cuda_error)) {
+      r.disposition = Disposition::kFault;
+      poison(s.cuda_error);
+    } else {
+      r.disposition = Disposition::kLaunchError;
+    }
+  }
+
+  void wrong(EvalResult& r, std::string const& phase, std::string const& why) {
+    r.disposition = Disposition::kWrongResult;
+    r.reason = phase + why;
+  }
+
+  LaunchStatus run_plan(GemmArgs const& args) {
+    if (plan->zero_workspace && !workspace.empty()) {
+      cudaError_t const e = cudaMemsetAsync(workspace.data(), 0, workspace.bytes(), stream);
+      if (e != cudaSuccess) return {static_cast<int>(e), "workspace memset: " + cuda_error_text(e)};
+    }
+    return runner.launch(args, stream);
+  }
+
+  /// One poisoned, guarded, verified run on `set`. Returns false with `r` filled on failure.
+  bool verified_run(EvalResult& r, InputSet& set, float alpha, float beta, bool tolerance,
+                    std::string const& phase) {
+    Problem const& p = data->problem();
+    DeviceBuffer& c = data->c();
+    set.a.fill_guards(stream);
+    set.b.fill_guards(stream);
+    c.fill_guards(stream);
+    if (beta == 0.0f) {
+      // 0xFF bytes are a NaN in fp32, fp16 and bf16: an element the kernel skips stays NaN.
+      check_cuda(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream), "cudaMemsetAsync (poison C)");
+    } else {
+      check_cuda(cudaMemcpyAsync(c.data(), set.host_c0.data(), c.bytes(), cudaMemcpyHostToDevice,
+                                 stream),
+                 "cudaMemcpyAsync (initial C)");
+    }
+    GemmArgs const args = make_args(p, set.a.data(), set.b.data(), c.data(),
+                                    workspace.empty() ? nullptr : workspace.data(), alpha, beta);
+    if (LaunchStatus s = run_plan(args); !s.ok()) {
+      fail_launch(r, s, phase);
+      return false;
+    }
+    if (cudaError_t const e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+      fail_launch(r, {static_cast<int>(e), "kernel execution: " + cuda_error_text(e)}, phase);
+      return false;
+    }
+    for (auto const& [buffer, name] : {std::pair<DeviceBuffer*, char const*>{&c, "C"},
+                                       {&set.a, "A"}, {&set.b, "B"}}) {
+      if (auto damage = buffer->check_guards(name)) {
+        wrong(r, phase, *damage);
+        return false;
+      }
+    }
+    for (auto const& [buffer, host, name] :
+         {std::tuple<DeviceBuffer*, std::vector<std::byte>*, char const*>{&set.a, &set.host_a, "A"},
+          {&set.b, &set.host_b, "B"}}) {
+      std::vector<std::byte> now(host->size());
+      download(now.data(), buffer->data(), now.size(), stream);
+      if (std::memcmp(now.data(), host->data(), now.size()) != 0) {
+        wrong(r, phase, std::string("input ") + name + " was modified by the kernel");
+        return false;
+      }
+    }
+    std::vector<std::byte> out(c.bytes());
+    download(out.data(), c.data(), out.size(), stream);
+    std::vector<float> const values = from_storage(out, p.precision);
+    if (tolerance) {
+      ToleranceModel const model = tolerance_model(p.precision, p.k, set.max_s);
+      ToleranceReport const t = compare_with_tolerance(values, set.reference, set.bound_s, p.n, model);
+      r.max_abs_err = std::max(r.max_abs_err, t.max_abs_err);
+      r.max_err_ratio = std::max(r.max_err_ratio, t.max_err_ratio);
+      r.rel_fro_err = std::max(r.rel_fro_err, t.rel_fro_err);
+      if (!t.pass) {
+        wrong(r, phase, t.reason);
+        return false;
+      }
+    } else {
+      ExactReport const x = compare_exact(values, set.reference, p.n);
+      r.exact_mismatches = std::max(r.exact_mismatches, x.mismatches);
+      if (x.mismatches > 0) {
+        wrong(r, phase, x.reason);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  EvalResult evaluate(EvalJob const& job) {
+    EvalResult r;
+    ProblemData& d = data_for(job.problem, job.seed);
+    Problem const& p = d.problem();
+    plan = &job.plan;
+
+    KernelFigures figures;
+    if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, figures); !s.ok()) {
+      fail_launch(r, s, "load: ");
+      return r;
+    }
+    r.registers = figures.registers;
+    r.local_bytes = figures.local_bytes;
+    r.static_smem = figures.static_smem;
+
+    if (job.plan.workspace_bytes < 0) {
+      fail_launch(r, {0, "negative workspace_bytes " + std::to_string(job.plan.workspace_bytes)},
+                  "");
+      return r;
+    }
+    auto const ws = static_cast<std::size_t>(job.plan.workspace_bytes);
+    if (ws == 0) {
+      workspace = DeviceBuffer{};
+    } else if (workspace.bytes() != ws) {
+      workspace = DeviceBuffer{};
+      try {
+        workspace = DeviceBuffer(ws);
+      } catch (CudaFailure const& f) {
+        if (is_sticky(f.cuda_error())) throw;
+        (void)cudaGetLastError();
+        fail_launch(r, {f.cuda_error(), std::string("workspace: ") + f.what()}, "");
+        return r;
+      }
+    }
+
+    // 1. Tolerance pass on normal inputs, first launch.
+    d.ensure_reference(d.normal(), job.alpha, job.beta, true, cublas->get());
+    if (!verified_run(r, d.normal(), job.alpha, job.beta, true, "first run: ")) return r;
+
+    // 2. Exact pass on small integers (alpha 1, beta 0: the point is indexing, not scaling).
+    if (job.exact_check && exact_pass_applies(p.precision)) {
+      d.ensure_reference(d.exact(), 1.0f, 0.0f, false, cublas->get());
+      if (!verified_run(r, d.exact(), 1.0f, 0.0f, false, "")) return r;
+    }
+
+    // 3. Time on the rotation pool.
+    RotationPool const& pool = d.pool(rotate_bytes(job.timing));
+    void* const ws_ptr = workspace.empty() ? nullptr : workspace.data();
+    TimedLaunch const launch = [&](int set) {
+      GemmPointers const g = pool.set(set);
+      return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, job.alpha, job.beta));
+    };
+    TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream);
+    if (!t.failure.ok()) {
+      fail_launch(r, t.failure, "timing: ");
+      return r;
+    }
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
+    r.iterations = t.iterations;
+    r.repeats = t.repeats;
+
+    // 4. Re-verify after the timed launches (faults and races that need repetition).
+    if (!verified_run(r, d.normal(), job.alpha, job.beta, true, "after timing: ")) return r;
+
+    r.disposition = Disposition::kOk;
+    if (t.early_stopped) {
+      r.reason = "early stop: slower than " + ms_text(job.timing.early_stop_ms) +
+                 " per launch (calibration " + ms_text(t.calibration_ms) + ")";
+    }
+    return r;
+  }
+
+  BaselineResult baseline(BaselineJob const& job) {
+    BaselineResult r;
+    ProblemData& d = data_for(job.problem, job.seed);
+    Problem const& p = d.problem();
+    TimingSpec spec = job.timing;
+    spec.early_stop_ms = 0.0;  // a baseline is always timed in full
+    RotationPool const& pool = d.pool(rotate_bytes(spec));
+
+    CublasContract const contract = baseline_contract(p.precision);
+    TimedLaunch const launch = [&](int set) -> LaunchStatus {
+      GemmPointers const g = pool.set(set);
+      cublasStatus_t const s = gemm_row_major(cublas->get(), p, contract, g.a, g.b, g.c, 1.0f, 0.0f);
+      if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(s)};
+      return {};
+    };
+    TimingResult const t = time_launches(launch, pool.set_count(), spec, stream);
+    if (!t.failure.ok()) {
+      if (is_sticky(t.failure.cuda_error)) poison(t.failure.cuda_error);
+      r.reason = "cuBLAS: " + t.failure.error;
+      return r;
+    }
+    r.cublas_ms = t.median_ms;
+
+    LtAutotuneResult const lt_result = lt->run(p, pool, spec);
+    if (is_sticky(lt_result.timing.failure.cuda_error)) {
+      poison(lt_result.timing.failure.cuda_error);
+      r.reason = lt_result.reason;
+      return r;
+    }
+    r.ok = true;
+    r.cublaslt_algos_tried = lt_result.algos_tried;
+    if (lt_result.ok) {
+      r.cublaslt_ms = lt_result.timing.median_ms;
+      r.cublaslt_algo_index = lt_result.algo_index;
+      r.reason = lt_result.reason;
+    } else {
+      r.reason = "cuBLASLt: " + lt_result.reason;
+    }
+    return r;
+  }
+};
+
+GpuSession::GpuSession() : impl_(std::make_unique<Impl>()) {
+  impl_->report = probe_device();
+  if (!impl_->report.present) throw Error("no GPU for the session: " + impl_->report.reason);
+  check_cuda(cudaSetDevice(0), "cudaSetDevice(0)");
+  check_cuda(cudaFree(nullptr), "creating the CUDA context");
+  check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking),
+             "cudaStreamCreateWithFlags");
+  impl_->cublas = std::make_unique<CublasHandle>(impl_->stream);
+  impl_->lt = std::make_unique<CublasLtAutotuner>(impl_->stream);
+}
+
+GpuSession::~GpuSession() = default;
+
+DeviceReport const& GpuSession::device() const { return impl_->report; }
+
+bool GpuSession::poisoned() const { return impl_->poisoned; }
+
+EvalResult GpuSession::evaluate(EvalJob const& job) {
+  if (impl_->poisoned) {
+    EvalResult r;
+    r.disposition = Disposition::kFault;
+    r.cuda_error = impl_->poison_error;
+    r.reason = impl_->poisoned_reason();
+    return r;
+  }
+  try {
+    return impl_->evaluate(job);
+  } catch (CudaFailure const& f) {
+    // A runtime call outside the candidate failed with a sticky code: the candidate's fault
+    // surfaced late (e.g. at a copy). Anything else is an environment failure for the caller.
+    if (!is_sticky(f.cuda_error())) throw;
+    impl_->poison(f.cuda_error());
+    EvalResult r;
+    r.disposition = Disposition::kFault;
+    r.cuda_error = f.cuda_error();
+    r.reason = f.what();
+    return r;
+  }
+}
+
+BaselineResult GpuSession::baseline(BaselineJob const& job) {
+  if (impl_->poisoned) {
+    BaselineResult r;
+    r.reason = impl_->poisoned_reason();
+    return r;
+  }
+  try {
+    return impl_->baseline(job);
+  } catch (CudaFailure const& f) {
+    if (!is_sticky(f.cuda_error())) throw;
+    impl_->poison(f.cuda_error());
+    BaselineResult r;
+    r.reason = f.what();
+    return r;
+  }
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,160 @@
+// Per-problem data: input generation streams, references and bound matrices via cuBLAS.
+#include "gpu/problem_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "gpu/cublas_reference.hpp"
+#include "gpu/cuda_errors.hpp"
+#include "gpu/host_inputs.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Independent random streams per operand and set.
+constexpr std::uint64_t kStreamA = 1, kStreamB = 2, kStreamC = 3;
+constexpr std::uint64_t kExactOffset = 10;
+
+/// Small-integer range whose every partial sum stays an exact FP32 integer (|sum| ≤ 2^24).
+int exact_range(std::int64_t k) { return k <= (std::int64_t{1} << 22) ? 2 : 1; }
+
+}  // namespace
+
+void upload(void* device, void const* host, std::size_t bytes, cudaStream_t stream) {
+  check_cuda(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync (upload)");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (upload)");
+}
+
+void download(void* host, void const* device, std::size_t bytes, cudaStream_t stream) {
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (before download)");
+  check_cuda(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync (download)");
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (download)");
+}
+
+ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stream)
+    : problem_(p), seed_(seed), stream_(stream) {
+  problem_.align = 0;
+  problem_ = problem_.resolved();
+  auto const mk = static_cast<std::size_t>(p.m * p.k), kn = static_cast<std::size_t>(p.k * p.n);
+  normal_ = make_set(random_normal(mk, seed, kStreamA), random_normal(kn, seed, kStreamB));
+  c_ = DeviceBuffer(c_bytes(), kGuardBytes);
+}
+
+bool ProblemData::holds(Problem const& p, std::uint64_t seed) const {
+  return seed == seed_ && p.m == problem_.m && p.n == problem_.n && p.k == problem_.k &&
+         p.precision == problem_.precision && p.layout == problem_.layout;
+}
+
+std::size_t ProblemData::a_bytes() const {
+  return static_cast<std::size_t>(problem_.m * problem_.k) *
+         static_cast<std::size_t>(element_bytes(problem_.precision));
+}
+std::size_t ProblemData::b_bytes() const {
+  return static_cast<std::size_t>(problem_.k * problem_.n) *
+         static_cast<std::size_t>(element_bytes(problem_.precision));
+}
+std::size_t ProblemData::c_bytes() const {
+  return static_cast<std::size_t>(problem_.m * problem_.n) *
+         static_cast<std::size_t>(element_bytes(problem_.precision));
+}
+
+InputSet ProblemData::make_set(std::vector<float> const& a, std::vector<float> const& b) {
+  InputSet s;
+  s.host_a = to_storage(a, problem_.precision);
+  s.host_b = to_storage(b, problem_.precision);
+  s.a = DeviceBuffer(s.host_a.size(), kGuardBytes);
+  s.b = DeviceBuffer(s.host_b.size(), kGuardBytes);
+  upload(s.a.data(), s.host_a.data(), s.host_a.size(), stream_);
+  upload(s.b.data(), s.host_b.data(), s.host_b.size(), stream_);
+  return s;
+}
+
+InputSet& ProblemData::exact() {
+  if (!exact_) {
+    auto const mk = static_cast<std::size_t>(problem_.m * problem_.k);
+    auto const kn = static_cast<std::size_t>(problem_.k * problem_.n);
+    int const range = exact_range(problem_.k);
+    exact_ = std::make_unique<InputSet>(
+        make_set(random_small_integers(mk, seed_, kExactOffset + kStreamA, range),
+                 random_small_integers(kn, seed_, kExactOffset + kStreamB, range)));
+  }
+  return *exact_;
+}
+
+std::vector<float> ProblemData::initial_c(InputSet const& set) const {
+  return from_storage(set.host_c0, problem_.precision);
+}
+
+void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool with_bound,
+                                   cublasHandle_t handle) {
+  if (set.has_reference && set.ref_alpha == alpha && set.ref_beta == beta &&
+      (!with_bound || !set.bound_s.empty())) {
+    return;
+  }
+  auto const mn = static_cast<std::size_t>(problem_.m * problem_.n);
+  if (beta != 0.0f && set.host_c0.empty()) {
+    bool const integer_set = &set != &normal_;
+    std::vector<float> const c0 =
+        integer_set ? random_small_integers(mn, seed_, kExactOffset + kStreamC, 2)
+                    : random_normal(mn, seed_, kStreamC);
+    set.host_c0 = to_storage(c0, problem_.precision);
+  }
+  std::vector<float> const c0 = beta != 0.0f ? initial_c(set) : std::vector<float>{};
+
+  // Pedantic FP32 compute is the reference; if cuBLAS has no pedantic path for these input
+  // types, plain FP32 compute (still FP32 accumulation, no TF32 for FP32 inputs) stands in.
+  auto gemm = [&](void const* a, void const* b, void* c, float al, float be) {
+    CublasContract contract = reference_contract(problem_.precision);
+    cublasStatus_t s = gemm_row_major(handle, problem_, contract, a, b, c, al, be);
+    if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE) {
+      contract.compute = CUBLAS_COMPUTE_32F;
+      s = gemm_row_major(handle, problem_, contract, a, b, c, al, be);
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      throw Error("cuBLAS reference GEMM for " + problem_.describe() + " failed: " +
+                  cublas_status_text(s));
+    }
+  };
+
+  DeviceBuffer out(mn * sizeof(float));
+  if (beta != 0.0f) upload(out.data(), c0.data(), mn * sizeof(float), stream_);
+  gemm(set.a.data(), set.b.data(), out.data(), alpha, beta);
+  set.reference.resize(mn);
+  download(set.reference.data(), out.data(), mn * sizeof(float), stream_);
+
+  set.bound_s.clear();
+  set.max_s = 0.0;
+  if (with_bound) {
+    std::vector<std::byte> const abs_a = abs_storage(set.host_a, problem_.precision);
+    std::vector<std::byte> const abs_b = abs_storage(set.host_b, problem_.precision);
+    DeviceBuffer da(abs_a.size()), db(abs_b.size());
+    upload(da.data(), abs_a.data(), abs_a.size(), stream_);
+    upload(db.data(), abs_b.data(), abs_b.size(), stream_);
+    if (beta != 0.0f) {
+      std::vector<float> abs_c0(c0.size());
+      std::transform(c0.begin(), c0.end(), abs_c0.begin(), [](float v) { return std::fabs(v); });
+      upload(out.data(), abs_c0.data(), mn * sizeof(float), stream_);
+    }
+    gemm(da.data(), db.data(), out.data(), std::fabs(alpha), std::fabs(beta));
+    set.bound_s.resize(mn);
+    download(set.bound_s.data(), out.data(), mn * sizeof(float), stream_);
+    for (float v : set.bound_s) set.max_s = std::max(set.max_s, static_cast<double>(v));
+  }
+  set.has_reference = true;
+  set.ref_alpha = alpha;
+  set.ref_beta = beta;
+}
+
+RotationPool const& ProblemData::pool(std::int64_t rotate_bytes) {
+  if (!pool_ || pool_->rotate_bytes() != rotate_bytes) {
+    pool_.reset();  // free the old sets before allocating new ones
+    pool_ = std::make_unique<RotationPool>(problem_, rotate_bytes, normal_.a.data(),
+                                           normal_.b.data(), stream_);
+  }
+  return *pool_;
+}
+
+}  // namespace gemmtune

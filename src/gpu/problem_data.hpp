@@ -1,0 +1,78 @@
+// ProblemData: everything a session keeps for the problem it is working on — seeded input
+// sets on the device (guarded), their host copies, the cuBLAS references and error-bound
+// matrix, the guarded output buffer and the rotation pool. Only the most recent problem is
+// kept, since large shapes need gigabytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "core/problem.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/rotation_pool.hpp"
+
+namespace gemmtune {
+
+/// One set of inputs with what verifying against it needs.
+struct InputSet {
+  DeviceBuffer a, b;                  ///< guarded, packed storage of the problem's layout
+  std::vector<std::byte> host_a, host_b;  ///< what a and b must still hold after a run
+  std::vector<std::byte> host_c0;     ///< initial C in storage type (only when beta ≠ 0)
+  std::vector<float> reference;       ///< R = alpha·op(A)·op(B) + beta·C0, float, row-major
+  std::vector<float> bound_s;         ///< S = |alpha|·|A|·|B| + |beta|·|C0| (tolerance set only)
+  double max_s = 0.0;
+  bool has_reference = false;
+  float ref_alpha = 0.0f, ref_beta = 0.0f;  ///< what `reference` was computed with
+};
+
+class ProblemData {
+ public:
+  /// Generates and uploads the normal-valued set for (p, seed) and allocates the guarded C.
+  ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stream);
+
+  Problem const& problem() const { return problem_; }
+  std::uint64_t seed() const { return seed_; }
+  /// Whether this object holds (p, seed) (alignment class ignored: storage is packed).
+  bool holds(Problem const& p, std::uint64_t seed) const;
+
+  /// Normal(0,1) inputs: the tolerance pass and timing.
+  InputSet& normal() { return normal_; }
+  /// Small-integer inputs for the exact pass (created on first use).
+  InputSet& exact();
+  /// Computes the set's float reference (and S when `with_bound`) with cuBLAS unless it is
+  /// already there for this alpha and beta. Throws Error when cuBLAS refuses.
+  void ensure_reference(InputSet& set, float alpha, float beta, bool with_bound,
+                        cublasHandle_t handle);
+
+  /// The guarded output buffer (packed M×N, storage type).
+  DeviceBuffer& c() { return c_; }
+  /// Rotation sets built from the normal inputs for `rotate_bytes` (rebuilt when it changes).
+  RotationPool const& pool(std::int64_t rotate_bytes);
+
+  std::size_t a_bytes() const;
+  std::size_t b_bytes() const;
+  std::size_t c_bytes() const;
+
+ private:
+  InputSet make_set(std::vector<float> const& a, std::vector<float> const& b);
+  std::vector<float> initial_c(InputSet const& set) const;
+
+  Problem problem_;
+  std::uint64_t seed_;
+  cudaStream_t stream_;
+  InputSet normal_;
+  std::unique_ptr<InputSet> exact_;
+  DeviceBuffer c_;
+  std::unique_ptr<RotationPool> pool_;
+};
+
+/// Copies host → device on `stream` and waits. Throws CudaFailure.
+void upload(void* device, void const* host, std::size_t bytes, cudaStream_t stream);
+/// Waits for `stream`, then copies device → host. Throws CudaFailure.
+void download(void* host, void const* device, std::size_t bytes, cudaStream_t stream);
+
+}  // namespace gemmtune

@@ -1,0 +1,92 @@
+// Timing protocol implementation. Warm-up doubles its batch size so a fast kernel reaches the
+// warm-up time in few event round trips; the last warm-up batch is the calibration.
+#include "gpu/timing_protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "gpu/cuda_errors.hpp"
+#include "gpu/gpu_timer.hpp"
+
+namespace gemmtune {
+
+double median_of(std::vector<double> samples) {
+  if (samples.empty()) return 0.0;
+  std::sort(samples.begin(), samples.end());
+  std::size_t const n = samples.size();
+  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
+                           cudaStream_t stream) {
+  TimingResult out;
+  GpuTimer timer;
+  int next_set = 0;
+  int const max_iterations = std::max(1, spec.max_iterations);
+  set_count = std::max(1, set_count);
+
+  // Runs `n` launches between the events; fills `ms` with the batch's elapsed time.
+  auto batch = [&](int n, double& ms) -> LaunchStatus {
+    if (cudaError_t const e = timer.start(stream); e != cudaSuccess) {
+      return {static_cast<int>(e), "cudaEventRecord: " + cuda_error_text(e)};
+    }
+    for (int i = 0; i < n; ++i) {
+      LaunchStatus s = launch(next_set);
+      next_set = (next_set + 1) % set_count;
+      if (!s.ok()) {
+        // Drain what was queued so a later sticky error is not blamed on a later call.
+        (void)cudaStreamSynchronize(stream);
+        return s;
+      }
+    }
+    if (cudaError_t const e = timer.stop(stream); e != cudaSuccess) {
+      return {static_cast<int>(e), "cudaEventRecord: " + cuda_error_text(e)};
+    }
+    float elapsed = 0.0f;
+    if (cudaError_t const e = timer.elapsed_ms(elapsed); e != cudaSuccess) {
+      return {static_cast<int>(e), "kernel execution: " + cuda_error_text(e)};
+    }
+    ms = elapsed;
+    return {};
+  };
+
+  // Warm-up by time; at least one batch, whose per-launch time is the calibration.
+  double warm_total = 0.0;
+  int n = 1;
+  for (;;) {
+    double ms = 0.0;
+    if (LaunchStatus s = batch(n, ms); !s.ok()) {
+      out.failure = std::move(s);
+      return out;
+    }
+    warm_total += ms;
+    out.calibration_ms = ms / n;
+    if (warm_total >= spec.warmup_ms) break;
+    double const remaining = spec.warmup_ms - warm_total;
+    double const want = out.calibration_ms > 0.0 ? std::ceil(remaining / out.calibration_ms)
+                                                 : static_cast<double>(2 * n);
+    n = static_cast<int>(std::clamp(want, 1.0, std::min(2.0 * n, 1.0 * max_iterations)));
+  }
+
+  out.early_stopped = spec.early_stop_ms > 0.0 && out.calibration_ms > spec.early_stop_ms;
+  double const iters = out.calibration_ms > 0.0 ? std::ceil(spec.target_ms / out.calibration_ms)
+                                                : static_cast<double>(max_iterations);
+  out.iterations = static_cast<int>(std::clamp(iters, 1.0, 1.0 * max_iterations));
+  out.repeats = out.early_stopped ? 1 : std::max(1, spec.repeats);
+
+  std::vector<double> per_launch;
+  for (int r = 0; r < out.repeats; ++r) {
+    double ms = 0.0;
+    if (LaunchStatus s = batch(out.iterations, ms); !s.ok()) {
+      out.failure = std::move(s);
+      return out;
+    }
+    per_launch.push_back(ms / out.iterations);
+  }
+  out.min_ms = *std::min_element(per_launch.begin(), per_launch.end());
+  out.median_ms = median_of(std::move(per_launch));
+  return out;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,42 @@
+// The timing protocol shared by candidates and cuBLAS baselines (DESIGN.md §5): warm-up by
+// time, iterations sized to a target from calibration, median and min of repeats, each launch
+// on the next rotating buffer set, optional early stop for clearly slow kernels.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "core/eval_job.hpp"
+
+namespace gemmtune {
+
+/// What one launch (or its wait) reported: ok, a CUDA error code, or a library failure text.
+struct LaunchStatus {
+  int cuda_error = 0;  ///< 0 unless the CUDA runtime reported the failure
+  std::string error;   ///< empty on success, else what failed
+  bool ok() const { return error.empty(); }
+};
+
+/// Queues one run of the timed work on buffer set `set` (0 … set_count−1); must not wait.
+using TimedLaunch = std::function<LaunchStatus(int set)>;
+
+struct TimingResult {
+  LaunchStatus failure;        ///< !ok() when a launch or a wait failed; figures then invalid
+  double median_ms = 0.0;      ///< per launch
+  double min_ms = 0.0;         ///< per launch
+  double calibration_ms = 0.0; ///< per launch, from the last warm-up batch
+  int iterations = 0;          ///< launches per repeat
+  int repeats = 0;
+  bool early_stopped = false;  ///< calibration was slower than spec.early_stop_ms
+};
+
+/// Runs the protocol of `spec` over `set_count` rotating buffer sets on `stream`.
+TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
+                           cudaStream_t stream);
+
+/// The median of `samples` (mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> samples);
+
+}  // namespace gemmtune
