@@ -1,0 +1,264 @@
+// Cache schema migrations and the checks that run before anything is written to a file.
+#include "schema.hpp"
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+#include <sqlite3.h>
+
+#include "cache_path.hpp"
+#include "core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Version 1: GPUs, provenance, searches and every trial. A trial's key is (GPU, problem,
+// kernel id, provenance); a re-run of the same key is a new row with the next `attempt`, so
+// history is kept and the newest attempt is the one that counts.
+constexpr std::string_view kMigration1 = R"sql(
+CREATE TABLE gpus (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  cc_major INTEGER NOT NULL,
+  cc_minor INTEGER NOT NULL,
+  sm_count INTEGER NOT NULL,
+  UNIQUE (name, cc_major, cc_minor, sm_count)
+) STRICT;
+
+CREATE TABLE provenances (
+  id INTEGER PRIMARY KEY,
+  driver TEXT NOT NULL,
+  cuda_runtime TEXT NOT NULL,
+  nvrtc TEXT NOT NULL,
+  cublas TEXT NOT NULL,
+  gemmtune_version TEXT NOT NULL,
+  template_hash TEXT NOT NULL,
+  compile_options TEXT NOT NULL,
+  UNIQUE (driver, cuda_runtime, nvrtc, cublas, gemmtune_version, template_hash, compile_options)
+) STRICT;
+
+CREATE TABLE searches (
+  id INTEGER PRIMARY KEY,
+  arguments TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  phase_times_json TEXT
+) STRICT;
+
+CREATE TABLE trials (
+  id INTEGER PRIMARY KEY,
+  search_id INTEGER REFERENCES searches (id),
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  kernel_id TEXT NOT NULL,
+  family TEXT NOT NULL,
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
+  disposition TEXT NOT NULL CHECK (disposition IN ('ok', 'rejected', 'compile_error',
+      'launch_error', 'fault', 'timeout', 'crash', 'wrong_result', 'skipped')),
+  reason TEXT NOT NULL,
+  time_ms REAL,
+  min_ms REAL,
+  tflops REAL,
+  cublas_ms REAL,
+  cublaslt_ms REAL,
+  max_abs_err REAL,
+  max_err_ratio REAL,
+  rel_fro_err REAL,
+  exact_mismatches INTEGER NOT NULL,
+  registers INTEGER NOT NULL,
+  spill_bytes INTEGER NOT NULL,
+  smem_bytes INTEGER NOT NULL,
+  compile_ms REAL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (gpu_id, m, n, k, precision, layout, align, kernel_id, provenance_id, attempt)
+) STRICT;
+
+CREATE INDEX trials_by_kernel ON trials (kernel_id);
+CREATE INDEX trials_by_search ON trials (search_id);
+)sql";
+
+// Version 2: cuBLAS / cuBLASLt baselines per problem, and a key-value table for diagnostics.
+constexpr std::string_view kMigration2 = R"sql(
+CREATE TABLE baselines (
+  id INTEGER PRIMARY KEY,
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  reason TEXT NOT NULL,
+  cublas_ms REAL,
+  cublaslt_ms REAL,
+  cublaslt_algo_index INTEGER NOT NULL,
+  cublaslt_algos_tried INTEGER NOT NULL,
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX baselines_by_problem ON baselines (gpu_id, m, n, k, precision, layout, align);
+
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+INSERT INTO meta (key, value) VALUES ('created_at', strftime('%s', 'now'));
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kMigration1, kMigration2};
+
+constexpr std::string_view kPickAnother = "use --db to pick another file";
+
+/// What the header and schema say about a file, read without writing anything.
+struct FileState {
+  std::int64_t application_id = 0;
+  std::int64_t user_version = 0;
+  std::int64_t objects = 0;  // tables, indexes, ... in sqlite_schema
+};
+
+std::string hex(std::int64_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(v & 0xffffffff));
+  return buf;
+}
+
+std::int64_t read_int(Database& db, char const* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db.handle(), sql, -1, &stmt, nullptr);
+  std::int64_t v = 0;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      v = sqlite3_column_int64(stmt, 0);
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_OK;
+    }
+  }
+  std::string const msg = sqlite3_errmsg(db.handle());
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_OK) return v;
+  int const primary = rc & 0xff;
+  std::string const path = db.path().string();
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
+    throw Error("'" + path + "' is not a usable gemmtune cache (" + msg +
+                "); it was left untouched: " + std::string(kPickAnother));
+  }
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+    throw Error("'" + path + "' is locked by another process (" + msg +
+                "); try again when it is done, or " + std::string(kPickAnother));
+  }
+  throw Error("cannot read the cache '" + path + "': " + msg + "; " + std::string(kPickAnother));
+}
+
+FileState inspect(Database& db) {
+  FileState s;
+  s.application_id = read_int(db, "PRAGMA application_id");
+  s.user_version = read_int(db, "PRAGMA user_version");
+  // Reading sqlite_schema also walks page 1's b-tree, which catches a damaged first page.
+  s.objects = read_int(db, "SELECT count(*) FROM sqlite_schema");
+  return s;
+}
+
+/// Throws for a file that is not ours to touch; returns true when it needs initialising or
+/// migrating.
+bool needs_migration(FileState const& s, std::filesystem::path const& path) {
+  std::string const p = "'" + path.string() + "'";
+  int const current = cache_schema_version();
+  if (s.application_id == kCacheApplicationId) {
+    if (s.user_version > current) {
+      throw Error(p + " is a cache from a newer gemmtune (schema version " +
+                  std::to_string(s.user_version) + ", this build reads up to " +
+                  std::to_string(current) + "); it was left untouched: upgrade gemmtune or " +
+                  std::string(kPickAnother));
+    }
+    if (s.user_version < 1) {
+      throw Error(p + " has the gemmtune application id but no schema version; it was left "
+                      "untouched: " + std::string(kPickAnother));
+    }
+    return s.user_version < current;
+  }
+  if (s.application_id == 0 && s.user_version == 0 && s.objects == 0) return true;  // empty
+  if (s.application_id != 0) {
+    throw Error(p + " is another application's SQLite database (application_id " +
+                hex(s.application_id) + ", gemmtune uses " + hex(kCacheApplicationId) +
+                "); it was left untouched: " + std::string(kPickAnother));
+  }
+  throw Error(p + " is a SQLite database that is not a gemmtune cache (it has " +
+              std::to_string(s.objects) + " schema objects and no gemmtune application_id); " +
+              "it was left untouched: " + std::string(kPickAnother));
+}
+
+}  // namespace
+
+std::span<std::string_view const> migrations() { return kMigrations; }
+
+int cache_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
+  std::error_code ec;
+  bool const existed = std::filesystem::exists(path, ec);
+  if (!existed && mode == Database::Mode::kReadOnly) {
+    throw Error("no cache at '" + path.string() +
+                "' (run gemmtune search first, or use --db to pick another file)");
+  }
+  if (existed && std::filesystem::is_directory(path, ec)) {
+    throw Error("'" + path.string() + "' is a directory, not a cache file: " +
+                std::string(kPickAnother));
+  }
+  if (!existed) create_cache_parent(path);
+
+  Database db(path, mode);
+  // Nothing below writes until the file is known to be ours (or empty): the pragmas that
+  // change the file (journal_mode, application_id) come after the checks.
+  db.exec("PRAGMA busy_timeout = 10000");
+  FileState const state = inspect(db);
+  bool const migrate = needs_migration(state, path);
+
+  if (db.read_only()) {
+    if (state.user_version == 0) {
+      throw Error("'" + path.string() + "' is empty and read-only, so it cannot be set up as a "
+                  "cache: " + std::string(kPickAnother));
+    }
+    if (migrate) {
+      throw Error("'" + path.string() + "' uses cache schema version " +
+                  std::to_string(state.user_version) + " and needs an upgrade to " +
+                  std::to_string(cache_schema_version()) +
+                  ", but it is opened read-only; open it once for writing (e.g. gemmtune list) "
+                  "or " + std::string(kPickAnother));
+    }
+    db.exec("PRAGMA foreign_keys = ON");
+    return db;
+  }
+
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  if (migrate) {
+    Transaction tx(db);
+    // Another process may have set the file up between the first look and the lock.
+    FileState const locked = inspect(db);
+    if (needs_migration(locked, path)) {
+      for (auto v = static_cast<std::size_t>(locked.user_version); v < kMigrations.size(); ++v) {
+        db.exec(kMigrations[v]);
+      }
+      db.exec("PRAGMA application_id = " + std::to_string(kCacheApplicationId));
+      db.exec("PRAGMA user_version = " + std::to_string(cache_schema_version()));
+    }
+    tx.commit();
+  }
+  return db;
+}
+
+}  // namespace gemmtune

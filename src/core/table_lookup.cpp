@@ -1,0 +1,187 @@
+// The lookup fallback chain over an indexed tuning table.
+#include "core/table_lookup.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gemmtune {
+namespace {
+
+std::string gpu_key(GpuIdentity const& g) {
+  return g.name + '\n' + std::to_string(g.cc_major) + '.' + std::to_string(g.cc_minor) + '\n' +
+         std::to_string(g.sm_count);
+}
+
+std::string bucket_key(int gpu_id, Precision p, Layout l) {
+  return std::to_string(gpu_id) + '/' + std::string(to_string(p)) + '/' + std::string(to_string(l));
+}
+
+std::string shape_key(std::int64_t m, std::int64_t n, std::int64_t k, int align) {
+  return std::to_string(m) + ',' + std::to_string(n) + ',' + std::to_string(k) + ',' +
+         std::to_string(align);
+}
+
+double log_distance(Problem const& a, Problem const& b) {
+  double const dm = std::log2(static_cast<double>(a.m) / static_cast<double>(b.m));
+  double const dn = std::log2(static_cast<double>(a.n) / static_cast<double>(b.n));
+  double const dk = std::log2(static_cast<double>(a.k) / static_cast<double>(b.k));
+  return std::sqrt(dm * dm + dn * dn + dk * dk);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view to_string(LookupRule rule) {
+  switch (rule) {
+    case LookupRule::kExact: return "exact";
+    case LookupRule::kNearest: return "nearest";
+    case LookupRule::kGpuDefault: return "gpu_default";
+    case LookupRule::kArchDefault: return "arch_default";
+    case LookupRule::kNone: return "none";
+  }
+  return "?";
+}
+
+TableIndex::TableIndex(TuningTable table) : table_(std::move(table)) {
+  for (auto const& g : table_.gpus) gpu_ids_.emplace(gpu_key(g.gpu), g.id);
+  for (int i = 0; i < static_cast<int>(table_.entries.size()); ++i) {
+    auto const& e = table_.entries[static_cast<std::size_t>(i)];
+    Bucket& b = buckets_[bucket_key(e.gpu, e.problem.precision, e.problem.layout)];
+    b.entries.push_back(i);
+    b.exact.emplace(shape_key(e.problem.m, e.problem.n, e.problem.k, e.problem.align), i);
+  }
+  for (int i = 0; i < static_cast<int>(table_.defaults.size()); ++i) {
+    auto const& d = table_.defaults[static_cast<std::size_t>(i)];
+    buckets_[bucket_key(d.gpu, d.precision, d.layout)].defaults.push_back(i);
+  }
+  for (auto& [key, b] : buckets_) {
+    std::stable_sort(b.defaults.begin(), b.defaults.end(), [this](int x, int y) {
+      return table_.defaults[static_cast<std::size_t>(x)].align <
+             table_.defaults[static_cast<std::size_t>(y)].align;
+    });
+  }
+}
+
+TableIndex::Bucket const* TableIndex::bucket(int gpu_id, Precision p, Layout l) const {
+  auto it = buckets_.find(bucket_key(gpu_id, p, l));
+  return it == buckets_.end() ? nullptr : &it->second;
+}
+
+int TableIndex::pick_default(Bucket const& b, int align) const {
+  // The default chosen among configs verified at the largest alignment class still ≤ the
+  // problem's: the widest choice that is safe.
+  int best = -1;
+  for (int i : b.defaults) {
+    if (table_.defaults[static_cast<std::size_t>(i)].align <= align) best = i;
+  }
+  return best;
+}
+
+LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) const {
+  LookupResult r;
+  Problem const p = asked.resolved();
+  std::string const what = p.describe();
+  auto const in_range = [](std::int64_t d) { return d >= 1 && d <= kMaxDim; };
+  if (!in_range(p.m) || !in_range(p.n) || !in_range(p.k)) {
+    r.explanation = "none: " + p.shape() + " is not a valid shape; use cuBLAS";
+    return r;
+  }
+
+  auto const gpu_it = gpu_ids_.find(gpu_key(gpu));
+  Bucket const* own = gpu_it == gpu_ids_.end() ? nullptr
+                                               : bucket(gpu_it->second, p.precision, p.layout);
+  if (own) {
+    auto const exact = own->exact.find(shape_key(p.m, p.n, p.k, p.align));
+    if (exact != own->exact.end()) {
+      r.rule = LookupRule::kExact;
+      r.entry_index = exact->second;
+      r.kernel = table_.entries[static_cast<std::size_t>(exact->second)].kernel;
+      r.explanation = "exact: " + what + " was tuned on " + gpu.describe();
+      return r;
+    }
+    int best = -1;
+    double best_distance = 0.0;
+    for (int i : own->entries) {
+      auto const& e = table_.entries[static_cast<std::size_t>(i)];
+      if (e.problem.align > p.align) continue;
+      double const d = log_distance(p, e.problem);
+      bool const better =
+          best < 0 || d < best_distance ||
+          (d == best_distance &&
+           e.problem.align > table_.entries[static_cast<std::size_t>(best)].problem.align);
+      if (better) {
+        best = i;
+        best_distance = d;
+      }
+    }
+    if (best >= 0) {
+      auto const& e = table_.entries[static_cast<std::size_t>(best)];
+      r.rule = LookupRule::kNearest;
+      r.entry_index = best;
+      r.distance = best_distance;
+      r.kernel = e.kernel;
+      r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
+                      "; using the entry for " + e.problem.describe() + " (log2 distance " +
+                      fixed(best_distance, 2) + ")";
+      return r;
+    }
+    int const d = pick_default(*own, p.align);
+    if (d >= 0) {
+      auto const& def = table_.defaults[static_cast<std::size_t>(d)];
+      r.rule = LookupRule::kGpuDefault;
+      r.default_index = d;
+      r.kernel = def.kernel;
+      r.explanation = "gpu_default: no tuned " + std::string(to_string(p.precision)) + " " +
+                      std::string(to_string(p.layout)) + " shape with alignment <= " +
+                      std::to_string(p.align) + " on " + gpu.describe() +
+                      "; using its default (mean relative performance " +
+                      fixed(def.mean_relative, 3) + " over " + std::to_string(def.shapes) +
+                      " shapes)";
+      return r;
+    }
+  }
+
+  // Same compute capability on another GPU: prefer the same name (a different SM count, e.g.
+  // a cut-down part), then the closest SM count.
+  std::vector<TableGpu const*> peers;
+  for (auto const& g : table_.gpus) {
+    if (g.gpu.cc_major == gpu.cc_major && g.gpu.cc_minor == gpu.cc_minor && !(g.gpu == gpu)) {
+      peers.push_back(&g);
+    }
+  }
+  std::stable_sort(peers.begin(), peers.end(), [&](TableGpu const* a, TableGpu const* b) {
+    bool const an = a->gpu.name == gpu.name, bn = b->gpu.name == gpu.name;
+    if (an != bn) return an;
+    return std::abs(a->gpu.sm_count - gpu.sm_count) < std::abs(b->gpu.sm_count - gpu.sm_count);
+  });
+  for (TableGpu const* g : peers) {
+    Bucket const* b = bucket(g->id, p.precision, p.layout);
+    if (!b) continue;
+    int const d = pick_default(*b, p.align);
+    if (d < 0) continue;
+    auto const& def = table_.defaults[static_cast<std::size_t>(d)];
+    r.rule = LookupRule::kArchDefault;
+    r.default_index = d;
+    r.kernel = def.kernel;
+    r.explanation = "arch_default: nothing tuned for " + what + " on " + gpu.describe() +
+                    "; using the default of " + g->gpu.describe() + " (same " + gpu.arch() + ")";
+    return r;
+  }
+
+  r.explanation = "none: nothing in the table for " + what + " on " + gpu.describe() +
+                  " or another " + gpu.arch() + " GPU; use cuBLAS";
+  return r;
+}
+
+LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem) {
+  return TableIndex(table).lookup(gpu, problem);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,76 @@
+// The fallback chain that picks a kernel for a problem from a tuning table, shared by
+// `gemmtune query` and the runtime library: exact → nearest tuned shape → GPU default →
+// same-arch default → none (use cuBLAS).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "core/problem.hpp"
+#include "core/tuning_table.hpp"
+
+namespace gemmtune {
+
+/// Which rule of the chain answered.
+enum class LookupRule {
+  kExact,        ///< this GPU, this precision, layout, M, N, K and alignment class
+  kNearest,      ///< this GPU, nearest tuned shape whose alignment class is ≤ the problem's
+  kGpuDefault,   ///< this GPU's default for (precision, layout)
+  kArchDefault,  ///< the default of another GPU with the same compute capability
+  kNone,         ///< nothing applies: use cuBLAS
+};
+
+/// "exact", "nearest", "gpu_default", "arch_default", "none".
+std::string_view to_string(LookupRule rule);
+
+/// The answer of a lookup.
+struct LookupResult {
+  LookupRule rule = LookupRule::kNone;
+  std::optional<KernelConfig> kernel;  ///< nullopt for kNone
+  int entry_index = -1;    ///< into TuningTable::entries for kExact / kNearest, else -1
+  int default_index = -1;  ///< into TuningTable::defaults for the two default rules, else -1
+  double distance = 0.0;   ///< kNearest: √Σ log2(asked / tuned)² over M, N, K
+  std::string explanation; ///< one line saying which rule matched and why
+};
+
+/// An index over one table, built once, so each lookup is a hash lookup plus a scan of the
+/// entries of one (GPU, precision, layout).
+///
+/// Alignment rule: a config tuned and verified on data aligned to A bytes may rely on A-byte
+/// vector loads (float4, cp.async 16), which fault on less-aligned data. So an entry or default
+/// is only ever offered for a problem whose alignment class is ≥ its own; a config tuned on
+/// 4-byte-aligned data is safe (if perhaps slower) on 16-byte-aligned data, never the reverse.
+class TableIndex {
+ public:
+  explicit TableIndex(TuningTable table);
+
+  /// The table the index was built from.
+  TuningTable const& table() const { return table_; }
+
+  /// Runs the chain for a problem on a GPU. A problem with align 0 is resolved from packed
+  /// storage first; a shape outside [1, kMaxDim] gets kNone.
+  LookupResult lookup(GpuIdentity const& gpu, Problem const& problem) const;
+
+ private:
+  struct Bucket {
+    std::vector<int> entries;                      // entry indices of one (gpu, precision, layout)
+    std::unordered_map<std::string, int> exact;    // "m,n,k,align" → entry index
+    std::vector<int> defaults;                     // default indices, ascending align
+  };
+  Bucket const* bucket(int gpu_id, Precision p, Layout l) const;
+  int pick_default(Bucket const& b, int align) const;
+
+  TuningTable table_;
+  std::unordered_map<std::string, int> gpu_ids_;      // identity key → TableGpu::id
+  std::unordered_map<std::string, Bucket> buckets_;   // "gpu/precision/layout" → bucket
+};
+
+/// One-off lookup: builds a TableIndex and asks it. Keep a TableIndex for repeated lookups.
+LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem);
+
+}  // namespace gemmtune

@@ -1,0 +1,602 @@
+// Tuning table: strict JSON reader (path-naming errors, size/depth/duplicate-key caps), stable
+// writer, and the builder behind the cache export.
+#include "core/tuning_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <tuple>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr std::int64_t kMaxId = (std::int64_t{1} << 31) - 1;
+constexpr std::int64_t kMaxSmCount = 100000;
+constexpr std::int64_t kMaxShapes = (std::int64_t{1} << 31) - 1;
+constexpr std::size_t kMaxNameLength = 256;
+constexpr std::size_t kMaxShortText = 64;
+constexpr std::size_t kMaxKernelIdLength = 1024;
+// Ratios are derived values; a hand-edited table may round them a little.
+constexpr double kRatioTolerance = 1e-6;
+
+std::string join(std::string const& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string index_path(std::string const& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+/// A JSON value as an error message shows it: scalars verbatim (long strings cut), containers
+/// by kind.
+std::string describe(Json const& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  if (v.is_string()) {
+    auto const& s = v.get_ref<std::string const&>();
+    if (s.size() > 60) return Json(s.substr(0, 60)).dump() + "...";
+    return v.dump();
+  }
+  return v.dump();
+}
+
+/// Reads one table, failing with "<source>: <path>: <what>" on the first problem.
+class TableReader {
+ public:
+  explicit TableReader(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void fail(std::string const& path, std::string const& what) const {
+    throw Error(source_ + ": " + (path.empty() ? std::string("top level") : path) + ": " + what);
+  }
+
+  [[noreturn]] void expected(std::string const& path, std::string const& what,
+                             Json const& got) const {
+    fail(path, "expected " + what + ", got " + describe(got));
+  }
+
+  /// Checks that `v` is an object whose keys are all in `known`.
+  void object(Json const& v, std::string const& path,
+              std::initializer_list<std::string_view> known) const {
+    if (!v.is_object()) expected(path, "an object", v);
+    for (auto const& [key, value] : v.items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) {
+        std::string list;
+        for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(join(path, key), "unknown key (expected one of " + list + ")");
+      }
+    }
+  }
+
+  /// The member `key`; fails naming what was expected when it is absent.
+  Json const& member(Json const& obj, std::string const& path, std::string_view key,
+                     std::string const& what) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing (expected " + what + ")");
+    return *it;
+  }
+
+  std::int64_t integer(Json const& obj, std::string const& path, std::string_view key,
+                       std::int64_t lo, std::int64_t hi) const {
+    std::string const what =
+        "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    Json const& v = member(obj, path, key, what);
+    std::string const p = join(path, key);
+    if (v.is_number_unsigned()) {
+      auto const u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo)
+        expected(p, what, v);
+      return static_cast<std::int64_t>(u);
+    }
+    if (v.is_number_integer()) {
+      auto const x = v.get<std::int64_t>();
+      if (x < lo || x > hi) expected(p, what, v);
+      return x;
+    }
+    expected(p, what, v);
+  }
+
+  double positive(Json const& v, std::string const& path) const {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
+      expected(path, "a number > 0", v);
+    return v.get<double>();
+  }
+
+  double positive(Json const& obj, std::string const& path, std::string_view key) const {
+    return positive(member(obj, path, key, "a number > 0"), join(path, key));
+  }
+
+  /// A positive number, or nullopt when the key is absent or null.
+  std::optional<double> optional_positive(Json const& obj, std::string const& path,
+                                          std::string_view key) const {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    return positive(*it, join(path, key));
+  }
+
+  std::string text(Json const& obj, std::string const& path, std::string_view key,
+                   std::size_t max_length) const {
+    std::string const what =
+        "a non-empty string of at most " + std::to_string(max_length) + " characters";
+    Json const& v = member(obj, path, key, what);
+    if (!v.is_string()) expected(join(path, key), what, v);
+    auto const& s = v.get_ref<std::string const&>();
+    if (s.empty() || s.size() > max_length) expected(join(path, key), what, v);
+    return s;
+  }
+
+  Precision precision(Json const& obj, std::string const& path) const {
+    std::string const what = "one of \"fp32\", \"tf32\", \"fp16\", \"bf16\"";
+    Json const& v = member(obj, path, "precision", what);
+    if (v.is_string()) {
+      for (Precision p : kAllPrecisions) {
+        if (v.get_ref<std::string const&>() == to_string(p)) return p;
+      }
+    }
+    expected(join(path, "precision"), what, v);
+  }
+
+  Layout layout(Json const& obj, std::string const& path) const {
+    std::string const what = "one of \"NN\", \"NT\", \"TN\", \"TT\"";
+    Json const& v = member(obj, path, "layout", what);
+    if (v.is_string()) {
+      for (Layout l : kAllLayouts) {
+        if (v.get_ref<std::string const&>() == to_string(l)) return l;
+      }
+    }
+    expected(join(path, "layout"), what, v);
+  }
+
+  int align(Json const& obj, std::string const& path) const {
+    std::string const what = "one of 1, 2, 4, 8, 16";
+    Json const& v = member(obj, path, "align", what);
+    if (v.is_number_integer()) {
+      auto const a = v.get<std::int64_t>();
+      if (a == 1 || a == 2 || a == 4 || a == 8 || a == 16) return static_cast<int>(a);
+    }
+    expected(join(path, "align"), what, v);
+  }
+
+  KernelConfig kernel(Json const& obj, std::string const& path) const {
+    std::string const p = join(path, "kernel");
+    std::string const id = text(obj, path, "kernel", kMaxKernelIdLength);
+    KernelConfig cfg;
+    try {
+      cfg = parse_kernel_id(id);
+    } catch (UsageError const& e) {
+      fail(p, e.what());
+    }
+    // Equal configs must have equal ids everywhere (DB, CLI, logs), so only the canonical
+    // spelling is accepted ("BM=0128" names the same config as "BM=128").
+    if (cfg.id() != id) {
+      fail(p, "expected the canonical id " + Json(cfg.id()).dump() + ", got " + Json(id).dump());
+    }
+    return cfg;
+  }
+
+  int gpu_ref(Json const& obj, std::string const& path, TuningTable const& table) const {
+    auto const id = static_cast<int>(integer(obj, path, "gpu", 0, kMaxId));
+    if (!table.find_gpu(id)) {
+      fail(join(path, "gpu"), "no GPU with id " + std::to_string(id) + " in gpus");
+    }
+    return id;
+  }
+
+  Json const& array(Json const& root, std::string_view key) const {
+    Json const& v = member(root, "", key, "an array");
+    if (!v.is_array()) expected(std::string(key), "an array", v);
+    return v;
+  }
+
+  TableGpu read_gpu(Json const& g, std::string const& path) const {
+    object(g, path, {"id", "name", "cc", "sm_count"});
+    TableGpu out;
+    out.id = static_cast<int>(integer(g, path, "id", 0, kMaxId));
+    out.gpu.name = text(g, path, "name", kMaxNameLength);
+    std::string const what = "a compute capability such as \"9.0\"";
+    Json const& cc = member(g, path, "cc", what);
+    bool ok = cc.is_string();
+    if (ok) {
+      auto const& s = cc.get_ref<std::string const&>();
+      std::size_t const dot = s.find('.');
+      ok = (dot == 1 || dot == 2) && s.size() == dot + 2 &&
+           std::all_of(s.begin(), s.end(),
+                       [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
+           s[0] != '0';
+      if (ok) {
+        out.gpu.cc_major = std::stoi(s.substr(0, dot));
+        out.gpu.cc_minor = s[dot + 1] - '0';
+      }
+    }
+    if (!ok) expected(join(path, "cc"), what, cc);
+    out.gpu.sm_count = static_cast<int>(integer(g, path, "sm_count", 1, kMaxSmCount));
+    return out;
+  }
+
+  TableEntry read_entry(Json const& e, std::string const& path, TuningTable const& table) const {
+    object(e, path,
+           {"gpu", "precision", "layout", "m", "n", "k", "align", "kernel", "time_ms", "tflops",
+            "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt"});
+    TableEntry out;
+    out.gpu = gpu_ref(e, path, table);
+    out.problem.precision = precision(e, path);
+    out.problem.layout = layout(e, path);
+    out.problem.m = integer(e, path, "m", 1, kMaxDim);
+    out.problem.n = integer(e, path, "n", 1, kMaxDim);
+    out.problem.k = integer(e, path, "k", 1, kMaxDim);
+    out.problem.align = align(e, path);
+    out.kernel = kernel(e, path);
+    out.time_ms = positive(e, path, "time_ms");
+    out.tflops = positive(e, path, "tflops");
+    out.cublas_ms = optional_positive(e, path, "cublas_ms");
+    out.cublaslt_ms = optional_positive(e, path, "cublaslt_ms");
+    check_ratio(e, path, "ratio_cublas", "cublas_ms", out.ratio_cublas());
+    check_ratio(e, path, "ratio_cublaslt", "cublaslt_ms", out.ratio_cublaslt());
+    return out;
+  }
+
+  /// A ratio is derived from the times: present exactly when its baseline is, and equal to it.
+  void check_ratio(Json const& e, std::string const& path, std::string_view key,
+                   std::string_view baseline, std::optional<double> expected_ratio) const {
+    std::optional<double> const got = optional_positive(e, path, key);
+    std::string const p = join(path, key);
+    if (!expected_ratio) {
+      if (got) fail(p, "expected null because " + std::string(baseline) + " is null");
+      return;
+    }
+    if (!got) fail(p, "missing (expected " + std::string(baseline) + " / time_ms)");
+    if (std::abs(*got - *expected_ratio) > kRatioTolerance * *expected_ratio) {
+      fail(p, "expected " + std::string(baseline) + " / time_ms = " + Json(*expected_ratio).dump() +
+                  ", got " + Json(*got).dump());
+    }
+  }
+
+  TableDefault read_default(Json const& d, std::string const& path,
+                            TuningTable const& table) const {
+    object(d, path,
+           {"gpu", "precision", "layout", "align", "kernel", "mean_relative", "shapes"});
+    TableDefault out;
+    out.gpu = gpu_ref(d, path, table);
+    out.precision = precision(d, path);
+    out.layout = layout(d, path);
+    out.align = align(d, path);
+    out.kernel = kernel(d, path);
+    Json const& mr = member(d, path, "mean_relative", "a number in (0, 1]");
+    if (!mr.is_number() || !(mr.get<double>() > 0.0) || !(mr.get<double>() <= 1.0)) {
+      expected(join(path, "mean_relative"), "a number in (0, 1]", mr);
+    }
+    out.mean_relative = mr.get<double>();
+    out.shapes = static_cast<int>(integer(d, path, "shapes", 1, kMaxShapes));
+    return out;
+  }
+
+  TuningTable read(Json const& root) const {
+    if (!root.is_object()) expected("", "an object", root);
+    // Format and version first: a table from a newer gemmtune should say so, not complain
+    // about the keys it added.
+    Json const& format = member(root, "", "format", "\"" + std::string(kTableFormat) + "\"");
+    if (!format.is_string() || format.get_ref<std::string const&>() != kTableFormat) {
+      expected("format", "\"" + std::string(kTableFormat) + "\" (a gemmtune tuning table)",
+               format);
+    }
+    Json const& version = member(root, "", "version", "1");
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kTableVersion) {
+      fail("version", "this gemmtune reads table version " + std::to_string(kTableVersion) +
+                          ", got " + describe(version) +
+                          (version.is_number_integer() && version.get<std::int64_t>() > 1
+                               ? " (written by a newer gemmtune)"
+                               : ""));
+    }
+    object(root, "",
+           {"format", "version", "generated_at", "gemmtune_version", "gpus", "entries",
+            "defaults"});
+    TuningTable t;
+    t.generated_at = text(root, "", "generated_at", kMaxShortText);
+    t.gemmtune_version = text(root, "", "gemmtune_version", kMaxShortText);
+
+    Json const& gpus = array(root, "gpus");
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      std::string const path = index_path("gpus", i);
+      TableGpu g = read_gpu(gpus[i], path);
+      for (std::size_t j = 0; j < t.gpus.size(); ++j) {
+        if (t.gpus[j].id == g.id) fail(join(path, "id"), "duplicate of " + index_path("gpus", j) + ".id");
+        if (t.gpus[j].gpu == g.gpu) {
+          fail(path, "same name, cc and sm_count as " + index_path("gpus", j));
+        }
+      }
+      t.gpus.push_back(std::move(g));
+    }
+
+    using EntryKey = std::tuple<int, Precision, Layout, std::int64_t, std::int64_t, std::int64_t, int>;
+    std::map<EntryKey, std::size_t> seen_entries;
+    Json const& entries = array(root, "entries");
+    t.entries.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::string const path = index_path("entries", i);
+      TableEntry e = read_entry(entries[i], path, t);
+      EntryKey const key{e.gpu, e.problem.precision, e.problem.layout, e.problem.m,
+                         e.problem.n, e.problem.k, e.problem.align};
+      auto [it, inserted] = seen_entries.emplace(key, i);
+      if (!inserted) {
+        fail(path, "duplicate of " + index_path("entries", it->second) +
+                       " (same gpu, precision, layout, m, n, k and align)");
+      }
+      t.entries.push_back(std::move(e));
+    }
+
+    using DefaultKey = std::tuple<int, Precision, Layout, int>;
+    std::map<DefaultKey, std::size_t> seen_defaults;
+    Json const& defaults = array(root, "defaults");
+    for (std::size_t i = 0; i < defaults.size(); ++i) {
+      std::string const path = index_path("defaults", i);
+      TableDefault d = read_default(defaults[i], path, t);
+      auto [it, inserted] =
+          seen_defaults.emplace(DefaultKey{d.gpu, d.precision, d.layout, d.align}, i);
+      if (!inserted) {
+        fail(path, "duplicate of " + index_path("defaults", it->second) +
+                       " (same gpu, precision, layout and align)");
+      }
+      t.defaults.push_back(std::move(d));
+    }
+    return t;
+  }
+
+ private:
+  std::string source_;
+};
+
+/// Parses JSON text with a depth cap and duplicate-key detection. nlohmann's parser keeps the
+/// last of duplicate keys silently and its copy/dump recurse per level, so both are stopped here,
+/// in the parser callback, before a DOM is built.
+Json parse_json(std::string_view text, std::string const& source) {
+  struct Frame {
+    bool is_array = false;
+    std::size_t index = 0;           // arrays: the element being read
+    std::string key;                 // objects: the member being read
+    std::vector<std::string> keys;   // objects: keys seen so far
+  };
+  std::vector<Frame> frames;
+  auto path = [&frames] {
+    std::string p;
+    for (auto const& f : frames) p = f.is_array ? index_path(p, f.index) : join(p, f.key);
+    return p.empty() ? std::string("top level") : p;
+  };
+  // A value ends: the enclosing array moves on to its next element.
+  auto value_done = [&frames] {
+    if (!frames.empty() && frames.back().is_array) ++frames.back().index;
+  };
+  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) -> bool {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        if (depth >= kMaxTableDepth) {
+          throw Error(source + ": " + path() + ": nested deeper than " +
+                      std::to_string(kMaxTableDepth) + " levels (a tuning table needs 3)");
+        }
+        frames.push_back(Frame{event == Json::parse_event_t::array_start, 0, {}, {}});
+        break;
+      case Json::parse_event_t::key: {
+        auto& f = frames.back();
+        auto const& k = parsed.get_ref<std::string const&>();
+        f.key = k;
+        if (std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end()) {
+          throw Error(source + ": " + path() + ": duplicate key");
+        }
+        f.keys.push_back(k);
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        frames.pop_back();
+        value_done();
+        break;
+      case Json::parse_event_t::value:
+        value_done();
+        break;
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), callback);
+  } catch (Json::exception const& e) {
+    throw Error(source + ": not valid JSON: " + e.what());
+  }
+}
+
+std::string too_large(std::string const& source, std::uintmax_t bytes) {
+  return source + ": " + std::to_string(bytes) + " bytes is more than the " +
+         std::to_string(kMaxTableBytes >> 20) + " MiB limit for a tuning table";
+}
+
+OrderedJson optional_number(std::optional<double> v) {
+  return v ? OrderedJson(*v) : OrderedJson(nullptr);
+}
+
+std::string cc_text(GpuIdentity const& g) {
+  return std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
+}
+
+}  // namespace
+
+std::optional<double> TableEntry::ratio_cublas() const {
+  if (!cublas_ms) return std::nullopt;
+  return *cublas_ms / time_ms;
+}
+
+std::optional<double> TableEntry::ratio_cublaslt() const {
+  if (!cublaslt_ms) return std::nullopt;
+  return *cublaslt_ms / time_ms;
+}
+
+TableGpu const* TuningTable::find_gpu(int id) const {
+  for (auto const& g : gpus) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+TuningTable parse_tuning_table(std::string_view text, std::string_view source) {
+  std::string const src(source);
+  if (text.size() > kMaxTableBytes) throw Error(too_large(src, text.size()));
+  Json const root = parse_json(text, src);
+  return TableReader(src).read(root);
+}
+
+TuningTable read_tuning_table(std::filesystem::path const& path) {
+  std::string const src = path.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(src + ": no such tuning table file (expected a JSON file written by gemmtune export)");
+  }
+  auto const size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(src + ": cannot read the tuning table: " + ec.message());
+  if (size > kMaxTableBytes) throw Error(too_large(src, size));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(src + ": cannot open the tuning table for reading");
+  std::string text;
+  // Read at most one byte past the cap, in case the file grew after the size check.
+  text.resize(static_cast<std::size_t>(kMaxTableBytes) + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxTableBytes) throw Error(too_large(src, text.size()));
+  return parse_tuning_table(text, src);
+}
+
+std::string format_tuning_table(TuningTable const& t) {
+  OrderedJson root;
+  root["format"] = kTableFormat;
+  root["version"] = kTableVersion;
+  root["generated_at"] = t.generated_at;
+  root["gemmtune_version"] = t.gemmtune_version;
+  OrderedJson gpus = OrderedJson::array();
+  for (auto const& g : t.gpus) {
+    gpus.push_back(OrderedJson{{"id", g.id},
+                               {"name", g.gpu.name},
+                               {"cc", cc_text(g.gpu)},
+                               {"sm_count", g.gpu.sm_count}});
+  }
+  root["gpus"] = std::move(gpus);
+  OrderedJson entries = OrderedJson::array();
+  for (auto const& e : t.entries) {
+    entries.push_back(OrderedJson{{"gpu", e.gpu},
+                                  {"precision", to_string(e.problem.precision)},
+                                  {"layout", to_string(e.problem.layout)},
+                                  {"m", e.problem.m},
+                                  {"n", e.problem.n},
+                                  {"k", e.problem.k},
+                                  {"align", e.problem.align},
+                                  {"kernel", e.kernel.id()},
+                                  {"time_ms", e.time_ms},
+                                  {"tflops", e.tflops},
+                                  {"cublas_ms", optional_number(e.cublas_ms)},
+                                  {"cublaslt_ms", optional_number(e.cublaslt_ms)},
+                                  {"ratio_cublas", optional_number(e.ratio_cublas())},
+                                  {"ratio_cublaslt", optional_number(e.ratio_cublaslt())}});
+  }
+  root["entries"] = std::move(entries);
+  OrderedJson defaults = OrderedJson::array();
+  for (auto const& d : t.defaults) {
+    defaults.push_back(OrderedJson{{"gpu", d.gpu},
+                                   {"precision", to_string(d.precision)},
+                                   {"layout", to_string(d.layout)},
+                                   {"align", d.align},
+                                   {"kernel", d.kernel.id()},
+                                   {"mean_relative", d.mean_relative},
+                                   {"shapes", d.shapes}});
+  }
+  root["defaults"] = std::move(defaults);
+  return root.dump(2) + "\n";
+}
+
+void write_tuning_table(TuningTable const& table, std::filesystem::path const& path) {
+  std::string const text = format_tuning_table(table);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw Error(path.string() + ": cannot write the tuning table (cannot create " + tmp.string() + ")");
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fflush(f) == 0 && ok;
+  ok = ::fsync(::fileno(f)) == 0 && ok;
+  ok = std::fclose(f) == 0 && ok;
+  std::error_code ec;
+  if (ok) std::filesystem::rename(tmp, path, ec);
+  if (!ok || ec) {
+    std::filesystem::remove(tmp, ec);
+    throw Error(path.string() + ": cannot write the tuning table (disk full or no permission?)");
+  }
+}
+
+std::string format_utc_time(std::int64_t unix_seconds) {
+  std::time_t const t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+TuningTableBuilder::TuningTableBuilder(std::string generated_at) {
+  table_.generated_at =
+      generated_at.empty() ? format_utc_time(static_cast<std::int64_t>(std::time(nullptr)))
+                           : std::move(generated_at);
+  table_.gemmtune_version = std::string(gemmtune_version());
+}
+
+int TuningTableBuilder::add_gpu(GpuIdentity const& gpu) {
+  for (auto const& g : table_.gpus) {
+    if (g.gpu == gpu) return g.id;
+  }
+  int const id = static_cast<int>(table_.gpus.size());
+  table_.gpus.push_back(TableGpu{id, gpu});
+  return id;
+}
+
+void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& problem,
+                                   KernelConfig const& kernel, double time_ms, double tflops,
+                                   std::optional<double> cublas_ms,
+                                   std::optional<double> cublaslt_ms) {
+  TableEntry e;
+  e.gpu = add_gpu(gpu);
+  e.problem = problem.resolved();
+  e.kernel = kernel;
+  e.time_ms = time_ms;
+  e.tflops = tflops;
+  e.cublas_ms = cublas_ms;
+  e.cublaslt_ms = cublaslt_ms;
+  table_.entries.push_back(std::move(e));
+}
+
+void TuningTableBuilder::add_default(GpuIdentity const& gpu, Precision precision, Layout layout,
+                                     int align, KernelConfig const& kernel, double mean_relative,
+                                     int shapes) {
+  table_.defaults.push_back(
+      TableDefault{add_gpu(gpu), precision, layout, align, kernel, mean_relative, shapes});
+}
+
+TuningTable TuningTableBuilder::build() const {
+  TuningTable t = table_;
+  auto entry_key = [](TableEntry const& e) {
+    return std::tuple(e.gpu, e.problem.precision, e.problem.layout, e.problem.m, e.problem.n,
+                      e.problem.k, e.problem.align);
+  };
+  std::stable_sort(t.entries.begin(), t.entries.end(),
+                   [&](auto const& a, auto const& b) { return entry_key(a) < entry_key(b); });
+  auto default_key = [](TableDefault const& d) {
+    return std::tuple(d.gpu, d.precision, d.layout, d.align);
+  };
+  std::stable_sort(t.defaults.begin(), t.defaults.end(),
+                   [&](auto const& a, auto const& b) { return default_key(a) < default_key(b); });
+  return parse_tuning_table(format_tuning_table(t), "exported table");
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,121 @@
+// The JSON tuning table (format "gemmtune-table", version 1): its in-memory form, a strict
+// reader that names the JSON path of every problem, a stable pretty writer, and the builder the
+// cache export uses. No SQLite and no CUDA here: the runtime library reads tables with this alone.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "core/precision.hpp"
+#include "core/problem.hpp"
+
+namespace gemmtune {
+
+/// The "format" field of every table.
+inline constexpr std::string_view kTableFormat = "gemmtune-table";
+/// The only "version" this build reads and writes.
+inline constexpr int kTableVersion = 1;
+/// Files larger than this are refused before parsing.
+inline constexpr std::uintmax_t kMaxTableBytes = std::uintmax_t{64} << 20;
+/// Deepest nesting of arrays/objects accepted (a table needs 3: root, list, item).
+inline constexpr int kMaxTableDepth = 8;
+
+/// One GPU of a table; entries and defaults refer to it by `id`.
+struct TableGpu {
+  int id = 0;
+  GpuIdentity gpu;
+  bool operator==(TableGpu const&) const = default;
+};
+
+/// The tuned winner for one (GPU, problem).
+struct TableEntry {
+  int gpu = 0;          ///< TableGpu::id
+  Problem problem;      ///< align is always filled in (1, 2, 4, 8 or 16)
+  KernelConfig kernel;
+  double time_ms = 0.0;
+  double tflops = 0.0;
+  std::optional<double> cublas_ms;    ///< absent when cuBLAS was not timed
+  std::optional<double> cublaslt_ms;  ///< best of cuBLASLt's heuristic algorithms
+
+  /// cublas_ms / time_ms: above 1 the tuned kernel beats cuBLAS.
+  std::optional<double> ratio_cublas() const;
+  /// cublaslt_ms / time_ms: above 1 the tuned kernel beats cuBLASLt autotuned.
+  std::optional<double> ratio_cublaslt() const;
+  bool operator==(TableEntry const&) const = default;
+};
+
+/// The config with the best mean relative performance over the tuned shapes of one
+/// (GPU, precision, layout), among configs verified at an alignment class ≤ `align`; it is
+/// offered for untuned problems whose alignment class is ≥ `align`.
+struct TableDefault {
+  int gpu = 0;  ///< TableGpu::id
+  Precision precision = Precision::kFP32;
+  Layout layout = Layout::kNN;
+  int align = 16;
+  KernelConfig kernel;
+  double mean_relative = 0.0;  ///< in (0, 1]: mean over shapes of best_time / this config's time
+  int shapes = 0;              ///< shapes on which the config has a verified time
+  bool operator==(TableDefault const&) const = default;
+};
+
+/// A whole tuning table.
+struct TuningTable {
+  std::string generated_at;      ///< ISO 8601 UTC, e.g. "2025-06-01T12:00:00Z"
+  std::string gemmtune_version;  ///< of the gemmtune that wrote it
+  std::vector<TableGpu> gpus;
+  std::vector<TableEntry> entries;
+  std::vector<TableDefault> defaults;
+
+  /// The GPU with this id, or nullptr.
+  TableGpu const* find_gpu(int id) const;
+  bool operator==(TuningTable const&) const = default;
+};
+
+/// Parses and validates a table. Throws Error "<source>: <json path>: expected ..., got ..." on
+/// the first problem: size over kMaxTableBytes, nesting over kMaxTableDepth, a duplicate or
+/// unknown key, a wrong type, an out-of-range value, an unknown precision or layout, a kernel id
+/// that is not canonical, a dangling GPU id, a duplicate entry, or another format or version.
+TuningTable parse_tuning_table(std::string_view text, std::string_view source = "tuning table");
+/// Reads a table file (size checked before reading); errors name the path.
+TuningTable read_tuning_table(std::filesystem::path const& path);
+
+/// Pretty JSON (2-space indent, documented key order, trailing newline). Entries and defaults
+/// are written in the order held; TuningTableBuilder::build() sorts them.
+std::string format_tuning_table(TuningTable const& table);
+/// Writes the table next to `path` and renames it into place, so readers never see half a file.
+void write_tuning_table(TuningTable const& table, std::filesystem::path const& path);
+
+/// Unix seconds as ISO 8601 UTC ("1970-01-01T00:00:00Z").
+std::string format_utc_time(std::int64_t unix_seconds);
+
+/// Assembles a table from results (the cache export uses it). GPUs get ids in order of first use.
+class TuningTableBuilder {
+ public:
+  /// `generated_at` defaults to the current time.
+  explicit TuningTableBuilder(std::string generated_at = {});
+
+  /// The id of a GPU, adding it on first use.
+  int add_gpu(GpuIdentity const& gpu);
+  /// Adds the winner for one problem (align 0 is resolved from packed storage).
+  void add_entry(GpuIdentity const& gpu, Problem const& problem, KernelConfig const& kernel,
+                 double time_ms, double tflops, std::optional<double> cublas_ms,
+                 std::optional<double> cublaslt_ms);
+  /// Adds a default for (GPU, precision, layout, align).
+  void add_default(GpuIdentity const& gpu, Precision precision, Layout layout, int align,
+                   KernelConfig const& kernel, double mean_relative, int shapes);
+
+  /// The table, entries and defaults sorted by (gpu, precision, layout, shape/align), checked
+  /// by the same reader that import uses, so an export never writes a table import refuses.
+  TuningTable build() const;
+
+ private:
+  TuningTable table_;
+};
+
+}  // namespace gemmtune
