@@ -1,0 +1,172 @@
+// The lookup fallback chain: each rule hit, the alignment rule, and the explanations.
+#include "core/table_lookup.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gemmtune {
+namespace {
+
+GpuIdentity h200() { return {"NVIDIA H200", 9, 0, 132}; }
+GpuIdentity h200_cut() { return {"NVIDIA H200", 9, 0, 114}; }
+GpuIdentity h100() { return {"NVIDIA H100 80GB HBM3", 9, 0, 132}; }
+GpuIdentity l4() { return {"NVIDIA L4", 8, 9, 58}; }
+
+Problem shape(std::int64_t m, std::int64_t n, std::int64_t k, int align,
+              Precision p = Precision::kFP32, Layout l = Layout::kNN) {
+  Problem x;
+  x.m = m;
+  x.n = n;
+  x.k = k;
+  x.align = align;
+  x.precision = p;
+  x.layout = l;
+  return x;
+}
+
+KernelConfig kernel(std::string const& id) { return parse_kernel_id(id); }
+
+// H200: fp32 NN entries at 4096³ a16 (A), 1024³ a16 (B), 1000³ a4 (C), defaults a16 (D16) and
+// a4 (D4); fp32 NT only defaults a4 (F) and a16 (G). H100: fp32 NN default (E) and tf32 NN
+// default (T). Nothing for L4.
+TuningTable table() {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  b.add_entry(h200(), shape(4096, 4096, 4096, 16), kernel("simt:V=1"), 2.5, 55, 3.0, 2.6);
+  b.add_entry(h200(), shape(1024, 1024, 1024, 16), kernel("simt:V=2"), 0.05, 43, std::nullopt,
+              std::nullopt);
+  b.add_entry(h200(), shape(1000, 1000, 1000, 4), kernel("simt:V=3"), 0.06, 33, std::nullopt,
+              std::nullopt);
+  b.add_default(h200(), Precision::kFP32, Layout::kNN, 16, kernel("simt:D=16"), 0.95, 2);
+  b.add_default(h200(), Precision::kFP32, Layout::kNN, 4, kernel("simt:D=4"), 0.9, 3);
+  b.add_default(h200(), Precision::kFP32, Layout::kNT, 4, kernel("simt:F=4"), 0.8, 3);
+  b.add_default(h200(), Precision::kFP32, Layout::kNT, 16, kernel("simt:G=16"), 0.85, 2);
+  b.add_default(h100(), Precision::kFP32, Layout::kNN, 16, kernel("simt:E=1"), 0.9, 4);
+  b.add_default(h100(), Precision::kTF32, Layout::kNN, 16, kernel("mma:T=1"), 0.9, 4);
+  return b.build();
+}
+
+class Lookup : public testing::Test {
+ protected:
+  TableIndex index{table()};
+};
+
+TEST_F(Lookup, ExactHit) {
+  LookupResult const r = index.lookup(h200(), shape(4096, 4096, 4096, 16));
+  EXPECT_EQ(r.rule, LookupRule::kExact);
+  ASSERT_TRUE(r.kernel.has_value());
+  EXPECT_EQ(r.kernel->id(), "simt:V=1");
+  ASSERT_GE(r.entry_index, 0);
+  EXPECT_EQ(index.table().entries[static_cast<std::size_t>(r.entry_index)].kernel.id(), "simt:V=1");
+  EXPECT_EQ(r.default_index, -1);
+  EXPECT_EQ(r.explanation.rfind("exact: ", 0), 0u) << r.explanation;
+}
+
+TEST_F(Lookup, AlignZeroIsResolvedFromPackedStorage) {
+  // 4096 fp32 rows are 16-byte multiples, so the packed problem is a16: an exact hit.
+  EXPECT_EQ(index.lookup(h200(), shape(4096, 4096, 4096, 0)).rule, LookupRule::kExact);
+}
+
+TEST_F(Lookup, NearestInLogSpace) {
+  LookupResult const r = index.lookup(h200(), shape(3000, 3000, 3000, 16));
+  EXPECT_EQ(r.rule, LookupRule::kNearest);
+  EXPECT_EQ(r.kernel->id(), "simt:V=1");  // log2(4096/3000) < log2(3000/1024)
+  EXPECT_NEAR(r.distance, std::sqrt(3.0) * std::log2(4096.0 / 3000.0), 1e-12);
+  EXPECT_NE(r.explanation.find("4096x4096x4096"), std::string::npos) << r.explanation;
+
+  LookupResult const small = index.lookup(h200(), shape(1200, 900, 1100, 16));
+  EXPECT_EQ(small.rule, LookupRule::kNearest);
+  EXPECT_EQ(small.kernel->id(), "simt:V=2");
+}
+
+TEST_F(Lookup, NearestNeverOffersAMoreAlignedEntry) {
+  // A 4-byte-aligned problem may not use configs tuned on 16-byte-aligned data, however close.
+  LookupResult const r = index.lookup(h200(), shape(4096, 4096, 4096, 4));
+  EXPECT_EQ(r.rule, LookupRule::kNearest);
+  EXPECT_EQ(r.kernel->id(), "simt:V=3");
+  EXPECT_EQ(index.table().entries[static_cast<std::size_t>(r.entry_index)].problem.align, 4);
+}
+
+TEST_F(Lookup, LessAlignedEntryOfTheSameShapeIsNearestAtDistanceZero) {
+  LookupResult const r = index.lookup(h200(), shape(1000, 1000, 1000, 8));
+  EXPECT_EQ(r.rule, LookupRule::kNearest);
+  EXPECT_EQ(r.kernel->id(), "simt:V=3");
+  EXPECT_EQ(r.distance, 0.0);
+}
+
+TEST_F(Lookup, GpuDefaultPicksTheWidestSafeAlignment) {
+  LookupResult const a16 = index.lookup(h200(), shape(512, 512, 512, 16, Precision::kFP32, Layout::kNT));
+  EXPECT_EQ(a16.rule, LookupRule::kGpuDefault);
+  EXPECT_EQ(a16.kernel->id(), "simt:G=16");
+  EXPECT_GE(a16.default_index, 0);
+  EXPECT_EQ(a16.entry_index, -1);
+  EXPECT_EQ(a16.explanation.rfind("gpu_default: ", 0), 0u) << a16.explanation;
+
+  LookupResult const a8 = index.lookup(h200(), shape(512, 512, 512, 8, Precision::kFP32, Layout::kNT));
+  EXPECT_EQ(a8.rule, LookupRule::kGpuDefault);
+  EXPECT_EQ(a8.kernel->id(), "simt:F=4");
+}
+
+TEST_F(Lookup, ArchDefaultPrefersTheSameName) {
+  // A cut-down H200 (114 SMs) is another GPU: the 132-SM H200's default beats the H100's.
+  LookupResult const r = index.lookup(h200_cut(), shape(4096, 4096, 4096, 16));
+  EXPECT_EQ(r.rule, LookupRule::kArchDefault);
+  EXPECT_EQ(r.kernel->id(), "simt:D=16");
+  EXPECT_NE(r.explanation.find("NVIDIA H200 / sm_90 / 132 SMs"), std::string::npos)
+      << r.explanation;
+}
+
+TEST_F(Lookup, ArchDefaultFromAnotherGpuOfTheSameCc) {
+  LookupResult const r = index.lookup(h200(), shape(256, 256, 256, 16, Precision::kTF32));
+  EXPECT_EQ(r.rule, LookupRule::kArchDefault);
+  EXPECT_EQ(r.kernel->id(), "mma:T=1");
+}
+
+TEST_F(Lookup, NoneForAnotherArch) {
+  LookupResult const r = index.lookup(l4(), shape(4096, 4096, 4096, 16));
+  EXPECT_EQ(r.rule, LookupRule::kNone);
+  EXPECT_FALSE(r.kernel.has_value());
+  EXPECT_EQ(r.entry_index, -1);
+  EXPECT_EQ(r.default_index, -1);
+  EXPECT_NE(r.explanation.find("cuBLAS"), std::string::npos) << r.explanation;
+}
+
+TEST_F(Lookup, NoneWhenNothingIsSafeForTheAlignment) {
+  LookupResult const r = index.lookup(h200(), shape(4096, 4096, 4096, 2));
+  EXPECT_EQ(r.rule, LookupRule::kNone);
+}
+
+TEST_F(Lookup, InvalidShapeIsNone) {
+  EXPECT_EQ(index.lookup(h200(), shape(0, 4096, 4096, 16)).rule, LookupRule::kNone);
+  EXPECT_EQ(index.lookup(h200(), shape(4096, kMaxDim + 1, 4096, 16)).rule, LookupRule::kNone);
+}
+
+TEST(LookupFunction, MatchesTheIndex) {
+  TuningTable const t = table();
+  TableIndex const idx(t);
+  for (auto const& p : {shape(4096, 4096, 4096, 16), shape(3000, 3000, 3000, 16),
+                        shape(8, 8, 8, 16, Precision::kFP32, Layout::kNT)}) {
+    LookupResult const a = lookup(t, h200(), p);
+    LookupResult const b = idx.lookup(h200(), p);
+    EXPECT_EQ(a.rule, b.rule);
+    EXPECT_EQ(a.kernel, b.kernel);
+    EXPECT_EQ(a.explanation, b.explanation);
+  }
+}
+
+TEST(LookupRuleText, Names) {
+  EXPECT_EQ(to_string(LookupRule::kExact), "exact");
+  EXPECT_EQ(to_string(LookupRule::kNearest), "nearest");
+  EXPECT_EQ(to_string(LookupRule::kGpuDefault), "gpu_default");
+  EXPECT_EQ(to_string(LookupRule::kArchDefault), "arch_default");
+  EXPECT_EQ(to_string(LookupRule::kNone), "none");
+}
+
+TEST(LookupEmptyTable, IsNone) {
+  TuningTable empty;
+  EXPECT_EQ(lookup(empty, h200(), shape(1, 1, 1, 16)).rule, LookupRule::kNone);
+}
+
+}  // namespace
+}  // namespace gemmtune

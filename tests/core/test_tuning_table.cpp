@@ -1,0 +1,287 @@
+// Tuning table: round trips, stable output, and malformed tables rejected with the JSON path.
+#include "core/tuning_table.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Json = nlohmann::json;
+
+GpuIdentity h200() { return {"NVIDIA H200", 9, 0, 132}; }
+GpuIdentity a100() { return {"NVIDIA A100-SXM4-80GB", 8, 0, 108}; }
+
+Problem shape(std::int64_t m, std::int64_t n, std::int64_t k, int align,
+              Precision p = Precision::kFP32, Layout l = Layout::kNN) {
+  Problem x;
+  x.m = m;
+  x.n = n;
+  x.k = k;
+  x.align = align;
+  x.precision = p;
+  x.layout = l;
+  return x;
+}
+
+TuningTable sample_table() {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  b.add_entry(h200(), shape(4096, 4096, 4096, 16), parse_kernel_id("simt:BM=128,BN=128,BK=8"),
+              2.5, 55.0, 3.0, 2.0);
+  b.add_entry(h200(), shape(1000, 1000, 1000, 4), parse_kernel_id("simt:BM=64,BN=64,BK=8"),
+              0.25, 8.0, std::nullopt, std::nullopt);
+  b.add_entry(a100(), shape(512, 512, 512, 16, Precision::kBF16, Layout::kTN),
+              parse_kernel_id("mma:BM=128,BN=128,BK=32"), 0.01, 26.8, 0.012, std::nullopt);
+  b.add_default(h200(), Precision::kFP32, Layout::kNN, 16, parse_kernel_id("simt:BM=128,BN=128,BK=8"),
+                0.97, 2);
+  b.add_default(h200(), Precision::kFP32, Layout::kNN, 4, parse_kernel_id("simt:BM=64,BN=64,BK=8"),
+                0.8, 1);
+  return b.build();
+}
+
+TEST(TuningTable, BuilderSortsAndAssignsGpuIds) {
+  TuningTable const t = sample_table();
+  ASSERT_EQ(t.gpus.size(), 2u);
+  EXPECT_EQ(t.gpus[0].id, 0);
+  EXPECT_EQ(t.gpus[0].gpu, h200());
+  EXPECT_EQ(t.gpus[1].gpu, a100());
+  ASSERT_EQ(t.entries.size(), 3u);
+  // Sorted by (gpu, precision, layout, m, n, k, align).
+  EXPECT_EQ(t.entries[0].problem.m, 1000);
+  EXPECT_EQ(t.entries[1].problem.m, 4096);
+  EXPECT_EQ(t.entries[2].gpu, 1);
+  ASSERT_EQ(t.defaults.size(), 2u);
+  EXPECT_EQ(t.defaults[0].align, 4);
+  EXPECT_EQ(t.gemmtune_version, gemmtune_version());
+  EXPECT_DOUBLE_EQ(*t.entries[1].ratio_cublas(), 3.0 / 2.5);
+  EXPECT_FALSE(t.entries[0].ratio_cublas().has_value());
+}
+
+TEST(TuningTable, RoundTripIsExactAndOutputStable) {
+  TuningTable const t = sample_table();
+  std::string const text = format_tuning_table(t);
+  TuningTable const back = parse_tuning_table(text);
+  EXPECT_EQ(back, t);
+  EXPECT_EQ(format_tuning_table(back), text);
+  Json const j = Json::parse(text);
+  EXPECT_EQ(j["format"], "gemmtune-table");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["gpus"][0]["cc"], "9.0");
+  EXPECT_EQ(j["entries"][1]["kernel"], "simt:BM=128,BN=128,BK=8");
+  EXPECT_TRUE(j["entries"][0]["cublas_ms"].is_null());
+  EXPECT_DOUBLE_EQ(j["entries"][1]["ratio_cublaslt"].get<double>(), 2.0 / 2.5);
+  // The documented key order, not alphabetical.
+  EXPECT_LT(text.find("\"format\""), text.find("\"version\""));
+  EXPECT_LT(text.find("\"version\""), text.find("\"gpus\""));
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(TuningTable, OptionalBaselinesMayBeAbsent) {
+  Json j = Json::parse(format_tuning_table(sample_table()));
+  for (auto const* key : {"cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt"}) {
+    j["entries"][0].erase(key);
+  }
+  TuningTable const t = parse_tuning_table(j.dump());
+  EXPECT_FALSE(t.entries[0].cublas_ms.has_value());
+}
+
+TEST(TuningTable, FileRoundTrip) {
+  auto const dir = std::filesystem::path(testing::TempDir()) /
+                   ("gemmtune_table_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto const file = dir / "table.json";
+  write_tuning_table(sample_table(), file);
+  EXPECT_EQ(read_tuning_table(file), sample_table());
+  // No temporary file is left behind.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TuningTable, MissingFileIsAClearError) {
+  try {
+    read_tuning_table("/nonexistent/table.json");
+    FAIL() << "expected an error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/table.json"), std::string::npos);
+  }
+}
+
+TEST(TuningTable, OversizedFileRefusedBeforeReading) {
+  auto const file = std::filesystem::path(testing::TempDir()) /
+                    ("gemmtune_big_" + std::to_string(::getpid()) + ".json");
+  { std::ofstream(file) << "{"; }
+  std::filesystem::resize_file(file, kMaxTableBytes + 1);  // sparse: nothing is written
+  try {
+    read_tuning_table(file);
+    FAIL() << "expected an error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("MiB limit"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(TuningTable, OversizedTextRefused) {
+  std::string text(kMaxTableBytes + 1, ' ');
+  EXPECT_THROW(parse_tuning_table(text), Error);
+}
+
+TEST(TuningTable, BuilderRefusesDuplicateEntries) {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  b.add_entry(h200(), shape(64, 64, 64, 16), parse_kernel_id("simt:BM=64"), 1.0, 1.0,
+              std::nullopt, std::nullopt);
+  b.add_entry(h200(), shape(64, 64, 64, 16), parse_kernel_id("simt:BM=32"), 1.0, 1.0,
+              std::nullopt, std::nullopt);
+  EXPECT_THROW(b.build(), Error);
+}
+
+// ---- malformed tables ------------------------------------------------------------------
+
+struct Malformed {
+  std::string name;
+  std::function<std::string(Json)> make;  // from the valid sample's JSON to the bad text
+  std::string expected;                   // must appear in the error message
+};
+
+std::function<std::string(Json)> edit(std::function<void(Json&)> f) {
+  return [f](Json j) {
+    f(j);
+    return j.dump(1);
+  };
+}
+
+std::string nested(int levels) {
+  std::string s = "{\"format\":\"gemmtune-table\",\"version\":1,\"x\":";
+  s += std::string(static_cast<std::size_t>(levels), '[');
+  s += std::string(static_cast<std::size_t>(levels), ']');
+  return s + "}";
+}
+
+std::vector<Malformed> malformed_cases() {
+  return {
+      {"NotJson", [](Json) { return std::string("{\"format\": "); }, "not valid JSON"},
+      {"RootArray", [](Json) { return std::string("[]"); }, "top level: expected an object, got an array"},
+      {"WrongFormat", edit([](Json& j) { j["format"] = "other-table"; }),
+       "format: expected \"gemmtune-table\""},
+      {"MissingFormat", edit([](Json& j) { j.erase("format"); }), "format: missing"},
+      {"NewerVersion", edit([](Json& j) { j["version"] = 2; }),
+       "version: this gemmtune reads table version 1, got 2 (written by a newer gemmtune)"},
+      {"VersionAsText", edit([](Json& j) { j["version"] = "1"; }), "version: this gemmtune reads"},
+      {"UnknownTopKey", edit([](Json& j) { j["comment"] = "hi"; }), "comment: unknown key"},
+      {"EmptyGeneratedAt", edit([](Json& j) { j["generated_at"] = ""; }),
+       "generated_at: expected a non-empty string"},
+      {"GpusNotArray", edit([](Json& j) { j["gpus"] = Json::object(); }),
+       "gpus: expected an array, got an object"},
+      {"GpuBadCc", edit([](Json& j) { j["gpus"][0]["cc"] = "9"; }),
+       "gpus[0].cc: expected a compute capability such as \"9.0\", got \"9\""},
+      {"GpuCcAsNumber", edit([](Json& j) { j["gpus"][0]["cc"] = 90; }), "gpus[0].cc: expected"},
+      {"GpuZeroSms", edit([](Json& j) { j["gpus"][1]["sm_count"] = 0; }),
+       "gpus[1].sm_count: expected an integer in [1, 100000], got 0"},
+      {"GpuDuplicateId", edit([](Json& j) { j["gpus"][1]["id"] = 0; }),
+       "gpus[1].id: duplicate of gpus[0].id"},
+      {"GpuDuplicateIdentity", edit([](Json& j) {
+         j["gpus"][1]["name"] = j["gpus"][0]["name"];
+         j["gpus"][1]["cc"] = j["gpus"][0]["cc"];
+         j["gpus"][1]["sm_count"] = j["gpus"][0]["sm_count"];
+       }),
+       "gpus[1]: same name, cc and sm_count as gpus[0]"},
+      {"EntryNotObject", edit([](Json& j) { j["entries"][0] = 5; }),
+       "entries[0]: expected an object, got 5"},
+      {"NegativeM", edit([](Json& j) { j["entries"][2]["m"] = -5; }),
+       "entries[2].m: expected an integer in [1, 16777216], got -5"},
+      {"HugeN", edit([](Json& j) { j["entries"][0]["n"] = 16777217; }),
+       "entries[0].n: expected an integer in [1, 16777216], got 16777217"},
+      {"UnsignedOverflowK", edit([](Json& j) { j["entries"][0]["k"] = 18446744073709551615ull; }),
+       "entries[0].k: expected an integer in [1, 16777216], got 18446744073709551615"},
+      {"FractionalK", edit([](Json& j) { j["entries"][1]["k"] = 12.5; }),
+       "entries[1].k: expected an integer in [1, 16777216], got 12.5"},
+      {"UnknownPrecision", edit([](Json& j) { j["entries"][0]["precision"] = "fp64"; }),
+       "entries[0].precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", got \"fp64\""},
+      {"LowercaseLayout", edit([](Json& j) { j["entries"][0]["layout"] = "nn"; }),
+       "entries[0].layout: expected one of \"NN\", \"NT\", \"TN\", \"TT\", got \"nn\""},
+      {"BadAlign", edit([](Json& j) { j["entries"][1]["align"] = 3; }),
+       "entries[1].align: expected one of 1, 2, 4, 8, 16, got 3"},
+      {"BadKernelId", edit([](Json& j) { j["entries"][0]["kernel"] = "Simt:BM=1"; }),
+       "entries[0].kernel: bad kernel id 'Simt:BM=1'"},
+      {"NonCanonicalKernelId", edit([](Json& j) { j["entries"][0]["kernel"] = "simt:BM=064"; }),
+       "entries[0].kernel: expected the canonical id \"simt:BM=64\""},
+      {"ZeroTime", edit([](Json& j) { j["entries"][1]["time_ms"] = 0; }),
+       "entries[1].time_ms: expected a number > 0, got 0"},
+      {"TimeAsText", edit([](Json& j) { j["entries"][1]["time_ms"] = "fast"; }),
+       "entries[1].time_ms: expected a number > 0, got \"fast\""},
+      {"NegativeCublas", edit([](Json& j) { j["entries"][1]["cublas_ms"] = -1.0; }),
+       "entries[1].cublas_ms: expected a number > 0, got -1.0"},
+      {"DanglingGpu", edit([](Json& j) { j["entries"][2]["gpu"] = 7; }),
+       "entries[2].gpu: no GPU with id 7 in gpus"},
+      {"UnknownEntryKey", edit([](Json& j) { j["entries"][1]["note"] = "x"; }),
+       "entries[1].note: unknown key"},
+      {"MissingTflops", edit([](Json& j) { j["entries"][0].erase("tflops"); }),
+       "entries[0].tflops: missing (expected a number > 0)"},
+      {"DuplicateEntry", edit([](Json& j) { j["entries"].push_back(j["entries"][0]); }),
+       "entries[3]: duplicate of entries[0] (same gpu, precision, layout, m, n, k and align)"},
+      {"InconsistentRatio", edit([](Json& j) { j["entries"][1]["ratio_cublas"] = 3.0; }),
+       "entries[1].ratio_cublas: expected cublas_ms / time_ms = 1.2, got 3.0"},
+      {"RatioWithoutBaseline", edit([](Json& j) { j["entries"][0]["ratio_cublas"] = 1.0; }),
+       "entries[0].ratio_cublas: expected null because cublas_ms is null"},
+      {"MissingRatio", edit([](Json& j) { j["entries"][1].erase("ratio_cublaslt"); }),
+       "entries[1].ratio_cublaslt: missing"},
+      {"MeanRelativeAboveOne", edit([](Json& j) { j["defaults"][1]["mean_relative"] = 1.5; }),
+       "defaults[1].mean_relative: expected a number in (0, 1], got 1.5"},
+      {"ZeroShapes", edit([](Json& j) { j["defaults"][0]["shapes"] = 0; }),
+       "defaults[0].shapes: expected an integer in [1, 2147483647], got 0"},
+      {"DuplicateDefault", edit([](Json& j) { j["defaults"].push_back(j["defaults"][1]); }),
+       "defaults[2]: duplicate of defaults[1] (same gpu, precision, layout and align)"},
+      {"DefaultDanglingGpu", edit([](Json& j) { j["defaults"][0]["gpu"] = 3; }),
+       "defaults[0].gpu: no GPU with id 3 in gpus"},
+      {"DuplicateKey",
+       [](Json j) {
+         std::string s = j.dump();
+         std::string const needle = "\"m\":";
+         auto const at = s.find(needle, s.find("\"entries\""));
+         s.insert(at, "\"m\":1,");
+         return s;
+       },
+       "entries[0].m: duplicate key"},
+      {"TooDeep", [](Json) { return nested(40); }, "nested deeper than 8 levels"},
+  };
+}
+
+class MalformedTable : public testing::TestWithParam<Malformed> {};
+
+TEST_P(MalformedTable, RejectedWithPath) {
+  Json const valid = Json::parse(format_tuning_table(sample_table()));
+  std::string const text = GetParam().make(valid);
+  try {
+    parse_tuning_table(text, "t.json");
+    FAIL() << "accepted: " << text.substr(0, 400);
+  } catch (Error const& e) {
+    std::string const msg = e.what();
+    EXPECT_EQ(msg.rfind("t.json: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(GetParam().expected), std::string::npos)
+        << "message: " << msg << "\nexpected to contain: " << GetParam().expected;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TuningTable, MalformedTable, testing::ValuesIn(malformed_cases()),
+                         [](auto const& info) { return info.param.name; });
+
+TEST(TuningTable, DepthWithinCapIsOnlyAnUnknownKey) {
+  // 7 levels under the root stay inside the cap, so the complaint is about the key instead.
+  try {
+    parse_tuning_table(nested(7));
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("x: unknown key"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
