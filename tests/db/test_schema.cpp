@@ -1,0 +1,246 @@
+// Opening the cache: fresh files are initialised, old ones migrated, and foreign, corrupt or
+// newer files refused with a clear error and left byte-for-byte unchanged.
+#include "schema.hpp"
+
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "db_test_support.hpp"
+#include "sqlite_trial_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+using namespace testing_support;
+
+/// Expects opening `path` to throw an Error containing `what`, the path and the --db hint,
+/// and the file (plus any -wal) to be unchanged.
+void expect_refused(std::filesystem::path const& path, std::string const& what) {
+  std::string const before = file_bytes(path);
+  try {
+    SqliteTrialStore store(path);
+    FAIL() << "opened " << path;
+  } catch (Error const& e) {
+    std::string const msg = e.what();
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("use --db to pick another file"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  EXPECT_EQ(file_bytes(path), before) << "the file was modified";
+  EXPECT_FALSE(std::filesystem::exists(path.string() + "-wal") &&
+               std::filesystem::file_size(path.string() + "-wal") > 0);
+}
+
+TEST(Schema, FreshPathIsInitialised) {
+  TempDir dir;
+  auto const path = dir / "sub/dir/cache.db";
+  { SqliteTrialStore store(path); }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(raw_sql(path, "PRAGMA application_id"), kCacheApplicationId);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  EXPECT_EQ(cache_schema_version(), static_cast<int>(migrations().size()));
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'trials'"), 1);
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'baselines'"), 1);
+  // WAL is a property of the file once set.
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<char const*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  // The directories it created are private.
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "sub").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+TEST(Schema, ReopeningKeepsData) {
+  TempDir dir;
+  auto const path = dir / "cache.db";
+  {
+    SqliteTrialStore store(path);
+    store.record_trial(trial(h200(), problem(64, 64, 64), "naive:BX=32", Disposition::kOk, 1.0));
+  }
+  SqliteTrialStore store(path);
+  EXPECT_EQ(store.stats().trials, 1);
+  EXPECT_EQ(store.stats().schema_version, cache_schema_version());
+}
+
+TEST(Schema, ZeroByteFileIsInitialised) {
+  TempDir dir;
+  auto const path = dir / "empty.db";
+  write_bytes(path, "");
+  { SqliteTrialStore store(path); }
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+}
+
+TEST(Schema, EmptySqliteFileIsInitialised) {
+  // A version-0 file: valid SQLite with no schema and no application id.
+  TempDir dir;
+  auto const path = dir / "v0.db";
+  raw_sql(path, "PRAGMA page_size = 4096; VACUUM;");
+  ASSERT_GT(std::filesystem::file_size(path), 0u);
+  { SqliteTrialStore store(path); }
+  EXPECT_EQ(raw_sql(path, "PRAGMA application_id"), kCacheApplicationId);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+}
+
+TEST(Schema, MigratesAVersion1Cache) {
+  TempDir dir;
+  auto const path = dir / "v1.db";
+  // Build a version-1 cache by hand, as the first release would have left it.
+  raw_sql(path, std::string(migrations()[0]));
+  raw_sql(path,
+          "PRAGMA application_id = " + std::to_string(kCacheApplicationId) +
+              "; PRAGMA user_version = 1;"
+              "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);"
+              "INSERT INTO provenances (driver, cuda_runtime, nvrtc, cublas, gemmtune_version, "
+              "template_hash, compile_options) VALUES ('13000', '13000', '13.0', '130100', "
+              "'0.1.0', 'abc123', '-arch=sm_90 -O3');"
+              "INSERT INTO trials (gpu_id, m, n, k, precision, layout, align, kernel_id, family, "
+              "provenance_id, attempt, disposition, reason, time_ms, exact_mismatches, registers, "
+              "spill_bytes, smem_bytes, created_at) VALUES (1, 64, 64, 64, 'fp32', 'NN', 16, "
+              "'naive:BX=32', 'naive', 1, 1, 'ok', '', 1.5, 0, 32, 0, 0, 1700000000);");
+  ASSERT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE name = 'baselines'"), 0);
+
+  SqliteTrialStore store(path);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  auto const found = store.find_trial(h200(), problem(64, 64, 64), parse_kernel_id("naive:BX=32"),
+                                      provenance());
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->time_ms, 1.5);
+  EXPECT_EQ(found->created_at, 1700000000);
+  // The table added by migration 2 works.
+  BaselineResult b;
+  b.ok = true;
+  b.cublas_ms = 1.0;
+  b.cublaslt_ms = 0.9;
+  store.record_baseline(h200(), problem(64, 64, 64), b, provenance());
+  EXPECT_TRUE(store.find_baseline(h200(), problem(64, 64, 64)).has_value());
+}
+
+TEST(Schema, GarbageFileRefusedUntouched) {
+  TempDir dir;
+  auto const path = dir / "garbage.db";
+  std::mt19937 rng(7);
+  std::string bytes(4096, '\0');
+  for (auto& c : bytes) c = static_cast<char>(rng());
+  write_bytes(path, bytes);
+  expect_refused(path, "is not a usable gemmtune cache (file is not a database)");
+}
+
+TEST(Schema, TextFileRefusedUntouched) {
+  TempDir dir;
+  auto const path = dir / "notes.txt";
+  write_bytes(path, "these are my notes, not a database\n");
+  expect_refused(path, "file is not a database");
+}
+
+TEST(Schema, AnotherApplicationsDatabaseRefusedUntouched) {
+  TempDir dir;
+  auto const path = dir / "other.db";
+  raw_sql(path, "PRAGMA application_id = 305419896; CREATE TABLE notes (body TEXT);"
+                "INSERT INTO notes VALUES ('keep me');");
+  expect_refused(path, "another application's SQLite database (application_id 0x12345678");
+}
+
+TEST(Schema, SqliteFileWithoutApplicationIdButWithTablesRefused) {
+  TempDir dir;
+  auto const path = dir / "plain.db";
+  raw_sql(path, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+  expect_refused(path, "is a SQLite database that is not a gemmtune cache");
+}
+
+TEST(Schema, NewerSchemaRefusedUntouched) {
+  TempDir dir;
+  auto const path = dir / "newer.db";
+  { SqliteTrialStore store(path); }
+  raw_sql(path, "PRAGMA user_version = 99");
+  expect_refused(path, "is a cache from a newer gemmtune (schema version 99, this build reads up to " +
+                           std::to_string(cache_schema_version()) + ")");
+}
+
+TEST(Schema, DamagedFirstPageRefusedUntouched) {
+  TempDir dir;
+  auto const path = dir / "damaged.db";
+  {
+    SqliteTrialStore store(path);
+    store.record_trial(trial(h200(), problem(64, 64, 64), "naive:BX=32", Disposition::kOk, 1.0));
+  }
+  // The last connection checkpointed the WAL into the file; scribble over page 1's b-tree
+  // (after the 100-byte header), where the schema lives.
+  std::string bytes = file_bytes(path);
+  ASSERT_GE(bytes.size(), 4096u);
+  for (std::size_t i = 100; i < 4096; ++i) bytes[i] = static_cast<char>(0xA5);
+  write_bytes(path, bytes);
+  expect_refused(path, "is not a usable gemmtune cache (");
+}
+
+TEST(Schema, DirectoryRefused) {
+  TempDir dir;
+  EXPECT_THROW(SqliteTrialStore store(dir.path()), Error);
+}
+
+TEST(Schema, ReadOnlyAccessQueriesButRefusesWrites) {
+  TempDir dir;
+  auto const path = dir / "cache.db";
+  {
+    SqliteTrialStore store(path);
+    store.record_trial(trial(h200(), problem(64, 64, 64), "naive:BX=32", Disposition::kOk, 1.0));
+  }
+  SqliteTrialStore store(path, SqliteTrialStore::Access::kReadOnly);
+  EXPECT_TRUE(store.read_only());
+  EXPECT_TRUE(store.best(h200(), problem(64, 64, 64)).has_value());
+  try {
+    store.record_trial(trial(h200(), problem(64, 64, 64), "naive:BX=16", Disposition::kOk, 1.0));
+    FAIL() << "wrote through a read-only store";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(store.begin_search("x"), Error);
+}
+
+TEST(Schema, ReadOnlyAccessToAMissingFileIsAClearError) {
+  TempDir dir;
+  auto const path = dir / "missing.db";
+  try {
+    SqliteTrialStore store(path, SqliteTrialStore::Access::kReadOnly);
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("no cache at"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(Schema, ReadOnlyAccessDoesNotMigrate) {
+  TempDir dir;
+  auto const path = dir / "v1.db";
+  raw_sql(path, std::string(migrations()[0]) + "PRAGMA application_id = " +
+                    std::to_string(kCacheApplicationId) + "; PRAGMA user_version = 1;");
+  std::string const before = file_bytes(path);
+  EXPECT_THROW(SqliteTrialStore(path, SqliteTrialStore::Access::kReadOnly), Error);
+  EXPECT_EQ(file_bytes(path), before);
+}
+
+TEST(Schema, UnwritableFileRefusesWrites) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores file permissions";
+  TempDir dir;
+  auto const path = dir / "cache.db";
+  { SqliteTrialStore store(path); }
+  ::chmod(path.c_str(), 0444);
+  SqliteTrialStore store(path);
+  EXPECT_TRUE(store.read_only());
+  EXPECT_THROW(store.begin_search("x"), Error);
+}
+
+}  // namespace
+}  // namespace gemmtune
