@@ -93,95 +93,97 @@ CublasLtAutotuner::~CublasLtAutotuner() {
 LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& pool,
                                         TimingSpec const& spec) {
   LtAutotuneResult out;
-  CublasContract contract = baseline_contract(p.precision);
-
-  // Heuristics for the pinned compute type; for fp32, cuBLASLt may not offer the pedantic
-  // type, and plain 32F compute with FP32 types is still no-TF32 in cuBLASLt (TF32 is opt-in).
-  LtProblem d;
-  std::vector<cublasLtMatmulHeuristicResult_t> heur(kLtAlgorithms);
-  int returned = 0;
-  auto query = [&]() -> cublasStatus_t {
-    d = LtProblem{};
-    returned = 0;
-    if (auto s = describe(p, contract, d); s != CUBLAS_STATUS_SUCCESS) return s;
-    cublasLtMatmulPreference_t pref_raw = nullptr;
-    if (auto s = cublasLtMatmulPreferenceCreate(&pref_raw); s != CUBLAS_STATUS_SUCCESS) return s;
-    Preference pref(pref_raw);
-    std::uint64_t const ws = workspace_.bytes();
-    if (auto s = cublasLtMatmulPreferenceSetAttribute(
-            pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-        s != CUBLAS_STATUS_SUCCESS) {
-      return s;
-    }
-    return cublasLtMatmulAlgoGetHeuristic(handle_, d.op.get(), d.first.get(), d.second.get(),
-                                          d.out.get(), d.out.get(), pref_raw, kLtAlgorithms,
-                                          heur.data(), &returned);
-  };
-  cublasStatus_t status = query();
-  if ((status != CUBLAS_STATUS_SUCCESS || returned == 0) &&
-      contract.compute == CUBLAS_COMPUTE_32F_PEDANTIC) {
-    contract.compute = CUBLAS_COMPUTE_32F;
-    status = query();
-    if (status == CUBLAS_STATUS_SUCCESS && returned > 0) {
-      out.reason = "cuBLASLt offers no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
-    }
-  }
-  if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
-    out.reason = "cuBLASLt heuristic found no algorithm: " + cublas_status_text(status);
-    return out;
-  }
+  CublasContract const pinned = baseline_contract(p.precision);
+  // For fp32, cuBLASLt may have no pedantic algorithm for a shape; plain 32F compute with FP32
+  // types is still no-TF32 in cuBLASLt (TF32 is opt-in via FAST_TF32), so it stands in.
+  std::vector<cublasComputeType_t> computes = {pinned.compute};
+  if (pinned.compute == CUBLAS_COMPUTE_32F_PEDANTIC) computes.push_back(CUBLAS_COMPUTE_32F);
 
   float const alpha = 1.0f, beta = 0.0f;
-  auto launcher = [&](cublasLtMatmulAlgo_t const& algo) -> TimedLaunch {
-    return [&, algo_ptr = &algo](int set) -> LaunchStatus {
-      GemmPointers const g = pool.set(set);
-      cublasStatus_t const s =
-          cublasLtMatmul(handle_, d.op.get(), &alpha, g.b, d.first.get(), g.a, d.second.get(),
-                         &beta, g.c, d.out.get(), g.c, d.out.get(), algo_ptr, workspace_.data(),
-                         workspace_.bytes(), stream_);
-      if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
-      return {};
-    };
-  };
-
   TimingSpec quick = spec;
   quick.warmup_ms = std::min(spec.warmup_ms, 5.0);
   quick.target_ms = std::min(spec.target_ms, 5.0);
   quick.repeats = std::min(spec.repeats, 3);
   quick.early_stop_ms = 0.0;
-  double best_ms = 0.0;
-  std::string last_failure;
-  for (int i = 0; i < returned; ++i) {
-    if (heur[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
-    TimingResult const t = time_launches(launcher(heur[static_cast<std::size_t>(i)].algo),
-                                         pool.set_count(), quick, stream_);
-    if (!t.failure.ok()) {
-      // A CUDA error here is the context's, not the algorithm's: let the session see it.
-      if (t.failure.cuda_error != 0) {
-        out.reason = "cuBLASLt algorithm " + std::to_string(i) + ": " + t.failure.error;
-        out.timing.failure = t.failure;
-        return out;
-      }
-      last_failure = t.failure.error;
+
+  std::string why_not;
+  for (cublasComputeType_t const compute : computes) {
+    CublasContract contract = pinned;
+    contract.compute = compute;
+    LtProblem d;
+    std::vector<cublasLtMatmulHeuristicResult_t> heur(kLtAlgorithms);
+    int returned = 0;
+    cublasStatus_t status = describe(p, contract, d);
+    cublasLtMatmulPreference_t pref_raw = nullptr;
+    if (status == CUBLAS_STATUS_SUCCESS) status = cublasLtMatmulPreferenceCreate(&pref_raw);
+    Preference const pref(pref_raw);
+    std::uint64_t const ws = workspace_.bytes();
+    if (status == CUBLAS_STATUS_SUCCESS) {
+      status = cublasLtMatmulPreferenceSetAttribute(
+          pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    }
+    if (status == CUBLAS_STATUS_SUCCESS) {
+      status = cublasLtMatmulAlgoGetHeuristic(handle_, d.op.get(), d.first.get(),
+                                              d.second.get(), d.out.get(), d.out.get(), pref_raw,
+                                              kLtAlgorithms, heur.data(), &returned);
+    }
+    if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
+      why_not = "cuBLASLt heuristic found no algorithm: " + cublas_status_text(status);
       continue;
     }
-    ++out.algos_tried;
-    if (out.algo_index < 0 || t.median_ms < best_ms) {
-      best_ms = t.median_ms;
-      out.algo_index = i;
+
+    auto launcher = [&](cublasLtMatmulAlgo_t const* algo) -> TimedLaunch {
+      return [&, algo](int set) -> LaunchStatus {
+        GemmPointers const g = pool.set(set);
+        cublasStatus_t const s =
+            cublasLtMatmul(handle_, d.op.get(), &alpha, g.b, d.first.get(), g.a, d.second.get(),
+                           &beta, g.c, d.out.get(), g.c, d.out.get(), algo, workspace_.data(),
+                           workspace_.bytes(), stream_);
+        if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
+        return {};
+      };
+    };
+
+    double best_ms = 0.0;
+    out.algo_index = -1;
+    out.algos_tried = 0;
+    for (int i = 0; i < returned; ++i) {
+      auto const& h = heur[static_cast<std::size_t>(i)];
+      if (h.state != CUBLAS_STATUS_SUCCESS) continue;
+      TimingResult const t = time_launches(launcher(&h.algo), pool.set_count(), quick, stream_);
+      if (!t.failure.ok()) {
+        // A CUDA error here belongs to the context, not the algorithm: let the session see it.
+        if (t.failure.cuda_error != 0) {
+          out.reason = "cuBLASLt algorithm " + std::to_string(i) + ": " + t.failure.error;
+          out.timing.failure = t.failure;
+          return out;
+        }
+        why_not = "no cuBLASLt algorithm ran: " + t.failure.error;
+        continue;
+      }
+      ++out.algos_tried;
+      if (out.algo_index < 0 || t.median_ms < best_ms) {
+        best_ms = t.median_ms;
+        out.algo_index = i;
+      }
     }
-  }
-  if (out.algo_index < 0) {
-    out.reason = "no cuBLASLt algorithm ran" + (last_failure.empty() ? "" : ": " + last_failure);
+    if (out.algo_index < 0) continue;
+
+    out.timing = time_launches(launcher(&heur[static_cast<std::size_t>(out.algo_index)].algo),
+                               pool.set_count(), spec, stream_);
+    if (!out.timing.failure.ok()) {
+      out.reason = "cuBLASLt best algorithm: " + out.timing.failure.error;
+      return out;
+    }
+    out.ok = true;
+    if (compute != pinned.compute) {
+      out.reason = "cuBLASLt ran no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
+    }
     return out;
   }
-  out.timing = time_launches(launcher(heur[static_cast<std::size_t>(out.algo_index)].algo),
-                             pool.set_count(), spec, stream_);
-  if (!out.timing.failure.ok()) {
-    out.reason = "cuBLASLt best algorithm: " + out.timing.failure.error;
-    return out;
-  }
-  out.ok = true;
+  out.algo_index = -1;
+  out.algos_tried = 0;
+  out.reason = why_not;
   return out;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
 #include "gpu/candidate_runner.hpp"
