@@ -129,17 +129,17 @@ WorkerSupervisor::StartResult WorkerSupervisor::start_one(std::string& why) {
   auto fail = [&](FrameStatus s, char const* waiting_for) {
     if (s == FrameStatus::kCancelled) return StartResult::kInterrupted;
     if (s == FrameStatus::kEof && w->wait_exit(kExitAfterEofS))
-      why = who + " " + w->describe_exit() + " before " + waiting_for;
+      why = who + " " + w->describe_exit() + " before its " + waiting_for;
     else if (s == FrameStatus::kEof)
-      why = who + " closed its pipes before " + waiting_for;
+      why = who + " closed its pipes before its " + waiting_for;
     else
-      why = who + " gave no " + waiting_for + " within " + seconds_text(options_.startup_timeout_s);
+      why = who + " sent no " + waiting_for + " within " + seconds_text(options_.startup_timeout_s);
     return StartResult::kFailed;
   };
   try {
     json m;
     if (FrameStatus s = w->receive(m, deadline, cancel); s != FrameStatus::kOk)
-      return fail(s, "its hello");
+      return fail(s, "hello");
     WorkerHello const hello = parse_hello(m);
     if (hello.protocol != kWorkerProtocolVersion) {
       why = who + " speaks protocol " + std::to_string(hello.protocol) + ", expected " +
@@ -149,9 +149,9 @@ WorkerSupervisor::StartResult WorkerSupervisor::start_one(std::string& why) {
     std::uint64_t const id = ++next_id_;
     WorkerRequest canary{id, options_.canary_type, options_.canary_payload};
     if (FrameStatus s = w->send(to_message(canary), deadline, cancel); s != FrameStatus::kOk)
-      return fail(s, "a way to send its canary");
+      return fail(s, "canary reply");
     if (FrameStatus s = w->receive(m, deadline, cancel); s != FrameStatus::kOk)
-      return fail(s, "a canary reply");
+      return fail(s, "canary reply");
     WorkerResponse const r = parse_response(m);
     if (r.id != id) throw ProtocolError("canary reply has id " + std::to_string(r.id) +
                                         ", expected " + std::to_string(id));

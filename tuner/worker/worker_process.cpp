@@ -187,6 +187,11 @@ FrameStatus WorkerProcess::receive(nlohmann::json& message, Deadline deadline,
   return read_frame(reply_fd_, message, deadline, cancel);
 }
 
+void WorkerProcess::close_requests() {
+  if (request_fd_ >= 0) ::close(request_fd_);
+  request_fd_ = -1;
+}
+
 bool WorkerProcess::reap_within(double timeout_s) {
   if (reaped()) return true;
   auto const until = Clock::now() + std::chrono::duration<double>(timeout_s);

@@ -49,6 +49,10 @@ class WorkerProcess {
   /// on a broken frame.
   FrameStatus receive(nlohmann::json& message, Deadline deadline, CancelCheck const& cancel = {});
 
+  /// Closes our end of the request pipe: the worker takes it as the parent going away and
+  /// exits at once, even in the middle of a job (graceful shutdown, and parent-death tests).
+  void close_requests();
+
   /// True while the child runs. Once it has exited, reaps it (recording how it ended) and
   /// kills whatever else is left in its process group.
   bool alive();

@@ -161,7 +161,9 @@ FrameStatus read_frame(int fd, json& out, Deadline deadline, CancelCheck const& 
 }
 
 json to_message(WorkerRequest const& r) {
-  return json{{"id", r.id}, {"type", r.type}, {"payload", r.payload}};
+  // `{}` passed as a json argument is null, not an empty object; send what the caller meant.
+  return json{{"id", r.id}, {"type", r.type},
+              {"payload", r.payload.is_null() ? json::object() : r.payload}};
 }
 
 json to_message(WorkerResponse const& r) {
