@@ -35,27 +35,34 @@ std::string text(Dim3 const& d) {
 }  // namespace
 
 CandidateRunner::~CandidateRunner() {
-  for (auto& [path, library] : libraries_) (void)cudaLibraryUnload(library);
+  for (Loaded& l : libraries_) (void)cudaLibraryUnload(l.library);
 }
 
 LaunchStatus CandidateRunner::load(std::string const& cubin_path, cudaLibrary_t& library) {
   for (auto it = libraries_.begin(); it != libraries_.end(); ++it) {
-    if (it->first == cubin_path) {
+    if (it->path == cubin_path) {
       libraries_.splice(libraries_.begin(), libraries_, it);
-      library = it->second;
+      library = it->library;
       return {};
     }
   }
   std::ifstream in(cubin_path, std::ios::binary);
-  if (!in) throw Error("cannot open cubin '" + cubin_path + "' (expected a file in the cubin cache)");
-  std::string const bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad() || bytes.empty()) throw Error("cannot read cubin '" + cubin_path + "' (empty or unreadable)");
-  cudaError_t const e =
-      cudaLibraryLoadData(&library, bytes.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (!in) {
+    throw Error("cannot open cubin '" + cubin_path + "' (expected a file in the cubin cache)");
+  }
+  Loaded loaded;
+  loaded.path = cubin_path;
+  loaded.image.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad() || loaded.image.empty()) {
+    throw Error("cannot read cubin '" + cubin_path + "' (empty or unreadable)");
+  }
+  cudaError_t const e = cudaLibraryLoadData(&loaded.library, loaded.image.data(), nullptr,
+                                            nullptr, 0, nullptr, nullptr, 0);
   if (e != cudaSuccess) return cuda_failure(e, "cudaLibraryLoadData '" + cubin_path + "'");
-  libraries_.emplace_front(cubin_path, library);
+  library = loaded.library;
+  libraries_.push_front(std::move(loaded));
   while (libraries_.size() > kLibraryCacheSize) {
-    (void)cudaLibraryUnload(libraries_.back().second);
+    (void)cudaLibraryUnload(libraries_.back().library);
     libraries_.pop_back();
   }
   return {};

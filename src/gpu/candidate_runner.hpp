@@ -52,7 +52,14 @@ class CandidateRunner {
   };
   LaunchStatus load(std::string const& cubin_path, cudaLibrary_t& library);
 
-  std::list<std::pair<std::string, cudaLibrary_t>> libraries_;
+  /// A loaded cubin; the image bytes stay alive as long as the library, since with lazy
+  /// loading the runtime may read them again when a kernel is first used in a context.
+  struct Loaded {
+    std::string path;
+    std::string image;
+    cudaLibrary_t library = nullptr;
+  };
+  std::list<Loaded> libraries_;
   std::vector<Prepared> prepared_;
 };
 

@@ -167,6 +167,8 @@ struct GpuSession::Impl {
       std::vector<std::byte> now(host->size());
       download(now.data(), buffer->data(), now.size(), stream);
       if (std::memcmp(now.data(), host->data(), now.size()) != 0) {
+        // Restore it, or every later candidate of this problem would fail on bad inputs.
+        upload(buffer->data(), host->data(), host->size(), stream);
         wrong(r, phase, std::string("input ") + name + " was modified by the kernel");
         return false;
       }

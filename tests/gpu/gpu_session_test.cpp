@@ -21,7 +21,7 @@ namespace gemmtune {
 namespace {
 
 // MODE: 0 correct, 1 skips the last k, 2 also writes row M (one past the end of C), 3 writes
-// 4 TiB past C (illegal address), 4 leaves C(0,0) unwritten.
+// 4 TiB past C (illegal address), 4 leaves C(0,0) unwritten, 5 also changes A(0,0).
 constexpr char const* kNaiveSource = R"(
 #include "common/gemm_args.cuh"
 template <bool TA, bool TB, int MODE>
@@ -48,6 +48,7 @@ __global__ void naive(GemmArgs g) {
   }
   float const out = g.alpha * acc;
   C[i * g.ldc + j] = g.beta == 0.0f ? out : out + g.beta * C[i * g.ldc + j];
+  if (MODE == 5 && i == 0 && j == 0) const_cast<float*>(A)[0] += 1.0f;
 }
 )";
 
@@ -126,7 +127,7 @@ std::string naive_name(Layout l, int mode) {
          std::to_string(mode) + ">";
 }
 
-constexpr int kModes = 5;
+constexpr int kModes = 6;
 
 /// All naive kernels (4 layouts × kModes), compiled once per process.
 struct NaiveKernels {
@@ -324,6 +325,16 @@ TEST_F(GpuSessionTest, WriteIntoGuardBandIsCaught) {
   EvalResult const r = session_->evaluate(naive_job(problem(37, 53, 71, Precision::kFP32, Layout::kNT), 2));
   EXPECT_EQ(r.disposition, Disposition::kWrongResult);
   EXPECT_NE(r.reason.find("guard band after C"), std::string::npos) << r.reason;
+}
+
+TEST_F(GpuSessionTest, ModifiedInputIsCaughtAndRestored) {
+  Problem const p = problem(37, 53, 71, Precision::kFP32, Layout::kNN);
+  EvalResult const r = session_->evaluate(naive_job(p, 5));
+  EXPECT_EQ(r.disposition, Disposition::kWrongResult);
+  EXPECT_NE(r.reason.find("input A was modified"), std::string::npos) << r.reason;
+  // The session restored A: a correct kernel on the same problem passes.
+  EvalResult const ok = session_->evaluate(naive_job(p, 0));
+  EXPECT_EQ(ok.disposition, Disposition::kOk) << ok.reason;
 }
 
 TEST_F(GpuSessionTest, TooManyThreadsIsLaunchErrorAndSessionLivesOn) {
