@@ -58,9 +58,10 @@ std::optional<std::string> DeviceBuffer::check_guards(std::string const& name) c
   for (int b = 0; b < 2; ++b) {
     check_cuda(cudaMemcpy(host.data(), band[b], guard_, cudaMemcpyDeviceToHost),
                "cudaMemcpy (guard band)");
-    for (std::size_t i = 0; i < guard_; ++i) {
+    for (std::size_t n = 0; n < guard_; ++n) {
+      // Scan outwards from the data, so the reported byte is the nearest damaged one.
+      std::size_t const i = b == 0 ? guard_ - 1 - n : n;
       if (host[i] != kGuardSentinel) {
-        // Distance from the data: the band before is counted backwards from data().
         std::size_t const offset = b == 0 ? guard_ - i : i;
         return "guard band " + std::string(where[b]) + " " + name + " overwritten at byte " +
                std::to_string(offset) + (b == 0 ? " before the start" : " past the end");
