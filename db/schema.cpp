@@ -2,9 +2,11 @@
 #include "schema.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include <sqlite3.h>
 
@@ -119,6 +121,7 @@ INSERT INTO meta (key, value) VALUES ('created_at', strftime('%s', 'now'));
 constexpr std::array<std::string_view, 2> kMigrations = {kMigration1, kMigration2};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
+constexpr std::chrono::milliseconds kBusyTimeout{10000};
 
 /// What the header and schema say about a file, read without writing anything.
 struct FileState {
@@ -133,22 +136,28 @@ std::string hex(std::int64_t v) {
   return buf;
 }
 
-std::int64_t read_int(Database& db, char const* sql) {
+FileState inspect(Database& db) {
+  // One statement, so the three values come from one snapshot: separate reads could see the
+  // tables of a migration another process commits in between, but not its application id.
+  // Reading sqlite_schema also walks page 1's b-tree, which catches a damaged first page.
   sqlite3_stmt* stmt = nullptr;
+  char const* sql =
+      "SELECT (SELECT application_id FROM pragma_application_id), "
+      "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)";
   int rc = sqlite3_prepare_v2(db.handle(), sql, -1, &stmt, nullptr);
-  std::int64_t v = 0;
+  FileState s;
   if (rc == SQLITE_OK) {
     rc = sqlite3_step(stmt);
     if (rc == SQLITE_ROW) {
-      v = sqlite3_column_int64(stmt, 0);
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
+      s.application_id = sqlite3_column_int64(stmt, 0);
+      s.user_version = sqlite3_column_int64(stmt, 1);
+      s.objects = sqlite3_column_int64(stmt, 2);
       rc = SQLITE_OK;
     }
   }
   std::string const msg = sqlite3_errmsg(db.handle());
   sqlite3_finalize(stmt);
-  if (rc == SQLITE_OK) return v;
+  if (rc == SQLITE_OK) return s;
   int const primary = rc & 0xff;
   std::string const path = db.path().string();
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
@@ -162,13 +171,20 @@ std::int64_t read_int(Database& db, char const* sql) {
   throw Error("cannot read the cache '" + path + "': " + msg + "; " + std::string(kPickAnother));
 }
 
-FileState inspect(Database& db) {
-  FileState s;
-  s.application_id = read_int(db, "PRAGMA application_id");
-  s.user_version = read_int(db, "PRAGMA user_version");
-  // Reading sqlite_schema also walks page 1's b-tree, which catches a damaged first page.
-  s.objects = read_int(db, "SELECT count(*) FROM sqlite_schema");
-  return s;
+/// Switches the file to WAL. The switch needs an exclusive lock and SQLite does not wait on
+/// the busy handler for it, so a process opening a fresh cache while another sets it up would
+/// fail at once; retry for as long as busy_timeout would wait.
+void use_wal(Database& db) {
+  if (db.query_text("PRAGMA journal_mode") == "wal") return;
+  auto const deadline = std::chrono::steady_clock::now() + kBusyTimeout;
+  while (true) {
+    int const rc = sqlite3_exec(db.handle(), "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) {
+      db.raise(rc, "cannot switch to WAL mode: the cache");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 /// Throws for a file that is not ours to touch; returns true when it needs initialising or
@@ -222,7 +238,7 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
   Database db(path, mode);
   // Nothing below writes until the file is known to be ours (or empty): the pragmas that
   // change the file (journal_mode, application_id) come after the checks.
-  db.exec("PRAGMA busy_timeout = 10000");
+  db.exec("PRAGMA busy_timeout = " + std::to_string(kBusyTimeout.count()));
   FileState const state = inspect(db);
   bool const migrate = needs_migration(state, path);
 
@@ -242,7 +258,7 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
     return db;
   }
 
-  db.exec("PRAGMA journal_mode = WAL");
+  use_wal(db);
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   if (migrate) {

@@ -48,7 +48,10 @@ void Database::raise(int rc, std::string_view context) const {
 void Database::exec(std::string_view sql) {
   std::string const text(sql);
   int const rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) raise(rc, "cache database error in");
+  if (rc != SQLITE_OK) {
+    std::string shown = text.substr(text.find_first_not_of(" \n"), 40);
+    raise(rc, "'" + shown + "' failed on the cache database");
+  }
 }
 
 std::int64_t Database::query_int(std::string_view sql) {

@@ -2,7 +2,9 @@
 // listings, concurrent writers, and the export to a tuning table.
 #include "sqlite_trial_store.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <sys/wait.h>
 #include <thread>
@@ -294,7 +296,8 @@ TEST(StoreConcurrency, TwoProcessesWriteEveryRow) {
       int rc = 0;
       try {
         write_many(path, w);
-      } catch (...) {
+      } catch (std::exception const& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
         rc = 1;
       }
       ::_exit(rc);
@@ -324,7 +327,8 @@ TEST(StoreConcurrency, TwoConnectionsInThreadsWriteEveryRow) {
     threads.emplace_back([&, w] {
       try {
         write_many(path, w);
-      } catch (...) {
+      } catch (std::exception const& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
         ++failures;
       }
     });
