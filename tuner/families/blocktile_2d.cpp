@@ -15,12 +15,13 @@ class Blocktile2dFamily final : public LadderFamily {
     return {{"BM", {32, 64, 128}, "rows of C per block"},
             {"BN", {32, 64, 128}, "columns of C per block"},
             {"BK", {8, 16, 32}, "depth of the K slice staged per step"},
-            {"TM", {2, 4, 8}, "rows of the thread's patch"},
-            {"TN", {2, 4, 8}, "columns of the thread's patch"}};
+            {"TM", {2, 4, 8, 16}, "rows of the thread's patch"},
+            {"TN", {2, 4, 8, 16}, "columns of the thread's patch"}};
   }
   std::vector<Constraint> constraints() const override {
-    return {divides("TM", "BM"), divides("TN", "BN"),
-            register_estimate(
+    // TM and TN (≤ 16) always divide BM and BN (≥ 32), all powers of two; the template
+    // static_asserts it.
+    return {register_estimate(
                 [](KernelConfig const& c) {
                   std::int64_t const tm = c.at("TM"), tn = c.at("TN");
                   return static_cast<int>(tm * tn + tm + tn + 24);

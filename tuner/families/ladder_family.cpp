@@ -69,17 +69,6 @@ Constraint LadderFamily::grid_fits() const {
           }};
 }
 
-Constraint divides(std::string small, std::string big) {
-  std::string name = small + "_divides_" + big;
-  return {std::move(name), [small, big](KernelConfig const& cfg, Problem const&,
-                                        DeviceLimits const&) {
-            std::int64_t const s = cfg.at(small), b = cfg.at(big);
-            if (s > 0 && b % s == 0) return std::string();
-            return big + "=" + std::to_string(b) + " is not a multiple of " + small + "=" +
-                   std::to_string(s);
-          }};
-}
-
 Constraint register_estimate(std::function<int(KernelConfig const&)> estimate, std::string what) {
   return {"registers", [estimate = std::move(estimate), what = std::move(what)](
                            KernelConfig const& cfg, Problem const&, DeviceLimits const&) {

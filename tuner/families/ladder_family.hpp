@@ -52,8 +52,6 @@ class LadderFamily : public Family {
   std::string template_file_;
 };
 
-/// "NAME_divides_BIG": cfg[BIG] % cfg[SMALL] == 0.
-Constraint divides(std::string small, std::string big);
 /// "registers": estimate(cfg) ≤ 255, the per-thread register ceiling; `what` explains the
 /// estimate's terms in the reason (e.g. "TM·TN accumulators + TM + TN operands + 24").
 Constraint register_estimate(std::function<int(KernelConfig const&)> estimate, std::string what);

@@ -1,0 +1,163 @@
+// Family's shared behaviour: config validation and canonical order, enumeration, device-limit
+// checks, and the registry's --family syntax.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "family.hpp"
+
+namespace gemmtune {
+namespace {
+
+Problem square(std::int64_t n, Layout layout = Layout::kNN) {
+  Problem p{.m = n, .n = n, .k = n, .precision = Precision::kFP32, .layout = layout};
+  return p.resolved();
+}
+
+DeviceLimits sm90() { return *arch_limits("sm_90"); }
+
+TEST(Family, EnumerateIsTheCartesianProductInCanonicalOrder) {
+  for (Family const* f : all_families()) {
+    SCOPED_TRACE(std::string(f->name()));
+    std::size_t expected = 1;
+    for (ParamSpec const& p : f->params()) expected *= p.values.size();
+    std::vector<KernelConfig> const all = f->enumerate();
+    ASSERT_EQ(all.size(), expected);
+    std::set<std::string> ids;
+    for (KernelConfig const& cfg : all) {
+      EXPECT_EQ(cfg.family, f->name());
+      EXPECT_EQ(f->canonical(cfg), cfg);
+      ids.insert(cfg.id());
+    }
+    EXPECT_EQ(ids.size(), expected) << "duplicate configs";
+  }
+}
+
+TEST(Family, CanonicalIdRoundTrips) {
+  for (Family const* f : all_families()) {
+    for (KernelConfig const& cfg : f->enumerate()) {
+      KernelConfig const parsed = parse_kernel_id(cfg.id());
+      ASSERT_EQ(f->canonical(parsed), cfg) << cfg.id();
+      ASSERT_EQ(parsed.id(), cfg.id());
+    }
+  }
+}
+
+TEST(Family, CanonicalReordersParameters) {
+  Family const& f = *find_family("blocktile_2d");
+  KernelConfig const shuffled = parse_kernel_id("blocktile_2d:TN=8,BK=8,BM=128,TM=8,BN=64");
+  EXPECT_EQ(f.canonical(shuffled).id(), "blocktile_2d:BM=128,BN=64,BK=8,TM=8,TN=8");
+}
+
+TEST(Family, CanonicalRejectsMissingUnknownAndUndeclaredValues) {
+  Family const& f = *find_family("naive");
+  EXPECT_THROW(f.canonical(parse_kernel_id("naive:BM=32")), UsageError);
+  EXPECT_THROW(f.canonical(parse_kernel_id("naive:BM=32,BN=32,BK=8")), UsageError);
+  EXPECT_THROW(f.canonical(parse_kernel_id("naive:BM=33,BN=32")), UsageError);
+  EXPECT_THROW(f.canonical(parse_kernel_id("coalesced:BM=32,BN=32")), UsageError);
+  try {
+    f.canonical(parse_kernel_id("naive:BM=33,BN=32"));
+  } catch (UsageError const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("BM=33"), std::string::npos) << what;
+    EXPECT_NE(what.find("8, 16, 32"), std::string::npos) << what;
+  }
+}
+
+TEST(Family, RejectReasonChecksParametersFirst) {
+  Family const& f = *find_family("naive");
+  EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=32"), square(64), sm90()).find("BN"),
+            std::string::npos);
+  EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=7,BN=32"), square(64), sm90()).find("BM=7"),
+            std::string::npos);
+  EXPECT_EQ(f.reject_reason(parse_kernel_id("naive:BM=32,BN=32"), square(64), sm90()), "");
+}
+
+TEST(Family, RejectsOtherPrecisions) {
+  Problem const p = Problem{.m = 64, .n = 64, .k = 64, .precision = Precision::kBF16}.resolved();
+  for (Family const* f : all_families()) {
+    EXPECT_FALSE(f->supports(Precision::kBF16));
+    std::string const why = f->reject_reason(f->enumerate().front(), p, sm90());
+    EXPECT_NE(why.find("bf16"), std::string::npos) << why;
+  }
+}
+
+TEST(Family, RejectsTooManyThreadsForTheDevice) {
+  Family const& f = *find_family("smem_tiled");
+  KernelConfig const big = parse_kernel_id("smem_tiled:BM=32,BN=64,BK=8");  // 2048 threads
+  std::string const why = f.reject_reason(big, square(256), sm90());
+  EXPECT_EQ(why.rfind("threads:", 0), 0u) << why;
+  EXPECT_NE(why.find("2048"), std::string::npos) << why;
+  DeviceLimits small = sm90();
+  small.max_threads_per_block = 512;
+  EXPECT_NE(f.reject_reason(parse_kernel_id("smem_tiled:BM=32,BN=32,BK=8"), square(256), small)
+                .find("> the device's 512"),
+            std::string::npos);
+}
+
+TEST(Family, RejectsThreadCountsThatAreNotWholeWarps) {
+  Family const& f = *find_family("blocktile_2d");
+  // (32/8)·(32/8) = 16 threads: half a warp.
+  std::string const why = f.reject_reason(
+      parse_kernel_id("blocktile_2d:BM=32,BN=32,BK=8,TM=8,TN=8"), square(256), sm90());
+  EXPECT_EQ(why.rfind("threads:", 0), 0u) << why;
+  EXPECT_NE(why.find("multiple of the warp size"), std::string::npos) << why;
+}
+
+TEST(Family, RejectsSharedMemoryAboveTheOptInLimit) {
+  Family const& f = *find_family("smem_tiled");
+  KernelConfig const cfg = parse_kernel_id("smem_tiled:BM=16,BN=64,BK=64");  // 20 KiB
+  DeviceLimits tiny = sm90();
+  tiny.max_smem_per_block_optin = 16 * 1024;
+  std::string const why = f.reject_reason(cfg, square(256), tiny);
+  EXPECT_EQ(why.rfind("smem:", 0), 0u) << why;
+  EXPECT_NE(why.find("20480"), std::string::npos) << why;
+  EXPECT_EQ(f.reject_reason(cfg, square(256), sm90()), "");
+}
+
+TEST(Family, RejectsArchsBelowTheMinimum) {
+  Family const& f = *find_family("naive");
+  DeviceLimits old = sm90();
+  old.arch = "sm_60";
+  EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=32,BN=32"), square(64), old).find("sm_70"),
+            std::string::npos);
+}
+
+TEST(FamilyRegistry, FindsEveryFamilyByName) {
+  std::vector<Family const*> const all = all_families();
+  ASSERT_EQ(all.size(), 7u);
+  for (Family const* f : all) EXPECT_EQ(find_family(f->name()), f);
+  EXPECT_EQ(find_family("nope"), nullptr);
+}
+
+TEST(FamilyRegistry, SelectsNamesGroupsAndLists) {
+  EXPECT_EQ(select_families("ladder").size(), 7u);
+  EXPECT_EQ(select_families("all"), all_families());
+  std::vector<Family const*> const two = select_families("warptile,naive");
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0]->name(), "warptile");
+  EXPECT_EQ(two[1]->name(), "naive");
+  EXPECT_EQ(select_families("naive, naive,ladder").size(), 7u);  // de-duplicated
+  EXPECT_EQ(select_families("ladder").front()->name(), "naive");
+}
+
+TEST(FamilyRegistry, UnknownNamesAreUsageErrorsNamingTheTextAndChoices) {
+  for (char const* bad : {"simd", "naive,bogus", "", "naive,", "Naive"}) {
+    SCOPED_TRACE(bad);
+    try {
+      select_families(bad);
+      ADD_FAILURE() << "no error for '" << bad << "'";
+    } catch (UsageError const& e) {
+      std::string const what = e.what();
+      EXPECT_NE(what.find("warptile"), std::string::npos) << what;
+      EXPECT_NE(what.find("ladder"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("'") + bad + "'"), std::string::npos) << what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gemmtune
