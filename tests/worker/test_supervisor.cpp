@@ -2,7 +2,9 @@
 // respawns, the crash-loop breaker, interrupts, and that nothing is left running or unreaped.
 #include "worker/supervisor.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -202,6 +204,7 @@ TEST(WorkerSupervisor, StickyFaultReplyIsDeliveredAndTheWorkerReplaced) {
   ASSERT_EQ(r.status, Status::kOk) << r.message;
   EXPECT_EQ(r.payload.at("disposition"), "fault");
   EXPECT_TRUE(r.worker_replaced);
+  EXPECT_LT(r.elapsed_s, 1.0);  // it exited by itself, well inside the grace period
   EXPECT_EQ(sup->worker_pid(), 0);
   EXPECT_EQ(::kill(old_pid, 0), -1);
   EXPECT_EQ(sup->consecutive_job_failures(), 1);
@@ -370,6 +373,58 @@ TEST(WorkerSupervisor, WorkerSeesOnlyItsDevice) {
   EXPECT_THROW(make_supervisor({}, fast_options(), 2), UsageError);
   EXPECT_THROW(make_supervisor({}, fast_options(), -1), UsageError);
   ::unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+TEST(WorkerSupervisor, WorkerStdoutGoesToStderrNotOurStdout) {
+  // Our stdout carries results; a kernel's printf in the worker must not land there.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  FILE* out_file = std::tmpfile();
+  FILE* err_file = std::tmpfile();
+  ASSERT_TRUE(out_file && err_file);
+  int const saved_out = ::dup(1);
+  int const saved_err = ::dup(2);
+  ::dup2(::fileno(out_file), 1);
+  ::dup2(::fileno(err_file), 2);
+  WorkerReply r;
+  {
+    auto sup = make_supervisor();
+    r = sup->call("fake", fake("print", {{"text", "printed-by-a-kernel"}}), 5.0);
+  }
+  ::dup2(saved_out, 1);
+  ::dup2(saved_err, 2);
+  ::close(saved_out);
+  ::close(saved_err);
+  ASSERT_EQ(r.status, Status::kOk) << r.message;
+  auto slurp = [](FILE* f) {
+    std::rewind(f);
+    std::string text;
+    char buf[256];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) text.append(buf, n);
+    std::fclose(f);
+    return text;
+  };
+  EXPECT_EQ(slurp(out_file).find("printed-by-a-kernel"), std::string::npos);
+  EXPECT_NE(slurp(err_file).find("printed-by-a-kernel"), std::string::npos);
+}
+
+TEST(WorkerSupervisor, WorkerInheritsOnlyItsPipesAndStdio) {
+  // A stray copy of another worker's pipe (or of a database fd) in a worker would keep that
+  // pipe open after its owner died and hide the crash.
+  int spare[2];
+  ASSERT_EQ(::pipe(spare), 0);  // not close-on-exec: closefrom must still keep it out
+  auto sup = make_supervisor();
+  WorkerReply r = sup->call("fake", fake("fds"), 5.0);
+  ::close(spare[0]);
+  ::close(spare[1]);
+  ASSERT_EQ(r.status, Status::kOk) << r.message;
+  std::vector<int> fds = r.payload.at("fds").get<std::vector<int>>();
+  // 0-4, plus the descriptor the worker used to list /proc/self/fd.
+  int beyond = 0;
+  for (int fd : fds) beyond += fd > 4;
+  EXPECT_LE(beyond, 1) << r.payload.dump();
+  for (int fd : {0, 1, 2, 3, 4})
+    EXPECT_NE(std::find(fds.begin(), fds.end(), fd), fds.end()) << fd;
 }
 
 TEST(WorkerSupervisor, DestructorKillsTheWholeWorkerGroup) {

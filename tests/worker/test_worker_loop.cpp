@@ -131,7 +131,7 @@ TEST(WorkerLoop, ExitAfterReplyEndsTheLoop) {
   WorkerResponse r = loop.call(1, "sticky");
   EXPECT_TRUE(r.ok);
   EXPECT_TRUE(r.exit_after);
-  EXPECT_EQ(loop.exit_code(), kWorkerExitOk);
+  EXPECT_EQ(loop.exit_code(), kWorkerExitAfterReply);
 }
 
 TEST(WorkerLoop, BrokenFrameEndsTheLoopWithAnError) {

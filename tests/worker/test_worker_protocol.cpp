@@ -37,12 +37,13 @@ struct Pipe {
 Deadline in_ms(int ms) { return Clock::now() + std::chrono::milliseconds(ms); }
 
 TEST(WorkerProtocol, FrameIsLittleEndianLengthThenJson) {
-  json const m{{"a", 1}};
+  json const m{{"a", std::string(300, 'z')}};
   std::string const frame = encode_frame(m);
   std::string const body = m.dump();
+  ASSERT_EQ(body.size(), 308u);  // 0x134
   ASSERT_EQ(frame.size(), 4 + body.size());
-  EXPECT_EQ(static_cast<unsigned char>(frame[0]), body.size());
-  EXPECT_EQ(frame[1], 0);
+  EXPECT_EQ(static_cast<unsigned char>(frame[0]), 0x34);
+  EXPECT_EQ(static_cast<unsigned char>(frame[1]), 0x01);
   EXPECT_EQ(frame[2], 0);
   EXPECT_EQ(frame[3], 0);
   EXPECT_EQ(frame.substr(4), body);

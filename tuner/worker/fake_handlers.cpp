@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <sys/prctl.h>
@@ -81,8 +83,23 @@ json run_fake(json const& payload, bool& exit_after) {
     }
     return json{{"pid", static_cast<long>(child)}};
   }
+  if (action == "print") {
+    std::string const text = payload.value("text", std::string());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return json::object();
+  }
+  if (action == "fds") {
+    json fds = json::array();
+    std::error_code ec;
+    for (auto const& entry : std::filesystem::directory_iterator("/proc/self/fd", ec))
+      fds.push_back(std::stoi(entry.path().filename().string()));
+    if (ec) throw Error("fake job 'fds': cannot list /proc/self/fd: " + ec.message());
+    return json{{"fds", fds}};
+  }
   throw Error("unknown fake action '" + action +
-              "' (expected echo, sleep, exit, segfault, abort, spin, fault, env or fork)");
+              "' (expected echo, sleep, exit, segfault, abort, spin, fault, env, fork, print or "
+              "fds)");
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ namespace gemmtune {
 ///   fault     reply {"disposition":"fault"} with exit_after set (a sticky CUDA error)
 ///   env       reply {"value": getenv(`name`) or null}
 ///   fork      start a child in the worker's process group that sleeps for ever; reply {"pid": n}
+///   print     write `text` to stdout (as a kernel's printf would); reply {}
+///   fds       reply {"fds": [open descriptor numbers]}
 /// An unknown action is an ok:false reply.
 WorkerHandlers fake_handlers();
 

@@ -77,7 +77,8 @@ int run_worker_loop(int in_fd, int out_fd, WorkerHandlers const& handlers) {
         WorkerResponse too_big{reply.id, false, json::object(), e.what(), reply.exit_after};
         sent = write_frame(out_fd, to_message(too_big));
       }
-      if (sent != FrameStatus::kOk || reply.exit_after) return kWorkerExitOk;
+      if (reply.exit_after) return kWorkerExitAfterReply;
+      if (sent != FrameStatus::kOk) return kWorkerExitOk;
     }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "gemmtune worker %ld: %s\n", static_cast<long>(::getpid()), e.what());

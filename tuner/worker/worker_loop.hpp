@@ -20,12 +20,14 @@ using WorkerHandlers = std::map<std::string, WorkerHandler>;
 WorkerHandlers merge_handlers(WorkerHandlers a, WorkerHandlers const& b);
 
 /// Exit codes of run_worker_loop.
-inline constexpr int kWorkerExitOk = 0;             ///< EOF on requests, or exit after a reply
+inline constexpr int kWorkerExitOk = 0;             ///< EOF on requests
 inline constexpr int kWorkerExitProtocolError = 2;  ///< a frame the worker could not read
+inline constexpr int kWorkerExitAfterReply = 3;     ///< a handler set exit_after (sticky fault)
 
 /// Sends the hello, then serves requests from `in_fd` until EOF, replying on `out_fd`. A request
 /// of an unknown type gets an ok:false reply and the loop goes on. "ping" is answered with
-/// {"pid":n} unless `handlers` has its own. Returns after a reply with exit_after set.
+/// {"pid":n} unless `handlers` has its own. Returns kWorkerExitAfterReply right after a
+/// reply with exit_after set.
 int run_worker_loop(int in_fd, int out_fd, WorkerHandlers const& handlers);
 
 }  // namespace gemmtune

@@ -2,6 +2,7 @@
 #include "worker/worker_main.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include <fcntl.h>
@@ -42,7 +43,11 @@ int worker_main(WorkerHandlers const& handlers) {
     ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   watch_parent(kWorkerRequestFd);
-  return run_worker_loop(kWorkerRequestFd, kWorkerReplyFd, handlers);
+  int const code = run_worker_loop(kWorkerRequestFd, kWorkerReplyFd, handlers);
+  // After a sticky fault, skip destructors: tearing down a poisoned CUDA context (cuBLAS
+  // handles, buffers) only produces more errors or stalls; process exit frees it all.
+  if (code == kWorkerExitAfterReply) std::_Exit(code);
+  return code;
 }
 
 }  // namespace gemmtune
