@@ -1,2 +1,91 @@
-// Entry point (replaced by the full CLI).
-int main() { return 0; }
+// gemmtune's entry point: builds the CLI, runs the chosen subcommand, and maps failures to the
+// documented exit codes (0 ok, 1 error, 2 usage, 3 no result).
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app_context.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/gpu_identity.hpp"
+
+namespace gemmtune {
+
+int& command_status() {
+  static int status = 0;
+  return status;
+}
+
+std::vector<Problem> ProblemOptions::collect() const {
+  Precision const p = parse_precision(precision);
+  Layout const l = parse_layout(layout);
+  return collect_problems(shapes, shapes_file, p, l, check_align(align, p));
+}
+
+void add_problem_options(CLI::App& sub, ProblemOptions& opts, bool many) {
+  if (many) {
+    sub.add_option("--shape", opts.shapes, "Problem shape MxNxK (repeatable)");
+    sub.add_option("--shapes-file", opts.shapes_file, "File of shapes, one 'M N K' or MxNxK per line");
+  } else {
+    sub.add_option("--shape", opts.shapes, "Problem shape MxNxK")->expected(1);
+  }
+  sub.add_option("--precision", opts.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
+  sub.add_option("--layout", opts.layout, "NN, NT, TN or TT (row-major, as torch.matmul)")
+      ->capture_default_str();
+  sub.add_option("--align", opts.align,
+                 "Alignment class in bytes of pointers and leading dimensions (0 = packed)")
+      ->capture_default_str();
+}
+
+}  // namespace gemmtune
+
+int main(int argc, char** argv) {
+  using namespace gemmtune;
+  AppContext ctx;
+  CLI::App app{"gemmtune: autotuner for CUDA GEMM kernels (NVRTC, cuBLAS-checked, SQLite cache)\n"
+               "exit codes: 0 ok, 1 error, 2 usage, 3 no result",
+               "gemmtune"};
+  app.set_version_flag("--version", std::string(gemmtune_version()));
+  app.require_subcommand(1);
+  app.add_option("--db", ctx.options.db_path,
+                 "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)");
+  app.add_option("--cache-dir", ctx.options.cache_dir, "Cubin cache directory");
+  app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
+  app.add_flag("-q,--quiet", ctx.options.quiet, "No progress on stderr");
+  app.add_option("--device", ctx.options.device, "GPU index for the worker")->capture_default_str();
+  app.add_option("-j,--jobs", ctx.options.compile_threads, "Compile threads (0 = all cores)");
+
+  setup_search(app, ctx);
+  setup_query(app, ctx);
+  setup_export(app, ctx);
+  setup_list(app, ctx);
+  setup_show(app, ctx);
+  setup_bench(app, ctx);
+  setup_space(app, ctx);
+  setup_ladder(app, ctx);
+  setup_devices(app, ctx);
+  setup_worker(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::CallForHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForAllHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForVersion const& e) {
+    return app.exit(e);
+  } catch (CLI::ParseError const& e) {
+    app.exit(e);
+    return 2;
+  } catch (UsageError const& e) {
+    std::cerr << "gemmtune: " << e.what() << std::endl;
+    return 2;
+  } catch (Error const& e) {
+    std::cerr << "gemmtune: " << e.what() << std::endl;
+    return e.exit_code();
+  } catch (std::exception const& e) {
+    std::cerr << "gemmtune: " << e.what() << std::endl;
+    return 1;
+  }
+  return command_status();
+}

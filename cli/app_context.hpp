@@ -1,0 +1,72 @@
+// State shared by the subcommands: global options and the services they open lazily (the
+// cache, the compile pool, the GPU worker). The parent process never creates a CUDA context.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "search/search_session.hpp"
+
+namespace gemmtune {
+
+class SqliteTrialStore;
+class Compiler;
+class CompilePool;
+class WorkerEvaluator;
+
+/// Options every subcommand accepts.
+struct GlobalOptions {
+  std::string db_path;        ///< --db; empty = $GEMMTUNE_DB or the per-user default
+  std::string cache_dir;      ///< --cache-dir for cubins; empty = next to the per-user default
+  bool json = false;          ///< --json: results as JSON on stdout
+  bool quiet = false;         ///< -q: no progress on stderr
+  int device = 0;             ///< --device: GPU index for the worker
+  int compile_threads = 0;    ///< --jobs: compile threads (0 = all cores)
+};
+
+class AppContext {
+ public:
+  AppContext();
+  ~AppContext();
+
+  GlobalOptions options;
+
+  /// The tuning cache, opened on first use (throws Error with a clear line if it cannot be).
+  SqliteTrialStore& store();
+  /// The cache opened read-only, for commands that only read (throws when it does not exist).
+  SqliteTrialStore& store_for_reading();
+  /// The resolved cache path.
+  std::string db_path() const;
+  /// Where compiled cubins are cached.
+  std::string cubin_dir() const;
+  /// The compile pool, created on first use.
+  CompilePool& pool();
+  /// Submits to the pool, as the search wants it.
+  CompileFn compile_fn();
+  /// The GPU worker for options.device, started on first use.
+  WorkerEvaluator& gpu();
+  /// The device report; throws Error("no GPU ...") with the reason when there is none.
+  DeviceReport const& require_gpu();
+  /// argv that re-executes this binary as a worker.
+  std::vector<std::string> worker_argv() const;
+
+ private:
+  std::unique_ptr<SqliteTrialStore> store_;
+  std::unique_ptr<Compiler> compiler_;
+  std::unique_ptr<CompilePool> pool_;
+  std::unique_ptr<WorkerEvaluator> gpu_;
+  std::optional<DeviceReport> device_;
+};
+
+/// Shapes from --shape values and a --shapes-file (lines "M N K" or "MxNxK", '#' comments).
+std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
+                                      std::string const& shapes_file, Precision precision,
+                                      Layout layout, int align);
+
+/// Checks an --align value (0, 1, 2, 4, 8 or 16); throws UsageError otherwise.
+int check_align(int align, Precision precision);
+
+}  // namespace gemmtune

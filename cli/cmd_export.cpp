@@ -1,0 +1,49 @@
+// `gemmtune export`: the versioned JSON tuning table for deployment.
+#include <iostream>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/tuning_table.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "gpu_choice.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct ExportArgs {
+  std::string out;
+  std::string gpu;
+  std::string precision;
+  std::string layout;
+};
+
+void run_export(ExportArgs const& a, AppContext& ctx) {
+  SqliteTrialStore& store = ctx.store_for_reading();
+  TableFilter filter;
+  if (!a.gpu.empty()) filter.gpu = choose_gpu(store.list_gpus(), a.gpu, "cache " + ctx.db_path());
+  if (!a.precision.empty()) filter.precision = parse_precision(a.precision);
+  if (!a.layout.empty()) filter.layout = parse_layout(a.layout);
+  TuningTable const table = store.to_table(filter);
+  if (a.out.empty() || a.out == "-") {
+    std::cout << format_tuning_table(table);
+  } else {
+    write_tuning_table(table, a.out);
+    std::cerr << "wrote " << table.entries.size() << " entries and " << table.defaults.size()
+              << " defaults for " << table.gpus.size() << " GPU(s) to " << a.out << std::endl;
+  }
+  if (table.entries.empty()) command_status() = 3;
+}
+
+}  // namespace
+
+void setup_export(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<ExportArgs>();
+  CLI::App* sub = app.add_subcommand("export", "Write the tuning table (JSON) for deployment");
+  sub->add_option("--out,-o", a->out, "Output file ('-' or none: stdout)");
+  sub->add_option("--gpu", a->gpu, "Only this GPU (substring of its name)");
+  sub->add_option("--precision", a->precision, "Only this precision");
+  sub->add_option("--layout", a->layout, "Only this layout");
+  sub->callback([a, &ctx] { run_export(*a, ctx); });
+}
+
+}  // namespace gemmtune

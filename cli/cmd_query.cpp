@@ -1,0 +1,92 @@
+// `gemmtune query`: the best kernel for a shape from the cache or a table, through the shared
+// fallback chain (exact → nearest → GPU default → arch default → none), saying which rule matched.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/table_lookup.hpp"
+#include "core/tuning_table.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "gpu_choice.hpp"
+#include "output.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct QueryArgs {
+  ProblemOptions problem;
+  std::string table;
+  std::string gpu;
+};
+
+void run_query(QueryArgs const& a, AppContext& ctx) {
+  std::vector<Problem> problems = a.problem.collect();
+  TuningTable table;
+  std::string where;
+  if (!a.table.empty()) {
+    table = read_tuning_table(a.table);
+    where = "table " + a.table;
+  } else {
+    table = ctx.store_for_reading().to_table();
+    where = "cache " + ctx.db_path();
+  }
+  std::vector<GpuIdentity> gpus;
+  for (auto const& g : table.gpus) gpus.push_back(g.gpu);
+  GpuIdentity const gpu = choose_gpu(gpus, a.gpu, where);
+  TableIndex const index(std::move(table));
+
+  nlohmann::json out = nlohmann::json::array();
+  TextTable t({"problem", "kernel", "rule", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt"});
+  bool any = false;
+  for (Problem const& raw : problems) {
+    Problem const p = raw.resolved();
+    LookupResult r = index.lookup(gpu, p);
+    nlohmann::json j{{"problem", p},
+                     {"gpu", gpu.describe()},
+                     {"rule", to_string(r.rule)},
+                     {"explanation", r.explanation}};
+    std::vector<std::string> row{p.describe(), r.kernel ? r.kernel->id() : "(none: use cuBLAS)",
+                                 std::string(to_string(r.rule)), "-", "-", "-", "-"};
+    if (r.kernel) {
+      any = true;
+      j["kernel"] = r.kernel->id();
+    }
+    if (r.entry_index >= 0) {
+      TableEntry const& e = index.table().entries[static_cast<std::size_t>(r.entry_index)];
+      j["time_ms"] = e.time_ms;
+      j["tflops"] = e.tflops;
+      j["tuned_shape"] = e.problem.shape();
+      if (auto rc = e.ratio_cublas()) j["ratio_cublas"] = *rc;
+      if (auto rl = e.ratio_cublaslt()) j["ratio_cublaslt"] = *rl;
+      row[3] = format_ms(e.time_ms);
+      row[4] = fixed(e.tflops, 2);
+      row[5] = e.ratio_cublas() ? fixed(*e.ratio_cublas(), 2) + "x" : "-";
+      row[6] = e.ratio_cublaslt() ? fixed(*e.ratio_cublaslt(), 2) + "x" : "-";
+    }
+    out.push_back(j);
+    t.add(row);
+    if (!ctx.options.json) std::cerr << p.describe() << ": " << r.explanation << std::endl;
+  }
+  if (ctx.options.json) {
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << "from " << where << ", " << gpu.describe() << "\n";
+    t.print(std::cout);
+  }
+  if (!any) command_status() = 3;
+}
+
+}  // namespace
+
+void setup_query(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<QueryArgs>();
+  CLI::App* sub = app.add_subcommand("query", "Best kernel for a shape, from the cache or a table");
+  add_problem_options(*sub, a->problem, true);
+  sub->add_option("--table", a->table, "Read this exported table instead of the cache");
+  sub->add_option("--gpu", a->gpu, "GPU name (substring; default: the only GPU there)");
+  sub->callback([a, &ctx] { run_query(*a, ctx); });
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,217 @@
+// `gemmtune search`: tune problems on the local GPU, or compile-check a space with --dry-run.
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "family.hpp"
+#include "output.hpp"
+#include "progress_bar.hpp"
+#include "search/dry_run.hpp"
+#include "search/worker_evaluator.hpp"
+#include "worker/interrupt.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct SearchArgs {
+  ProblemOptions problem;
+  std::string family = "all";
+  std::string strategy = "exhaustive";
+  std::string budget;
+  std::uint64_t seed = 1;
+  std::string arch;
+  bool dry_run = false;
+  long long max_configs = 0;
+  double timeout_s = 120.0;
+  double target_ms = 25.0;
+  int repeats = 7;
+  bool no_early_stop = false;
+  std::string command_line;
+};
+
+void print_dry_run(DryRunReport const& r, bool json) {
+  if (json) {
+    nlohmann::json j{{"arch", r.arch}, {"wall_s", r.wall_s}, {"families", nlohmann::json::array()}};
+    for (auto const& f : r.families) {
+      j["families"].push_back({{"family", f.family}, {"candidates", f.candidates},
+                               {"pruned", f.pruned}, {"compiled", f.compiled},
+                               {"failed", f.failed}, {"spilling", f.spilling},
+                               {"min_registers", f.min_registers},
+                               {"max_registers", f.max_registers},
+                               {"compile_s", f.compile_s}, {"first_error", f.first_error},
+                               {"prune_reasons", f.prune_reasons}});
+    }
+    std::cout << j.dump(2) << std::endl;
+    return;
+  }
+  TextTable t({"family", "candidates", "pruned", "compiled", "failed", "spilling", "registers",
+               "compile s"});
+  int total = 0, ok = 0;
+  for (auto const& f : r.families) {
+    t.add({f.family, std::to_string(f.candidates), std::to_string(f.pruned),
+           std::to_string(f.compiled), std::to_string(f.failed), std::to_string(f.spilling),
+           f.compiled ? std::to_string(f.min_registers) + "-" + std::to_string(f.max_registers) : "-",
+           fixed(f.compile_s, 1)});
+    total += f.candidates;
+    ok += f.compiled - f.spilling;
+  }
+  std::cout << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
+            << " of " << total << " candidates compile without spills (" << fixed(r.wall_s, 1)
+            << " s wall)\n";
+  t.print(std::cout);
+  for (auto const& f : r.families) {
+    if (!f.first_error.empty()) std::cout << "first error in " << f.family << ":\n" << f.first_error << "\n";
+  }
+}
+
+void print_report(SearchReport const& r, bool json) {
+  if (json) {
+    nlohmann::json j{{"search_id", r.search_id},
+                     {"interrupted", r.interrupted},
+                     {"device_stopped", r.device_stopped},
+                     {"worker_restarts", r.worker_restarts},
+                     {"phases", nlohmann::json::parse(r.phases.to_json())},
+                     {"problems", nlohmann::json::array()}};
+    for (auto const& p : r.problems) {
+      nlohmann::json pj{{"problem", p.problem},
+                        {"candidates", p.candidates},
+                        {"pruned", p.pruned},
+                        {"evaluated", p.evaluated},
+                        {"resumed", p.resumed},
+                        {"dispositions", p.dispositions},
+                        {"wall_s", p.wall_s},
+                        {"cublas_ms", p.baseline.cublas_ms},
+                        {"cublaslt_ms", p.baseline.cublaslt_ms}};
+      if (p.best) {
+        pj["best"] = {{"kernel", p.best->config.id()},
+                      {"time_ms", p.best->time_ms},
+                      {"tflops", p.best->tflops},
+                      {"ratio_cublas", p.baseline.cublas_ms > 0 ? p.baseline.cublas_ms / p.best->time_ms : 0.0},
+                      {"ratio_cublaslt",
+                       p.baseline.cublaslt_ms > 0 ? p.baseline.cublaslt_ms / p.best->time_ms : 0.0}};
+      } else {
+        pj["best"] = nullptr;
+      }
+      j["problems"].push_back(pj);
+    }
+    std::cout << j.dump(2) << std::endl;
+    return;
+  }
+  TextTable t({"problem", "best kernel", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt", "trials",
+               "failed", "resumed"});
+  for (auto const& p : r.problems) {
+    int failed = 0;
+    for (auto const& [d, n] : p.dispositions) {
+      if (d != "ok") failed += n;
+    }
+    if (p.best) {
+      t.add({p.problem.describe(), p.best->config.id(), format_ms(p.best->time_ms),
+             fixed(p.best->tflops, 2), ratio(p.baseline.cublas_ms, p.best->time_ms),
+             ratio(p.baseline.cublaslt_ms, p.best->time_ms), std::to_string(p.evaluated),
+             std::to_string(failed), std::to_string(p.resumed)});
+    } else {
+      t.add({p.problem.describe(), "(none)", "-", "-", "-", "-", std::to_string(p.evaluated),
+             std::to_string(failed), std::to_string(p.resumed)});
+    }
+  }
+  t.print(std::cout);
+  std::cerr << "search " << r.search_id << ": wall " << fixed(r.phases.wall_s, 1) << " s, gpu "
+            << fixed(r.phases.gpu_s, 1) << " s, baseline " << fixed(r.phases.baseline_s, 1)
+            << " s, compile " << fixed(r.phases.compile_s, 1) << " s (waited "
+            << fixed(r.phases.compile_wait_s, 1) << " s), store " << fixed(r.phases.store_s, 2)
+            << " s, worker restarts " << r.worker_restarts
+            << (r.interrupted ? " — interrupted; run the same command again to resume" : "")
+            << (r.device_stopped ? " — device stopped after repeated worker failures" : "")
+            << std::endl;
+}
+
+void run_search(SearchArgs const& a, AppContext& ctx) {
+  std::vector<Problem> problems = a.problem.collect();
+  std::vector<Family const*> families = select_families(a.family);
+  Budget const budget = a.budget.empty() ? Budget{} : parse_budget(a.budget);
+  if (a.strategy != "exhaustive" && a.strategy != "random") {
+    throw UsageError("bad strategy '" + a.strategy + "': expected exhaustive or random");
+  }
+  if (a.timeout_s <= 0) throw UsageError("bad --timeout: expected seconds > 0");
+  if (a.target_ms <= 0 || a.repeats < 1) {
+    throw UsageError("bad timing: --target-ms must be > 0 and --repeats ≥ 1");
+  }
+  install_interrupt_handler();
+  ProgressBar progress(ctx.options.quiet);
+
+  if (a.dry_run) {
+    std::string const arch = a.arch.empty() ? "sm_90" : a.arch;
+    long long cap = a.max_configs;
+    if (budget.evaluations > 0 && (cap == 0 || budget.evaluations < cap)) cap = budget.evaluations;
+    DryRunReport r = dry_run(problems, families, arch, ctx.compile_fn(), cap, &progress);
+    print_dry_run(r, ctx.options.json);
+    int compiled = 0;
+    for (auto const& f : r.families) compiled += f.compiled;
+    if (compiled == 0) command_status() = 3;
+    return;
+  }
+
+  DeviceReport const& dev = ctx.require_gpu();
+  if (!a.arch.empty() && a.arch != dev.limits.arch && a.arch != dev.limits.arch + "a") {
+    throw UsageError("--arch " + a.arch + " does not match this GPU (" + dev.gpu.describe() +
+                     "); use --dry-run to compile for another arch");
+  }
+  SearchOptions opts;
+  opts.problems = problems;
+  opts.families = families;
+  opts.strategy = a.strategy;
+  opts.budget = budget;
+  opts.seed = a.seed;
+  opts.timing.target_ms = a.target_ms;
+  opts.timing.repeats = a.repeats;
+  opts.job_timeout_s = a.timeout_s;
+  opts.early_stop = !a.no_early_stop;
+  opts.arguments = a.command_line;
+  SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
+                        &progress);
+  SearchReport r = session.run(opts);
+  print_report(r, ctx.options.json);
+  bool all = !r.problems.empty() && r.problems.size() == problems.size();
+  for (auto const& p : r.problems) all = all && p.best.has_value();
+  if (r.interrupted) command_status() = 130;
+  else if (!all) command_status() = 3;
+}
+
+}  // namespace
+
+void setup_search(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<SearchArgs>();
+  CLI::App* sub = app.add_subcommand("search", "Tune problems on the local GPU (or --dry-run: compile only)");
+  add_problem_options(*sub, a->problem, true);
+  sub->add_option("--family", a->family, "Kernel family, group (ladder, all) or comma list")
+      ->capture_default_str();
+  sub->add_option("--strategy", a->strategy, "exhaustive or random")->capture_default_str();
+  sub->add_option("--budget", a->budget, "Per problem: evaluations (200) or time (90s, 5m)");
+  sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")->capture_default_str();
+  sub->add_option("--arch", a->arch, "Target arch (sm_80, sm_86, sm_89, sm_90, sm_90a); with --dry-run no GPU is needed");
+  sub->add_flag("--dry-run", a->dry_run, "Compile the space for --arch and report; no GPU, nothing stored");
+  sub->add_option("--max-configs", a->max_configs, "Dry run: compile at most this many configs per family and shape");
+  sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")->capture_default_str();
+  sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")->capture_default_str();
+  sub->add_option("--repeats", a->repeats, "Timing: repeats (median taken)")->capture_default_str();
+  sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
+  sub->callback([a, &ctx, sub] {
+    std::ostringstream cl;
+    cl << "search";
+    for (auto const& s : a->problem.shapes) cl << " --shape " << s;
+    if (!a->problem.shapes_file.empty()) cl << " --shapes-file " << a->problem.shapes_file;
+    cl << " --precision " << a->problem.precision << " --layout " << a->problem.layout
+       << " --family " << a->family << " --strategy " << a->strategy;
+    if (!a->budget.empty()) cl << " --budget " << a->budget;
+    cl << " --seed " << a->seed;
+    a->command_line = cl.str();
+    (void)sub;
+    run_search(*a, ctx);
+  });
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,95 @@
+// `gemmtune space`: the size of each family's search space and what each constraint prunes.
+#include <iostream>
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "family.hpp"
+#include "output.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct SpaceArgs {
+  std::string family = "all";
+  std::string precision = "fp32";
+  std::string layout = "NN";
+  std::string shape = "4096x4096x4096";
+  std::string arch = "sm_90";
+  int align = 0;
+  bool list = false;
+};
+
+void run_space(SpaceArgs const& a, AppContext& ctx) {
+  Precision const prec = parse_precision(a.precision);
+  Problem problem = parse_shape(a.shape, prec, parse_layout(a.layout));
+  problem.align = check_align(a.align, prec);
+  problem = problem.resolved();
+  std::optional<DeviceLimits> limits = arch_limits(a.arch);
+  if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
+  nlohmann::json out = nlohmann::json::array();
+  TextTable t({"family", "space", "valid", "rejected", "top rejection reasons"});
+  int total_valid = 0;
+  for (Family const* f : select_families(a.family)) {
+    if (!f->supports(prec)) continue;
+    auto const all = f->enumerate();
+    std::map<std::string, int> reasons;
+    std::vector<std::string> valid;
+    for (auto const& cfg : all) {
+      std::string const why = f->reject_reason(cfg, problem, *limits);
+      if (why.empty()) {
+        valid.push_back(cfg.id());
+      } else {
+        std::size_t const colon = why.find(':');
+        ++reasons[colon == std::string::npos ? why : why.substr(0, colon)];
+      }
+    }
+    total_valid += static_cast<int>(valid.size());
+    std::vector<std::pair<int, std::string>> sorted;
+    for (auto const& [r, n] : reasons) sorted.emplace_back(-n, r);
+    std::sort(sorted.begin(), sorted.end());
+    std::string top;
+    for (std::size_t i = 0; i < sorted.size() && i < 3; ++i) {
+      if (i) top += "; ";
+      top += sorted[i].second + " (" + std::to_string(-sorted[i].first) + ")";
+    }
+    t.add({std::string(f->name()), std::to_string(all.size()), std::to_string(valid.size()),
+           std::to_string(all.size() - valid.size()), top});
+    nlohmann::json fj{{"family", f->name()}, {"space", all.size()}, {"valid", valid.size()},
+                      {"rejected_by", reasons}};
+    if (a.list) fj["configs"] = valid;
+    out.push_back(fj);
+    if (a.list && !ctx.options.json) {
+      for (auto const& id : valid) std::cout << id << '\n';
+    }
+  }
+  if (ctx.options.json) {
+    std::cout << nlohmann::json{{"problem", problem}, {"arch", a.arch}, {"families", out}}.dump(2)
+              << std::endl;
+  } else if (!a.list) {
+    std::cout << "space for " << problem.describe() << " on " << a.arch << ": " << total_valid
+              << " valid configs\n";
+    t.print(std::cout);
+  }
+  if (total_valid == 0) command_status() = 3;
+}
+
+}  // namespace
+
+void setup_space(CLI::App& app, AppContext& ctx) {
+  auto a = std::make_shared<SpaceArgs>();
+  CLI::App* sub = app.add_subcommand("space", "Size of the search space and what each constraint rejects");
+  sub->add_option("--family", a->family, "Family, group or comma list")->capture_default_str();
+  sub->add_option("--precision", a->precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
+  sub->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
+  sub->add_option("--shape", a->shape, "Problem the constraints are checked against")->capture_default_str();
+  sub->add_option("--arch", a->arch, "Arch whose limits apply")->capture_default_str();
+  sub->add_option("--align", a->align, "Alignment class in bytes (0 = packed)");
+  sub->add_flag("--list", a->list, "Print every valid kernel id");
+  sub->callback([a, &ctx] { run_space(*a, ctx); });
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,19 @@
+// `gemmtune __worker` (hidden): the isolated GPU worker process. Started only by the search's
+// supervisor, which owns the pipes on fds 3 and 4.
+#include "commands.hpp"
+#include "worker/fake_handlers.hpp"
+#include "worker/gpu_handlers.hpp"
+#include "worker/worker_main.hpp"
+
+namespace gemmtune {
+
+void setup_worker(CLI::App& app, AppContext&) {
+  CLI::App* sub = app.add_subcommand("__worker", "");
+  sub->group("");  // hidden from --help
+  sub->callback([] {
+    // Fake jobs are always offered: they are how the supervisor is tested without a GPU.
+    command_status() = worker_main(worker_handlers());
+  });
+}
+
+}  // namespace gemmtune

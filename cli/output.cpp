@@ -1,0 +1,60 @@
+// Text tables and number formatting.
+#include "output.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace gemmtune {
+
+void TextTable::print(std::ostream& os) const {
+  std::vector<std::size_t> width(headers_.size(), 0);
+  for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();
+  for (auto const& r : rows_) {
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], r[c].size());
+    }
+  }
+  auto line = [&](std::vector<std::string> const& r) {
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      std::string const cell = c < r.size() ? r[c] : "";
+      os << cell;
+      if (c + 1 < width.size()) os << std::string(width[c] - cell.size() + 2, ' ');
+    }
+    os << '\n';
+  };
+  line(headers_);
+  for (auto const& r : rows_) line(r);
+}
+
+void TextTable::print_markdown(std::ostream& os) const {
+  auto line = [&](std::vector<std::string> const& r) {
+    os << '|';
+    for (std::size_t c = 0; c < headers_.size(); ++c) os << ' ' << (c < r.size() ? r[c] : "") << " |";
+    os << '\n';
+  };
+  line(headers_);
+  os << '|';
+  for (std::size_t c = 0; c < headers_.size(); ++c) os << "---|";
+  os << '\n';
+  for (auto const& r : rows_) line(r);
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+std::string format_ms(double ms) {
+  if (ms <= 0) return "-";
+  if (ms < 1.0) return fixed(ms * 1000.0, 1) + " us";
+  return fixed(ms, 3) + " ms";
+}
+
+std::string ratio(double reference_ms, double ms) {
+  if (reference_ms <= 0 || ms <= 0) return "-";
+  return fixed(reference_ms / ms, 2) + "x";
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,32 @@
+// Result output: aligned text tables on stdout, or JSON, and number formatting.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gemmtune {
+
+/// A text table: a header row and data rows, printed with aligned columns.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  bool empty() const { return rows_.empty(); }
+  void print(std::ostream& os) const;
+  /// The same table as GitHub-flavoured Markdown.
+  void print_markdown(std::ostream& os) const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// Fixed-point with `digits` decimals.
+std::string fixed(double v, int digits);
+/// "1.23 ms", "45.6 us".
+std::string format_ms(double ms);
+/// A ratio such as "1.04x", or "-" when either side is missing.
+std::string ratio(double reference_ms, double ms);
+
+}  // namespace gemmtune

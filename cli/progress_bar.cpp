@@ -1,0 +1,76 @@
+// Progress bar drawing.
+#include "progress_bar.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "output.hpp"
+
+namespace gemmtune {
+
+ProgressBar::ProgressBar(bool quiet)
+    : quiet_(quiet),
+      tty_(::isatty(STDERR_FILENO) == 1),
+      color_(tty_ && std::getenv("NO_COLOR") == nullptr) {}
+
+void ProgressBar::clear_line() {
+  if (drawn_) {
+    std::cerr << "\r\033[K";
+    drawn_ = false;
+  }
+}
+
+void ProgressBar::problem_started(Problem const& problem, int candidates, int pruned) {
+  if (quiet_) return;
+  clear_line();
+  label_ = problem.describe();
+  failures_ = 0;
+  start_ = std::chrono::steady_clock::now();
+  std::cerr << "tuning " << label_ << ": " << candidates << " candidates (" << pruned
+            << " pruned by constraints)" << std::endl;
+}
+
+void ProgressBar::trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
+                             int planned) {
+  if (quiet_) return;
+  if (trial.disposition != Disposition::kOk) ++failures_;
+  if (!tty_) return;
+  double const elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double const eta = done > 0 && planned > done ? elapsed / done * (planned - done) : 0.0;
+  int const width = 24;
+  int const filled = planned > 0 ? std::min(width, width * done / planned) : 0;
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar += std::string(static_cast<std::size_t>(width - filled), '.');
+  clear_line();
+  std::cerr << '[' << bar << "] " << done << '/' << planned << " eta " << fixed(eta, 0) << "s";
+  if (best) std::cerr << "  best " << fixed(best->tflops, 2) << " TFLOP/s";
+  if (failures_ > 0) {
+    std::cerr << "  " << (color_ ? "\033[33m" : "") << failures_ << " failed"
+              << (color_ ? "\033[0m" : "");
+  }
+  std::cerr << std::flush;
+  drawn_ = true;
+}
+
+void ProgressBar::problem_finished(ProblemOutcome const& outcome) {
+  if (quiet_) return;
+  clear_line();
+  std::cerr << "done " << outcome.problem.describe() << ": " << outcome.evaluated
+            << " evaluated, " << outcome.resumed << " already in the cache";
+  for (auto const& [d, n] : outcome.dispositions) {
+    if (d != "ok") std::cerr << ", " << n << ' ' << d;
+  }
+  std::cerr << " (" << fixed(outcome.wall_s, 1) << " s)" << std::endl;
+}
+
+void ProgressBar::message(std::string const& line) {
+  if (quiet_) return;
+  clear_line();
+  std::cerr << line << std::endl;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,32 @@
+// Search progress on stderr: a redrawn bar with ETA, best so far and failure counts when
+// stderr is a terminal, one line per problem otherwise. NO_COLOR is honoured.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "search/search_session.hpp"
+
+namespace gemmtune {
+
+class ProgressBar : public SearchProgress {
+ public:
+  explicit ProgressBar(bool quiet);
+  void problem_started(Problem const& problem, int candidates, int pruned) override;
+  void trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
+                  int planned) override;
+  void problem_finished(ProblemOutcome const& outcome) override;
+  void message(std::string const& line) override;
+
+ private:
+  void clear_line();
+  bool quiet_;
+  bool tty_;
+  bool color_;
+  bool drawn_ = false;
+  int failures_ = 0;
+  std::string label_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,55 @@
+// An in-memory TrialStore for search tests.
+#pragma once
+
+#include <algorithm>
+
+#include "core/trial_store.hpp"
+
+namespace gemmtune {
+
+class MemoryStore : public TrialStore {
+ public:
+  std::int64_t begin_search(std::string const& arguments) override {
+    searches.push_back({static_cast<std::int64_t>(searches.size() + 1), arguments, 1, 0, ""});
+    return searches.back().id;
+  }
+  void finish_search(std::int64_t id, std::string const& phases) override {
+    searches.at(static_cast<std::size_t>(id - 1)).finished_at = 2;
+    searches.at(static_cast<std::size_t>(id - 1)).phase_times_json = phases;
+  }
+  std::int64_t record_trial(Trial const& t) override {
+    trials.push_back(t);
+    trials.back().id = static_cast<std::int64_t>(trials.size());
+    return trials.back().id;
+  }
+  std::optional<Trial> find_trial(GpuIdentity const& gpu, Problem const& problem,
+                                  KernelConfig const& config, Provenance const& prov) override {
+    for (auto it = trials.rbegin(); it != trials.rend(); ++it) {
+      if (it->gpu == gpu && it->problem == problem && it->config == config && it->provenance == prov) {
+        return *it;
+      }
+    }
+    return std::nullopt;
+  }
+  std::vector<Trial> trials_for(GpuIdentity const& gpu, Problem const& problem) override {
+    std::vector<Trial> out;
+    for (auto it = trials.rbegin(); it != trials.rend(); ++it) {
+      if (it->gpu == gpu && it->problem == problem) out.push_back(*it);
+    }
+    return out;
+  }
+  void record_baseline(GpuIdentity const&, Problem const&, BaselineResult const& b,
+                       Provenance const&) override {
+    baselines.push_back(b);
+  }
+  std::optional<BaselineResult> find_baseline(GpuIdentity const&, Problem const&) override {
+    if (baselines.empty()) return std::nullopt;
+    return baselines.back();
+  }
+
+  std::vector<SearchRecord> searches;
+  std::vector<Trial> trials;
+  std::vector<BaselineResult> baselines;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,100 @@
+// The search loop: pruning, dispositions, best, budget, resume.
+#include <gtest/gtest.h>
+
+#include "fake_gpu.hpp"
+#include "memory_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+SearchOptions options_for(TestFamily const& fam) {
+  SearchOptions o;
+  o.problems = {parse_shape("64x64x64")};
+  o.families = {&fam};
+  o.arguments = "test";
+  return o;
+}
+
+}  // namespace
+
+TEST(SearchSession, FindsTheBestAndRecordsEveryTrial) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchSession s(gpu, store, fake_compile(), "/tmp");
+  SearchReport r = s.run(options_for(fam));
+  ASSERT_EQ(r.problems.size(), 1u);
+  ProblemOutcome const& o = r.problems[0];
+  EXPECT_EQ(o.candidates, 20);  // 10 X × {1, 2}; Y = 64 pruned
+  EXPECT_EQ(o.pruned, 10);
+  EXPECT_EQ(o.evaluated, 20);
+  EXPECT_EQ(store.trials.size(), 20u);
+  ASSERT_TRUE(o.best.has_value());
+  EXPECT_EQ(o.best->config.id(), "testfam:X=5,Y=1");
+  EXPECT_DOUBLE_EQ(o.best->time_ms, 1.1);
+  EXPECT_DOUBLE_EQ(o.best->cublas_ms, 2.0);
+  EXPECT_EQ(o.dispositions.at("compile_error"), 2);
+  EXPECT_EQ(o.dispositions.at("skipped"), 2);       // X = 7 spills: never timed
+  EXPECT_EQ(o.dispositions.at("wrong_result"), 2);
+  EXPECT_EQ(o.dispositions.at("timeout"), 2);
+  EXPECT_EQ(o.dispositions.at("ok"), 12);
+  EXPECT_EQ(gpu.evals, 20 - 2 - 2);                 // no GPU time for compile errors or spills
+  EXPECT_EQ(store.searches.at(0).finished_at, 2);
+  EXPECT_EQ(store.baselines.size(), 1u);
+}
+
+TEST(SearchSession, ResumeRedoesNothingFinishedOrFailed) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.budget.evaluations = 7;
+  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  EXPECT_EQ(store.trials.size(), 7u);
+  o.budget = Budget{};
+  int compiles = 0;
+  ScriptedGpu gpu2;
+  SearchReport r = SearchSession(gpu2, store, fake_compile(&compiles), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].resumed, 7);
+  EXPECT_EQ(r.problems[0].evaluated, 13);
+  EXPECT_EQ(compiles, 13);
+  EXPECT_EQ(store.trials.size(), 20u);
+  ASSERT_TRUE(r.problems[0].best.has_value());
+  EXPECT_EQ(r.problems[0].best->config.id(), "testfam:X=5,Y=1");
+}
+
+TEST(SearchSession, RandomStrategyWithinBudget) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.strategy = "random";
+  o.seed = 3;
+  o.budget.evaluations = 5;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].evaluated, 5);
+  EXPECT_EQ(store.trials.size(), 5u);
+}
+
+TEST(SearchSession, NoDeviceIsAClearError) {
+  class NoGpu : public ScriptedGpu {
+   public:
+    DeviceReport device() override {
+      DeviceReport d;
+      d.reason = "no CUDA driver";
+      return d;
+    }
+  } gpu;
+  TestFamily fam;
+  MemoryStore store;
+  SearchSession s(gpu, store, fake_compile(), "/tmp");
+  try {
+    s.run(options_for(fam));
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("no GPU available: no CUDA driver"), std::string::npos);
+  }
+  EXPECT_TRUE(store.trials.empty());
+}
+
+}  // namespace gemmtune

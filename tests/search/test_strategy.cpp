@@ -1,0 +1,56 @@
+// Strategies: exhaustive keeps order; random is a seeded permutation.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "search/strategy.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::vector<KernelConfig> configs(int n) {
+  std::vector<KernelConfig> v;
+  for (int i = 0; i < n; ++i) {
+    KernelConfig c;
+    c.family = "fake";
+    c.set("X", i);
+    v.push_back(c);
+  }
+  return v;
+}
+
+std::vector<std::int64_t> drain(Strategy& s) {
+  std::vector<std::int64_t> out;
+  while (auto c = s.next()) {
+    out.push_back(c->at("X"));
+    s.report(*c, 1.0);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Strategy, ExhaustiveKeepsOrder) {
+  auto s = make_exhaustive(configs(5));
+  EXPECT_EQ(drain(*s), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(Strategy, RandomIsASeededPermutation) {
+  auto a = drain(*make_random(configs(50), 7));
+  auto b = drain(*make_random(configs(50), 7));
+  auto c = drain(*make_random(configs(50), 8));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(std::set<std::int64_t>(a.begin(), a.end()).size(), 50u);
+  std::vector<std::int64_t> sorted(50);
+  for (int i = 0; i < 50; ++i) sorted[static_cast<std::size_t>(i)] = i;
+  EXPECT_NE(a, sorted);
+}
+
+TEST(Strategy, ByName) {
+  EXPECT_NO_THROW(make_strategy("random", configs(2), 1));
+  EXPECT_THROW(make_strategy("annealing", configs(2), 1), UsageError);
+}
+
+}  // namespace gemmtune

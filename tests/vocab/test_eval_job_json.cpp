@@ -1,0 +1,48 @@
+// Worker messages survive a JSON round trip exactly.
+#include <gtest/gtest.h>
+
+#include "core/eval_job.hpp"
+
+namespace gemmtune {
+
+TEST(EvalJobJson, RoundTrips) {
+  EvalJob job;
+  job.problem = parse_shape("100x200x300", Precision::kBF16, Layout::kNT).resolved();
+  job.kernel_id = "naive:BX=32,BY=8";
+  job.cubin_path = "/tmp/x.cubin";
+  KernelLaunch l;
+  l.name_expression = "gemmtune::naive<32,8,false,true>";
+  l.lowered_name = "_ZN8gemmtune5naiveILi32ELi8ELb0ELb1EEEv8GemmArgs";
+  l.grid = {4, 13, 1};
+  l.block = {32, 8, 1};
+  l.dynamic_smem = 1024;
+  job.plan.launches.push_back(l);
+  job.plan.workspace_bytes = 64;
+  job.seed = 42;
+  job.timing.early_stop_ms = 1.5;
+  job.beta = 0.5f;
+  nlohmann::json j = job;
+  EvalJob back = j.get<EvalJob>();
+  EXPECT_EQ(back.problem, job.problem);
+  EXPECT_EQ(back.plan, job.plan);
+  EXPECT_EQ(back.timing, job.timing);
+  EXPECT_EQ(back.seed, 42u);
+  EXPECT_FLOAT_EQ(back.beta, 0.5f);
+
+  EvalResult r;
+  r.disposition = Disposition::kWrongResult;
+  r.reason = "max |C-R|/bound = 3";
+  r.exact_mismatches = 7;
+  nlohmann::json rj = r;
+  EvalResult rb = rj.get<EvalResult>();
+  EXPECT_EQ(rb.disposition, Disposition::kWrongResult);
+  EXPECT_EQ(rb.exact_mismatches, 7);
+  EXPECT_EQ(rb.reason, r.reason);
+}
+
+TEST(EvalJobJson, RejectsMissingFields) {
+  nlohmann::json j = {{"problem", {{"m", 1}}}};
+  EXPECT_ANY_THROW(j.get<EvalJob>());
+}
+
+}  // namespace gemmtune

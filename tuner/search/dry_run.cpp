@@ -1,0 +1,78 @@
+// Dry run over the compile pool.
+#include "search/dry_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <future>
+
+#include "core/error.hpp"
+#include "worker/interrupt.hpp"
+
+namespace gemmtune {
+
+DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family const*> const& families,
+                     std::string const& arch, CompileFn const& compile, long long max_configs,
+                     SearchProgress* progress) {
+  auto const start = std::chrono::steady_clock::now();
+  std::optional<DeviceLimits> limits = arch_limits(arch);
+  if (!limits) {
+    throw UsageError("bad arch '" + arch + "': expected one of " + std::string(known_archs()));
+  }
+  DryRunReport report;
+  report.arch = arch;
+  report.problems = problems;
+  for (Family const* f : families) {
+    DryRunFamily fr;
+    fr.family = std::string(f->name());
+    if (!f->supports(problems.front().precision) || arch_number(arch) < f->min_arch()) {
+      continue;
+    }
+    for (Problem const& raw : problems) {
+      Problem const problem = raw.resolved();
+      int pruned = 0;
+      auto cands = valid_candidates({f}, problem, *limits, &pruned, &fr.prune_reasons);
+      if (max_configs > 0 && static_cast<long long>(cands.size()) > max_configs) {
+        cands.resize(static_cast<std::size_t>(max_configs));
+      }
+      fr.candidates += static_cast<int>(cands.size());
+      fr.pruned += pruned;
+      if (progress) progress->problem_started(problem, static_cast<int>(cands.size()), pruned);
+      std::deque<std::future<CompileResult>> inflight;
+      std::size_t next = 0, done = 0;
+      while (done < cands.size()) {
+        while (next < cands.size() && inflight.size() < 16) {
+          inflight.push_back(compile(f->compile_request(cands[next].second, problem, arch)));
+          ++next;
+        }
+        CompileResult r = inflight.front().get();
+        inflight.pop_front();
+        ++done;
+        fr.compile_s += r.compile_ms / 1000.0;
+        if (!r.ok) {
+          ++fr.failed;
+          if (fr.first_error.empty()) fr.first_error = r.log.substr(0, 400);
+          continue;
+        }
+        ++fr.compiled;
+        int spills = 0, regs = 0;
+        for (auto const& k : r.resources) {
+          spills += k.spill_loads + k.spill_stores;
+          regs = std::max(regs, k.registers);
+        }
+        if (spills > 0) ++fr.spilling;
+        if (fr.min_registers == 0 || regs < fr.min_registers) fr.min_registers = regs;
+        fr.max_registers = std::max(fr.max_registers, regs);
+        if (interrupted()) break;
+      }
+      for (auto& fut : inflight) fut.wait();
+      if (interrupted()) break;
+    }
+    report.families.push_back(fr);
+    if (interrupted()) break;
+  }
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace gemmtune

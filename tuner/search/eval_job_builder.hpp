@@ -1,0 +1,23 @@
+// Turns a compiled candidate into the job a worker runs: the launch plan with lowered names,
+// and a cubin file the worker can load.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/eval_job.hpp"
+#include "family.hpp"
+#include "nvrtc/compiler.hpp"
+
+namespace gemmtune {
+
+/// Total ptxas spill bytes (stores + loads) over the compiled kernels.
+int spill_bytes(CompileResult const& compiled);
+
+/// The EvalJob for a successfully compiled config. Writes the cubin under `cubin_dir` when the
+/// compile did not come with a cached file.
+EvalJob make_eval_job(Family const& family, KernelConfig const& config, Problem const& problem,
+                      CompileResult const& compiled, std::string const& cubin_dir,
+                      std::uint64_t seed, TimingSpec const& timing);
+
+}  // namespace gemmtune

@@ -1,0 +1,28 @@
+// GpuEvaluator: how the search reaches a GPU. The real one talks to an isolated worker
+// process (worker_evaluator.hpp); tests use a scripted one. Every call returns a value,
+// whatever the worker does.
+#pragma once
+
+#include <string>
+
+#include "core/eval_job.hpp"
+#include "gpu/gpu_session.hpp"
+
+namespace gemmtune {
+
+class GpuEvaluator {
+ public:
+  virtual ~GpuEvaluator() = default;
+  /// The device and library versions (present = false when there is none).
+  virtual DeviceReport device() = 0;
+  /// Runs one candidate; timeouts, crashes and a stopped device become Dispositions.
+  virtual EvalResult evaluate(EvalJob const& job, double deadline_s) = 0;
+  /// Times cuBLAS and cuBLASLt-autotuned for a problem.
+  virtual BaselineResult baseline(BaselineJob const& job, double deadline_s) = 0;
+  /// Worker restarts so far (0 for evaluators without workers).
+  virtual int restarts() const { return 0; }
+  /// True once the device was given up on (crash loop); later calls return kSkipped.
+  virtual bool stopped() const { return false; }
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,295 @@
+// The search loop: prune, propose, compile ahead, evaluate, store, resume.
+#include "search/search_session.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <deque>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "nvrtc/compiler.hpp"
+#include "nvrtc/embedded_sources.hpp"
+#include "search/eval_job_builder.hpp"
+#include "search/strategy.hpp"
+#include "worker/interrupt.hpp"
+
+namespace gemmtune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+/// The head of a compiler log: enough to see the first error, small enough to store per trial.
+std::string log_head(std::string const& log, std::size_t max_chars = 600) {
+  std::istringstream in(log);
+  std::string line, out;
+  while (std::getline(in, line) && out.size() < max_chars) {
+    if (line.find("error") != std::string::npos || out.empty()) {
+      out += line;
+      out += '\n';
+    }
+  }
+  if (out.size() > max_chars) out.resize(max_chars);
+  return out;
+}
+
+/// A config proposed by the strategy, with its compile in flight.
+struct Pending {
+  Family const* family = nullptr;
+  KernelConfig config;
+  std::future<CompileResult> compiled;
+};
+
+}  // namespace
+
+std::string PhaseTimes::to_json() const {
+  nlohmann::json j{{"wall_s", wall_s},       {"compile_s", compile_s},
+                   {"compile_wait_s", compile_wait_s}, {"gpu_s", gpu_s},
+                   {"baseline_s", baseline_s}, {"store_s", store_s}};
+  return j.dump();
+}
+
+std::string reason_key(std::string const& reason) {
+  std::size_t const colon = reason.find(':');
+  return colon == std::string::npos ? reason : reason.substr(0, colon);
+}
+
+std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
+    std::vector<Family const*> const& families, Problem const& problem, DeviceLimits const& limits,
+    int* pruned, std::map<std::string, int>* reasons) {
+  std::vector<std::pair<Family const*, KernelConfig>> out;
+  int rejected = 0;
+  for (Family const* f : families) {
+    if (!f->supports(problem.precision)) continue;
+    for (KernelConfig const& cfg : f->enumerate()) {
+      std::string const why = f->reject_reason(cfg, problem, limits);
+      if (why.empty()) {
+        out.emplace_back(f, cfg);
+      } else {
+        ++rejected;
+        if (reasons) ++(*reasons)[reason_key(why)];
+      }
+    }
+  }
+  if (pruned) *pruned = rejected;
+  return out;
+}
+
+SearchSession::SearchSession(GpuEvaluator& gpu, TrialStore& store, CompileFn compile,
+                             std::string cubin_dir, SearchProgress* progress)
+    : gpu_(gpu),
+      store_(store),
+      compile_(std::move(compile)),
+      cubin_dir_(std::move(cubin_dir)),
+      progress_(progress) {}
+
+Provenance SearchSession::provenance_for(Family const& family) const {
+  Provenance p;
+  p.driver = device_.driver;
+  p.cuda_runtime = device_.cuda_runtime;
+  p.nvrtc = nvrtc_version();
+  p.cublas = device_.cublas;
+  p.gemmtune_version = std::string(gemmtune_version());
+  p.template_hash = template_hash(family.template_file());
+  p.compile_options = "arch=" + device_.limits.arch;
+  return p;
+}
+
+SearchReport SearchSession::run(SearchOptions const& options) {
+  auto const start = Clock::now();
+  SearchReport report;
+  device_ = gpu_.device();
+  if (!device_.present) {
+    throw Error("no GPU available: " + device_.reason +
+                " (use --dry-run --arch sm_XX to compile without a GPU)");
+  }
+  report.search_id = store_.begin_search(options.arguments);
+  for (Problem const& raw : options.problems) {
+    if (interrupted()) {
+      report.interrupted = true;
+      break;
+    }
+    ProblemOutcome outcome =
+        tune_problem(raw.resolved(), options, report.phases, report.search_id);
+    report.problems.push_back(outcome);
+    if (progress_) progress_->problem_finished(outcome);
+    if (interrupted()) report.interrupted = true;
+    if (gpu_.stopped()) {
+      report.device_stopped = true;
+      break;
+    }
+  }
+  report.phases.wall_s = seconds_since(start);
+  report.worker_restarts = gpu_.restarts();
+  if (!report.interrupted) store_.finish_search(report.search_id, report.phases.to_json());
+  return report;
+}
+
+ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions const& options,
+                                           PhaseTimes& phases, std::int64_t search_id) {
+  auto const start = Clock::now();
+  ProblemOutcome outcome;
+  outcome.problem = problem;
+
+  auto candidates = valid_candidates(options.families, problem, device_.limits, &outcome.pruned);
+  outcome.candidates = static_cast<int>(candidates.size());
+  std::map<std::string, Family const*> family_by_name;
+  std::vector<KernelConfig> configs;
+  configs.reserve(candidates.size());
+  for (auto const& [f, cfg] : candidates) {
+    family_by_name[std::string(f->name())] = f;
+    configs.push_back(cfg);
+  }
+  if (progress_) progress_->problem_started(problem, outcome.candidates, outcome.pruned);
+
+  // The baseline first: every ratio of this run is against cuBLAS timed in this worker.
+  {
+    auto const t = Clock::now();
+    BaselineJob job{problem, options.seed, options.timing};
+    outcome.baseline = gpu_.baseline(job, options.job_timeout_s * 4);
+    phases.baseline_s += seconds_since(t);
+    if (outcome.baseline.ok) {
+      Provenance prov;
+      prov.driver = device_.driver;
+      prov.cuda_runtime = device_.cuda_runtime;
+      prov.cublas = device_.cublas;
+      prov.gemmtune_version = std::string(gemmtune_version());
+      store_.record_baseline(device_.gpu, problem, outcome.baseline, prov);
+    } else if (progress_) {
+      progress_->message("cuBLAS baseline failed for " + problem.describe() + ": " +
+                         outcome.baseline.reason);
+    }
+  }
+
+  auto strategy = make_strategy(options.strategy, configs, options.seed);
+  std::deque<Pending> pending;
+  std::optional<double> best_ms;
+  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
+    if (t.disposition == Disposition::kOk && (!best_ms || t.time_ms < *best_ms)) {
+      best_ms = t.time_ms;
+      outcome.best = t;
+    }
+  }
+  long long const eval_cap = options.budget.evaluations;
+  int planned = outcome.candidates;
+  if (eval_cap > 0 && eval_cap < planned) planned = static_cast<int>(eval_cap);
+  bool strategy_done = false;
+
+  auto budget_left = [&]() {
+    if (eval_cap > 0 && outcome.evaluated >= eval_cap) return false;
+    if (options.budget.seconds > 0 && seconds_since(start) >= options.budget.seconds) return false;
+    return true;
+  };
+
+  auto refill = [&]() {
+    while (!strategy_done && static_cast<int>(pending.size()) < options.compile_ahead &&
+           (eval_cap == 0 || outcome.evaluated + static_cast<long long>(pending.size()) < eval_cap)) {
+      std::optional<KernelConfig> cfg = strategy->next();
+      if (!cfg) {
+        strategy_done = true;
+        break;
+      }
+      Family const* fam = family_by_name.at(cfg->family);
+      Provenance const prov = provenance_for(*fam);
+      if (auto done = store_.find_trial(device_.gpu, problem, *cfg, prov)) {
+        ++outcome.resumed;
+        strategy->report(*cfg, done->disposition == Disposition::kOk
+                                   ? std::optional<double>(done->time_ms)
+                                   : std::nullopt);
+        continue;
+      }
+      Pending p;
+      p.family = fam;
+      p.config = *cfg;
+      p.compiled = compile_(fam->compile_request(*cfg, problem, device_.limits.arch));
+      pending.push_back(std::move(p));
+    }
+  };
+
+  refill();
+  while (!pending.empty()) {
+    if (interrupted() || gpu_.stopped() || !budget_left()) break;
+    Pending p = std::move(pending.front());
+    pending.pop_front();
+
+    Trial trial;
+    trial.search_id = search_id;
+    trial.gpu = device_.gpu;
+    trial.problem = problem;
+    trial.config = p.config;
+    trial.provenance = provenance_for(*p.family);
+    trial.cublas_ms = outcome.baseline.cublas_ms;
+    trial.cublaslt_ms = outcome.baseline.cublaslt_ms;
+
+    auto const wait_start = Clock::now();
+    CompileResult cr = p.compiled.get();
+    phases.compile_wait_s += seconds_since(wait_start);
+    phases.compile_s += cr.compile_ms / 1000.0;
+    refill();  // keep the pool busy while the GPU works on this one
+    trial.compile_ms = cr.compile_ms;
+
+    if (!cr.ok) {
+      trial.disposition = Disposition::kCompileError;
+      trial.reason = log_head(cr.log);
+    } else {
+      int const spills = spill_bytes(cr);
+      if (!cr.resources.empty()) trial.registers = cr.resources.front().registers;
+      trial.spill_bytes = spills;
+      trial.smem_bytes = p.family->smem_bytes(p.config, problem);
+      if (spills > 0) {
+        // A spilling config is never timed: local-memory traffic makes it a loser anyway.
+        trial.disposition = Disposition::kSkipped;
+        trial.reason = "spills " + std::to_string(spills) + " bytes of registers";
+      } else {
+        EvalJob job = make_eval_job(*p.family, p.config, problem, cr, cubin_dir_, options.seed,
+                                    options.timing);
+        if (options.early_stop && best_ms) job.timing.early_stop_ms = *best_ms * options.early_stop_factor;
+        auto const gpu_start = Clock::now();
+        EvalResult r = gpu_.evaluate(job, options.job_timeout_s);
+        phases.gpu_s += seconds_since(gpu_start);
+        trial.disposition = r.disposition;
+        trial.reason = r.reason;
+        trial.time_ms = r.median_ms;
+        trial.min_ms = r.min_ms;
+        trial.max_abs_err = r.max_abs_err;
+        trial.max_err_ratio = r.max_err_ratio;
+        trial.rel_fro_err = r.rel_fro_err;
+        trial.exact_mismatches = r.exact_mismatches;
+        if (r.registers > 0) trial.registers = r.registers;
+        if (r.disposition == Disposition::kOk && r.median_ms > 0) {
+          trial.tflops = problem.flops() / (r.median_ms * 1e-3) / 1e12;
+        }
+      }
+    }
+    trial.created_at = unix_now();
+    auto const store_start = Clock::now();
+    trial.id = store_.record_trial(trial);
+    phases.store_s += seconds_since(store_start);
+    ++outcome.evaluated;
+    ++outcome.dispositions[std::string(to_string(trial.disposition))];
+    bool const ok = trial.disposition == Disposition::kOk;
+    strategy->report(trial.config, ok ? std::optional<double>(trial.time_ms) : std::nullopt);
+    if (ok && (!best_ms || trial.time_ms < *best_ms)) {
+      best_ms = trial.time_ms;
+      outcome.best = trial;
+    }
+    if (progress_) progress_->trial_done(trial, outcome.best, outcome.evaluated, planned);
+  }
+  // Compiles still in flight are abandoned; their futures finish in the pool.
+  for (auto& p : pending) {
+    if (p.compiled.valid()) p.compiled.wait();
+  }
+  outcome.wall_s = seconds_since(start);
+  return outcome;
+}
+
+}  // namespace gemmtune

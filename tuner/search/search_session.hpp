@@ -1,0 +1,118 @@
+// SearchSession: tunes a list of problems — enumerate and prune each family's space, let a
+// strategy propose configs, compile ahead in a pool, evaluate on the GPU worker, store every
+// trial before the next one, and skip what the cache already holds (resume).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/eval_job.hpp"
+#include "core/trial_store.hpp"
+#include "family.hpp"
+#include "search/budget.hpp"
+#include "search/gpu_evaluator.hpp"
+
+namespace gemmtune {
+
+/// Compiles a request somewhere (a pool, usually) and hands back the result later.
+using CompileFn = std::function<std::future<CompileResult>(CompileRequest)>;
+
+/// What to search.
+struct SearchOptions {
+  std::vector<Problem> problems;
+  std::vector<Family const*> families;
+  std::string strategy = "exhaustive";
+  Budget budget;                 ///< per problem
+  std::uint64_t seed = 1;
+  TimingSpec timing;
+  double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker
+  bool early_stop = true;        ///< stop timing candidates clearly slower than the best
+  double early_stop_factor = 3.0;
+  int compile_ahead = 8;         ///< compiles kept in flight ahead of the GPU
+  std::string arguments;         ///< recorded with the search
+};
+
+/// Counts and times for one problem.
+struct ProblemOutcome {
+  Problem problem;
+  std::optional<Trial> best;
+  BaselineResult baseline;
+  std::map<std::string, int> dispositions;  ///< this run's trials, by disposition text
+  int candidates = 0;         ///< valid configs after pruning
+  int pruned = 0;             ///< rejected by constraints before compiling
+  int evaluated = 0;          ///< trials recorded by this run
+  int resumed = 0;            ///< skipped: already in the cache
+  double wall_s = 0.0;
+};
+
+/// Where time went (DESIGN.md §6: stored with each search and shown at its end).
+struct PhaseTimes {
+  double wall_s = 0.0;
+  double compile_s = 0.0;     ///< summed compile time of the pool (overlaps the GPU)
+  double compile_wait_s = 0.0;///< GPU side waiting for a compile
+  double gpu_s = 0.0;         ///< inside evaluate calls
+  double baseline_s = 0.0;
+  double store_s = 0.0;
+  std::string to_json() const;
+};
+
+struct SearchReport {
+  std::int64_t search_id = 0;
+  std::vector<ProblemOutcome> problems;
+  PhaseTimes phases;
+  bool interrupted = false;
+  bool device_stopped = false;
+  int worker_restarts = 0;
+};
+
+/// Receives progress; the CLI draws it.
+class SearchProgress {
+ public:
+  virtual ~SearchProgress() = default;
+  virtual void problem_started(Problem const& problem, int candidates, int pruned) = 0;
+  virtual void trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
+                          int planned) = 0;
+  virtual void problem_finished(ProblemOutcome const& outcome) = 0;
+  virtual void message(std::string const& line) = 0;
+};
+
+class SearchSession {
+ public:
+  /// `cubin_dir` is where cubins that did not come from the cache are written for the worker.
+  SearchSession(GpuEvaluator& gpu, TrialStore& store, CompileFn compile, std::string cubin_dir,
+                SearchProgress* progress = nullptr);
+
+  /// Runs the whole search. Returns early (interrupted = true) on Ctrl-C; every finished
+  /// trial is already stored.
+  SearchReport run(SearchOptions const& options);
+
+  /// Provenance for trials of a family on the current device.
+  Provenance provenance_for(Family const& family) const;
+
+ private:
+  ProblemOutcome tune_problem(Problem const& problem, SearchOptions const& options,
+                              PhaseTimes& phases, std::int64_t search_id);
+
+  GpuEvaluator& gpu_;
+  TrialStore& store_;
+  CompileFn compile_;
+  std::string cubin_dir_;
+  SearchProgress* progress_;
+  DeviceReport device_;
+};
+
+/// The configs of `families` that pass every constraint for `problem` on `limits`, in
+/// canonical order; `pruned` counts the rest, `reasons` counts them by constraint reason.
+std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
+    std::vector<Family const*> const& families, Problem const& problem, DeviceLimits const& limits,
+    int* pruned = nullptr, std::map<std::string, int>* reasons = nullptr);
+
+/// The first word of a rejection reason, used to group rejections by constraint.
+std::string reason_key(std::string const& reason);
+
+}  // namespace gemmtune

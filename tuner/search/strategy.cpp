@@ -1,0 +1,51 @@
+// Exhaustive and random strategies.
+#include "search/strategy.hpp"
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+/// Walks a list in order; the list's order is the strategy.
+class ListStrategy : public Strategy {
+ public:
+  explicit ListStrategy(std::vector<KernelConfig> order) : order_(std::move(order)) {}
+  std::optional<KernelConfig> next() override {
+    if (pos_ >= order_.size()) return std::nullopt;
+    return order_[pos_++];
+  }
+  void report(KernelConfig const&, std::optional<double>) override {}
+
+ private:
+  std::vector<KernelConfig> order_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates) {
+  return std::make_unique<ListStrategy>(std::move(candidates));
+}
+
+std::unique_ptr<Strategy> make_random(std::vector<KernelConfig> candidates, std::uint64_t seed) {
+  // A fixed engine and our own Fisher-Yates, so the order is the same on every platform.
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = candidates.size(); i > 1; --i) {
+    std::size_t const j = static_cast<std::size_t>(rng() % i);
+    std::swap(candidates[i - 1], candidates[j]);
+  }
+  return std::make_unique<ListStrategy>(std::move(candidates));
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
+                                        std::uint64_t seed) {
+  if (name == "exhaustive") return make_exhaustive(std::move(candidates));
+  if (name == "random") return make_random(std::move(candidates), seed);
+  throw UsageError("bad strategy '" + std::string(name) + "': expected exhaustive or random");
+}
+
+}  // namespace gemmtune
