@@ -37,13 +37,18 @@ WorkerHandlers gpu_handlers() {
   };
   h["eval"] = [holder](json const& payload, bool& exit_after) -> json {
     EvalJob const job = payload.get<EvalJob>();
-    EvalResult const result = holder->get().evaluate(job);
-    exit_after = result.disposition == Disposition::kFault;
+    GpuSession& session = holder->get();
+    EvalResult const result = session.evaluate(job);
+    exit_after = result.disposition == Disposition::kFault || session.poisoned();
     return result;
   };
-  h["baseline"] = [holder](json const& payload, bool&) -> json {
+  h["baseline"] = [holder](json const& payload, bool& exit_after) -> json {
     BaselineJob const job = payload.get<BaselineJob>();
-    return holder->get().baseline(job);
+    GpuSession& session = holder->get();
+    BaselineResult const result = session.baseline(job);
+    // cuBLAS can hit a sticky error too; this process is then of no further use.
+    exit_after = session.poisoned();
+    return result;
   };
   return h;
 }

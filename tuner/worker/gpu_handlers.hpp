@@ -11,7 +11,7 @@ namespace gemmtune {
 ///             device an ok:false reply (use it as the supervisor's canary).
 /// "eval":     EvalJob JSON → EvalResult JSON; exit_after is set when the disposition is kFault,
 ///             because the CUDA context is then unusable.
-/// "baseline": BaselineJob JSON → BaselineResult JSON.
+/// "baseline": BaselineJob JSON → BaselineResult JSON; exit_after when the session is poisoned.
 /// The GpuSession (context, cuBLAS handles, buffers) is created on the first eval or baseline.
 WorkerHandlers gpu_handlers();
 

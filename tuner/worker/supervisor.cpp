@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "worker/interrupt.hpp"
@@ -174,6 +175,7 @@ WorkerSupervisor::StartResult WorkerSupervisor::start_one(std::string& why) {
 }
 
 bool WorkerSupervisor::ensure_worker(WorkerReply& out) {
+  std::erase_if(lingering_, [](auto const& w) { return !w->alive(); });
   if (worker_ && worker_->alive()) return true;
   if (worker_) retire_worker(false);  // it died while idle; alive() has reaped it
   for (int attempt = 1;; ++attempt) {
