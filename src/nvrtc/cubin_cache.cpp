@@ -83,7 +83,9 @@ KernelResources resources_from_json(nlohmann::json const& j) {
 CubinCache::CubinCache(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  if (ec || !fs::is_directory(dir_)) {
+  // Another process may create it at the same moment; only its absence afterwards is an error.
+  std::error_code probe;
+  if (!fs::is_directory(dir_, probe)) {
     throw Error("cannot create the cubin cache directory '" + dir_ + "': " +
                 (ec ? ec.message() : std::string("not a directory")));
   }

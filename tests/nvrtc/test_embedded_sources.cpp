@@ -1,0 +1,66 @@
+// The embedded copies of kernel_templates/ match the files on disk, and template hashes follow
+// the file and the common headers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/error.hpp"
+#include "nvrtc/content_hash.hpp"
+#include "nvrtc/embedded_sources.hpp"
+
+namespace gemmtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(fs::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(EmbeddedSources, EveryTemplateFileIsEmbeddedVerbatim) {
+  fs::path const root = GEMMTUNE_TEMPLATE_DIR;
+  std::vector<std::string> on_disk;
+  for (auto const& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().extension() == ".cuh") {
+      on_disk.push_back(fs::relative(e.path(), root).generic_string());
+    }
+  }
+  std::sort(on_disk.begin(), on_disk.end());
+  EXPECT_EQ(embedded_paths(), on_disk);
+  for (std::string const& rel : on_disk) {
+    auto const text = embedded_source(rel);
+    ASSERT_TRUE(text.has_value()) << rel;
+    EXPECT_EQ(*text, read(root / rel)) << rel;
+  }
+}
+
+TEST(EmbeddedSources, KnowsTheCommonHeaderAndTheLadder) {
+  for (char const* p : {"common/gemm_args.cuh", "common/fp32_tile_io.cuh", "ladder/naive.cuh",
+                        "ladder/warptile.cuh"}) {
+    EXPECT_TRUE(embedded_source(p).has_value()) << p;
+  }
+  EXPECT_FALSE(embedded_source("ladder/missing.cuh").has_value());
+  EXPECT_FALSE(embedded_source("naive.cuh").has_value());
+}
+
+TEST(EmbeddedSources, TemplateHashIsStableAndPerFile) {
+  std::string const a = template_hash("ladder/naive.cuh");
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(a, template_hash("ladder/naive.cuh"));
+  EXPECT_NE(a, template_hash("ladder/coalesced.cuh"));
+  EXPECT_THROW(template_hash("ladder/missing.cuh"), Error);
+}
+
+TEST(ContentHash, FramesPiecesByLength) {
+  EXPECT_NE(ContentHash().add("ab").add("c").hex(), ContentHash().add("a").add("bc").hex());
+  EXPECT_EQ(content_hash("x"), content_hash("x"));
+  EXPECT_NE(content_hash("x"), content_hash("y"));
+  EXPECT_NE(content_hash(""), content_hash(std::string(1, '\0')));
+}
+
+}  // namespace
+}  // namespace gemmtune
