@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "ladder_presets.hpp"
+#include "families/ladder_presets.hpp"
 #include "output.hpp"
 #include "run_candidate.hpp"
 #include "search/worker_evaluator.hpp"

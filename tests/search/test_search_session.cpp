@@ -63,6 +63,22 @@ TEST(SearchSession, ResumeRedoesNothingFinishedOrFailed) {
   EXPECT_EQ(r.problems[0].best->config.id(), "testfam:X=5,Y=1");
 }
 
+TEST(SearchSession, TheSameBudgetedSearchTwiceRunsNothingNew) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.strategy = "random";
+  o.budget.evaluations = 6;
+  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  int compiles = 0;
+  SearchReport r = SearchSession(gpu, store, fake_compile(&compiles), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].evaluated, 0);
+  EXPECT_EQ(r.problems[0].resumed, 6);
+  EXPECT_EQ(compiles, 0);
+  EXPECT_EQ(store.trials.size(), 6u);
+}
+
 TEST(SearchSession, RandomStrategyWithinBudget) {
   TestFamily fam;
   MemoryStore store;

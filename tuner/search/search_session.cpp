@@ -185,14 +185,15 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   bool strategy_done = false;
 
   auto budget_left = [&]() {
-    if (eval_cap > 0 && outcome.evaluated >= eval_cap) return false;
+    if (eval_cap > 0 && outcome.evaluated + outcome.resumed >= eval_cap) return false;
     if (options.budget.seconds > 0 && seconds_since(start) >= options.budget.seconds) return false;
     return true;
   };
 
   auto refill = [&]() {
     while (!strategy_done && static_cast<int>(pending.size()) < options.compile_ahead &&
-           (eval_cap == 0 || outcome.evaluated + static_cast<long long>(pending.size()) < eval_cap)) {
+           (eval_cap == 0 ||
+            outcome.evaluated + outcome.resumed + static_cast<long long>(pending.size()) < eval_cap)) {
       std::optional<KernelConfig> cfg = strategy->next();
       if (!cfg) {
         strategy_done = true;

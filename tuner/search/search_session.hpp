@@ -27,7 +27,8 @@ struct SearchOptions {
   std::vector<Problem> problems;
   std::vector<Family const*> families;
   std::string strategy = "exhaustive";
-  Budget budget;                 ///< per problem
+  Budget budget;                 ///< per problem; an evaluation budget counts resumed trials too,
+                                 ///< so re-running an interrupted search finishes the same plan
   std::uint64_t seed = 1;
   TimingSpec timing;
   double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker

@@ -23,16 +23,19 @@ WorkerEvaluator::WorkerEvaluator(std::vector<std::string> worker_argv, int devic
   // device problem (the crash-loop breaker counts it), not a candidate's fault.
   opts.canary_type = "device";
   opts.canary_payload = {{"require_present", true}};
-  std::string const exe = worker_argv.front();
-  supervisor_ = std::make_unique<WorkerSupervisor>(exe, std::move(worker_argv), device_index, opts);
+  argv_ = worker_argv;
+  device_index_ = device_index;
+  supervisor_ = std::make_unique<WorkerSupervisor>(argv_.front(), worker_argv, device_index, opts);
 }
 
 WorkerEvaluator::~WorkerEvaluator() = default;
 
 DeviceReport WorkerEvaluator::device() {
   if (device_) return *device_;
-  // Without require_present a machine with no GPU answers present = false with the reason.
-  WorkerReply r = supervisor_->call("device", nlohmann::json::object(), 60.0);
+  // The first look goes through a worker without the GPU canary, so a machine with no GPU
+  // answers present = false with the driver's reason instead of tripping the crash-loop breaker.
+  WorkerSupervisor probe(argv_.front(), argv_, device_index_);
+  WorkerReply r = probe.call("device", nlohmann::json::object(), 60.0);
   DeviceReport d;
   if (r.status == WorkerReply::Status::kOk) {
     d = r.payload.get<DeviceReport>();

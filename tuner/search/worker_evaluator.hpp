@@ -26,6 +26,8 @@ class WorkerEvaluator : public GpuEvaluator {
   bool stopped() const override;
 
  private:
+  std::vector<std::string> argv_;
+  int device_index_ = 0;
   std::unique_ptr<WorkerSupervisor> supervisor_;
   std::optional<DeviceReport> device_;
 };

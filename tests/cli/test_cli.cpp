@@ -1,0 +1,168 @@
+// The CLI without a GPU: help lists every subcommand, bad input gives one clear line and exit 2,
+// a dry run compiles a space, and GPU commands say plainly that there is no GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+namespace gemmtune::test {
+namespace {
+
+bool has_gpu() {
+  CliRun r = run_cli({"devices"});
+  return r.exit_code == 0;
+}
+
+int lines(std::string const& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(Cli, HelpListsEverySubcommand) {
+  CliRun r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (char const* sub : {"search", "query", "export", "list", "show", "bench", "space", "ladder",
+                          "devices"}) {
+    EXPECT_NE(r.out.find(std::string("\n  ") + sub), std::string::npos) << sub;
+  }
+  EXPECT_EQ(r.out.find("__worker"), std::string::npos);  // hidden
+}
+
+TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string expect;
+  };
+  std::vector<Case> const cases = {
+      {{"search", "--shape", "0x4x4", "--dry-run"}, "bad shape '0x4x4'"},
+      {{"search", "--shape", "4x4", "--dry-run"}, "bad shape '4x4'"},
+      {{"search", "--shape", "-1x2x3", "--dry-run"}, "bad shape"},
+      {{"search", "--shape", "99999999999x1x1", "--dry-run"}, "larger than"},
+      {{"search", "--shape", "axbxc", "--dry-run"}, "not a positive integer"},
+      {{"search", "--shape", "8x8x8", "--precision", "fp64", "--dry-run"}, "bad precision 'fp64'"},
+      {{"search", "--shape", "8x8x8", "--layout", "XN", "--dry-run"}, "bad layout 'XN'"},
+      {{"search", "--shape", "8x8x8", "--budget", "10q", "--dry-run"}, "bad budget '10q'"},
+      {{"search", "--shape", "8x8x8", "--strategy", "magic", "--dry-run"}, "bad strategy 'magic'"},
+      {{"search", "--shape", "8x8x8", "--family", "nosuch", "--dry-run"}, "nosuch"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--arch", "sm_75"}, "bad arch 'sm_75'"},
+      {{"search", "--shape", "8x8x7", "--align", "16", "--dry-run"}, "cannot be 16-byte aligned"},
+      {{"search", "--shape", "8x8x8", "--align", "3", "--dry-run"}, "bad --align 3"},
+      {{"search", "--dry-run"}, "no shape given"},
+      {{"search", "--shapes-file", "/nonexistent/shapes.txt", "--dry-run"}, "cannot read shapes file"},
+      {{"show", "naive"}, "bad kernel id 'naive'"},
+      {{"show", "nosuch:BM=1"}, "unknown kernel family 'nosuch'"},
+      {{"show", "naive:BM=7,BN=8"}, "BM"},
+      {{"space", "--arch", "sm_10"}, "bad arch"},
+      {{"list", "everything"}, "bad list target 'everything'"},
+      {{"nosuchcommand"}, ""},
+      {{"search", "--no-such-flag"}, ""},
+  };
+  std::string const db = temp_dir("usage") + "/cache.db";
+  for (auto const& c : cases) {
+    CliRun r = run_cli(c.args, db);
+    std::string joined;
+    for (auto const& a : c.args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << joined << "\n" << r.err;
+    if (!c.expect.empty()) {
+      EXPECT_EQ(lines(r.err), 1) << joined << "\n" << r.err;
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(db));  // no usage error creates a cache
+}
+
+TEST(Cli, NoGpuIsOneClearLine) {
+  if (has_gpu()) GTEST_SKIP() << "a GPU is present";
+  std::string const db = temp_dir("nogpu") + "/cache.db";
+  CliRun r = run_cli({"search", "--shape", "64x64x64"}, db);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no GPU available: "), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  CliRun d = run_cli({"devices"});
+  EXPECT_EQ(d.exit_code, 3);
+  EXPECT_NE(d.err.find("no GPU available"), std::string::npos);
+}
+
+TEST(Cli, DryRunCompilesTheSpaceForAnotherArch) {
+  std::string const dir = temp_dir("dry");
+  CliRun r = run_cli({"--cache-dir", dir + "/cubins", "--json", "search", "--dry-run", "--arch",
+                      "sm_86", "--shape", "127x255x33", "--family", "naive,warptile",
+                      "--max-configs", "3"},
+                     dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["arch"], "sm_86");
+  ASSERT_EQ(j["families"].size(), 2u);
+  for (auto const& f : j["families"]) {
+    EXPECT_EQ(f["compiled"].get<int>(), f["candidates"].get<int>()) << f.dump();
+    EXPECT_GT(f["compiled"].get<int>(), 0);
+    EXPECT_GT(f["min_registers"].get<int>(), 0);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/cache.db"));  // a dry run stores nothing
+}
+
+TEST(Cli, SpaceReportsRejectionsByConstraint) {
+  CliRun r = run_cli({"--json", "space", "--family", "warptile", "--shape", "4096x4096x4096"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  auto const& f = j["families"][0];
+  EXPECT_GT(f["valid"].get<int>(), 0);
+  int rejected = 0;
+  for (auto const& [k, v] : f["rejected_by"].items()) rejected += v.get<int>();
+  EXPECT_EQ(f["valid"].get<int>() + rejected, f["space"].get<int>());
+}
+
+TEST(Cli, QueryAndExportWithoutACacheSayNoResult) {
+  std::string const db = temp_dir("empty") + "/none.db";
+  CliRun q = run_cli({"query", "--shape", "64x64x64"}, db);
+  EXPECT_EQ(q.exit_code, 3);
+  EXPECT_NE(q.err.find("no tuning cache"), std::string::npos) << q.err;
+  CliRun e = run_cli({"export", "--out", "/tmp/never.json"}, db);
+  EXPECT_EQ(e.exit_code, 3);
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST(Cli, QueryReadsATable) {
+  std::string const dir = temp_dir("table");
+  nlohmann::json t = {
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2026-01-01T00:00:00Z"},
+      {"gemmtune_version", "0.1.0"},
+      {"gpus", {{{"id", 0}, {"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sm_count", 132}}}},
+      {"entries",
+       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 1024}, {"n", 1024}, {"k", 1024},
+         {"align", 16}, {"kernel", "naive:BM=32,BN=8"}, {"time_ms", 1.0}, {"tflops", 2.147483648},
+         {"cublas_ms", 0.5}, {"cublaslt_ms", 0.4}, {"ratio_cublas", 0.5}, {"ratio_cublaslt", 0.4}}}},
+      {"defaults", nlohmann::json::array()}};
+  { std::ofstream(dir + "/t.json") << t.dump(2); }
+  CliRun r = run_cli({"--json", "query", "--table", dir + "/t.json", "--shape", "1024x1024x1024"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["rule"], "exact");
+  EXPECT_EQ(j[0]["kernel"], "naive:BM=32,BN=8");
+  CliRun n = run_cli({"--json", "query", "--table", dir + "/t.json", "--shape", "1000x1000x1000"});
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_EQ(nlohmann::json::parse(n.out)[0]["rule"], "nearest");
+  { std::ofstream(dir + "/bad.json") << "{\"format\":\"gemmtune-table\",\"version\":2}"; }
+  CliRun b = run_cli({"query", "--table", dir + "/bad.json", "--shape", "8x8x8"});
+  EXPECT_EQ(b.exit_code, 1);
+  EXPECT_EQ(lines(b.err), 1) << b.err;
+}
+
+TEST(Cli, ForeignCacheIsRefusedAndLeftAlone) {
+  std::string const dir = temp_dir("foreign");
+  std::string const db = dir + "/cache.db";
+  { std::ofstream(db) << "this is not a database, and it must stay exactly like this\n"; }
+  auto const before = std::filesystem::file_size(db);
+  CliRun r = run_cli({"list", "shapes"}, db);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(db), before);
+}
+
+}  // namespace gemmtune::test
