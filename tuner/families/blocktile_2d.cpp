@@ -22,11 +22,12 @@ class Blocktile2dFamily final : public LadderFamily {
     // TM and TN (≤ 16) always divide BM and BN (≥ 32), all powers of two; the template
     // static_asserts it.
     return {register_estimate(
-                [](KernelConfig const& c) {
-                  std::int64_t const tm = c.at("TM"), tn = c.at("TN");
-                  return static_cast<int>(tm * tn + tm + tn + 24);
+                [this](KernelConfig const& c) {
+                  double const tm = c.at("TM"), tn = c.at("TN");
+                  return tm * tn + tm + tn + 5 * staged_per_thread(c);
                 },
-                "TM·TN accumulators + TM + TN operands + 24"),
+                "TM·TN accumulators + TM + TN operands + 5 per element the thread stages per "
+                "step: its guarded loads are unrolled and their addresses kept live"),
             grid_fits()};
   }
   int threads(KernelConfig const& cfg) const override {

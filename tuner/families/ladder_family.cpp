@@ -2,6 +2,8 @@
 // and the constraint builders.
 #include "families/ladder_family.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "nvrtc/embedded_sources.hpp"
 
@@ -55,6 +57,25 @@ LaunchPlan LadderFamily::launch_plan(KernelConfig const& cfg, Problem const& pro
   return plan;
 }
 
+double LadderFamily::staged_per_thread(KernelConfig const& cfg) const {
+  return static_cast<double>(smem_floats(cfg)) / std::max(1, threads(cfg));
+}
+
+Constraint LadderFamily::register_estimate(std::function<double(KernelConfig const&)> estimate,
+                                           std::string what) const {
+  return {"registers", [this, estimate = std::move(estimate), what = std::move(what)](
+                           KernelConfig const& cfg, Problem const&, DeviceLimits const& limits) {
+            int const t = std::max(1, threads(cfg));
+            int budget = std::min(limits.max_regs_per_thread, kMaxRegistersPerThread);
+            budget = std::min(budget, (limits.regs_per_sm / t) / 8 * 8);
+            int const r = static_cast<int>(estimate(cfg));
+            if (r <= budget) return std::string();
+            return "about " + std::to_string(r) + " registers per thread (" + what + ") > " +
+                   std::to_string(budget) + " available to each of " + std::to_string(t) +
+                   " threads; it would spill";
+          }};
+}
+
 int LadderFamily::smem_bytes(KernelConfig const& cfg, Problem const&) const {
   return static_cast<int>(smem_floats(cfg) * 4);
 }
@@ -66,16 +87,6 @@ Constraint LadderFamily::grid_fits() const {
             return "ceil(M/" + std::to_string(tile_m(cfg)) + ")·ceil(N/" +
                    std::to_string(tile_n(cfg)) + ") = " + std::to_string(b) +
                    " blocks > the grid limit " + std::to_string(kMaxGridX);
-          }};
-}
-
-Constraint register_estimate(std::function<int(KernelConfig const&)> estimate, std::string what) {
-  return {"registers", [estimate = std::move(estimate), what = std::move(what)](
-                           KernelConfig const& cfg, Problem const&, DeviceLimits const&) {
-            int const r = estimate(cfg);
-            if (r <= kMaxRegistersPerThread) return std::string();
-            return "about " + std::to_string(r) + " registers per thread (" + what + ") > " +
-                   std::to_string(kMaxRegistersPerThread) + "; it would spill";
           }};
 }
 

@@ -46,15 +46,21 @@ class LadderFamily : public Family {
   std::int64_t blocks(KernelConfig const& cfg, Problem const& problem) const;
   /// The constraint every ladder family ends with: the flat grid fits gridDim.x.
   Constraint grid_fits() const;
+  /// "registers": estimate(cfg) must fit the per-thread register budget, 255 or less when
+  /// __launch_bounds__(threads) leaves fewer (65536 / threads, in steps of 8). `what` names the
+  /// estimate's terms for the reason. The estimates are fitted to ptxas on sm_90 over each
+  /// family's whole space (tests/nvrtc/compile_whole_space.sh), so they prune most spilling
+  /// configs before compiling; ptxas's own figures remain the final word.
+  Constraint register_estimate(std::function<double(KernelConfig const&)> estimate,
+                               std::string what) const;
+  /// Floats of op(A) and op(B) each thread copies into shared memory per K step.
+  double staged_per_thread(KernelConfig const& cfg) const;
 
  private:
   std::string name_;
   std::string template_file_;
 };
 
-/// "registers": estimate(cfg) ≤ 255, the per-thread register ceiling; `what` explains the
-/// estimate's terms in the reason (e.g. "TM·TN accumulators + TM + TN operands + 24").
-Constraint register_estimate(std::function<int(KernelConfig const&)> estimate, std::string what);
 /// "alignment": float4 paths need every pointer and leading dimension 16-byte aligned.
 Constraint vec4_alignment();
 

@@ -25,11 +25,11 @@ class VectorizedFamily final : public LadderFamily {
     // matrix and falls back to scalar reads on the edge, so ragged M, N, K need no constraint;
     // only the alignment of pointers and leading dimensions does.
     return {vec4_alignment(), register_estimate(
-                [](KernelConfig const& c) {
-                  std::int64_t const tm = c.at("TM"), tn = c.at("TN");
-                  return static_cast<int>(tm * tn + tm + tn + 24);
+                [this](KernelConfig const& c) {
+                  double const tm = c.at("TM"), tn = c.at("TN");
+                  return tm * tn + tm + tn + staged_per_thread(c) + 24;
                 },
-                "TM·TN accumulators + TM + TN operands + 24"),
+                "TM·TN accumulators + TM + TN operands + the elements it stages per step + 24"),
             grid_fits()};
   }
   int threads(KernelConfig const& cfg) const override {

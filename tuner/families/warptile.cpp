@@ -1,5 +1,7 @@
 // Descriptor of ladder/warptile.cuh: block tile → warp tiles → WMITER×WNITER sub-tiles → TM×TN
 // thread patches, float4 access as in stage 6; needs 16-byte alignment.
+#include <algorithm>
+
 #include "families/ladder_families.hpp"
 #include "families/ladder_family.hpp"
 
@@ -88,12 +90,15 @@ class WarptileFamily final : public LadderFamily {
                return std::string();
              }},
             register_estimate(
-                [](KernelConfig const& c) {
-                  std::int64_t const wmi = std::max<std::int64_t>(wm_iters(c), 1);
-                  return static_cast<int>(c.at("WM") * c.at("WN") / kWarpSize +
-                                          wmi * c.at("TM") + c.at("WNITER") * c.at("TN") + 24);
+                [this](KernelConfig const& c) {
+                  double const wmi = static_cast<double>(std::max<std::int64_t>(wm_iters(c), 1));
+                  return static_cast<double>(c.at("WM") * c.at("WN") / kWarpSize) +
+                         wmi * static_cast<double>(c.at("TM")) +
+                         static_cast<double>(c.at("WNITER") * c.at("TN")) + staged_per_thread(c) +
+                         24;
                 },
-                "WM·WN/32 accumulators + WMITER·TM + WNITER·TN operands + 24"),
+                "WM·WN/32 accumulators + WMITER·TM + WNITER·TN operands + the elements it stages "
+                "per step + 24"),
             grid_fits()};
   }
   int threads(KernelConfig const& cfg) const override {
