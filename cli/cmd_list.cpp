@@ -25,6 +25,9 @@ struct ListArgs {
 };
 
 void run_list(ListArgs const& a, AppContext& ctx) {
+  if (a.what != "gpus" && a.what != "shapes" && a.what != "trials" && a.what != "searches") {
+    throw UsageError("bad list target '" + a.what + "': expected gpus, shapes, trials or searches");
+  }
   SqliteTrialStore& store = ctx.store_for_reading();
   std::string const where = "cache " + ctx.db_path();
   std::optional<GpuIdentity> gpu;

@@ -90,7 +90,7 @@ TEST(Cli, NoGpuIsOneClearLine) {
 TEST(Cli, DryRunCompilesTheSpaceForAnotherArch) {
   std::string const dir = temp_dir("dry");
   CliRun r = run_cli({"--cache-dir", dir + "/cubins", "--json", "search", "--dry-run", "--arch",
-                      "sm_86", "--shape", "127x255x33", "--family", "naive,warptile",
+                      "sm_86", "--shape", "132x260x36", "--family", "naive,warptile",
                       "--max-configs", "3"},
                      dir + "/cache.db");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,6 +1,7 @@
 // The search loop: pruning, dispositions, best, budget, resume.
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "fake_gpu.hpp"
 #include "memory_store.hpp"
 

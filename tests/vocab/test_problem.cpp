@@ -60,7 +60,7 @@ TEST(Problem, FlopsAndBytes) {
   Problem p = parse_shape("2x3x4");
   EXPECT_DOUBLE_EQ(p.flops(), 48.0);
   EXPECT_DOUBLE_EQ(p.min_bytes(), 4.0 * (8 + 12 + 6));
-  EXPECT_EQ(p.describe(), "2x3x4 fp32 NN a8");
+  EXPECT_EQ(p.describe(), "2x3x4 fp32 NN a4");  // 12-byte rows of B and C
 }
 
 }  // namespace gemmtune
