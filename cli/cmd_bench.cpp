@@ -23,55 +23,65 @@ struct BenchArgs {
   std::uint64_t seed = 1;
 };
 
-void run_bench(BenchArgs const& a, AppContext& ctx) {
-  std::vector<Problem> problems = a.problem.collect();
-  Problem const problem = problems.front().resolved();
-  DeviceReport const& dev = ctx.require_gpu();
-  KernelConfig cfg;
-  if (a.kernel.empty()) {
-    std::optional<Trial> best = ctx.store().best(dev.gpu, problem);
-    if (!best) {
-      throw Error("no tuned kernel for " + problem.describe() + " on " + dev.gpu.describe() +
-                  " in " + ctx.db_path() + "; give --kernel ID or run search first", 3);
-    }
-    cfg = best->config;
-  } else {
-    cfg = parse_kernel_id(a.kernel);
+/// The kernel to bench for a problem: --kernel, or the cached best.
+KernelConfig kernel_for(BenchArgs const& a, AppContext& ctx, DeviceReport const& dev,
+                        Problem const& problem) {
+  if (!a.kernel.empty()) return parse_kernel_id(a.kernel);
+  std::optional<Trial> best = ctx.store_for_reading().best(dev.gpu, problem);
+  if (!best) {
+    throw Error("no tuned kernel for " + problem.describe() + " on " + dev.gpu.describe() +
+                " in " + ctx.db_path() + "; give --kernel ID or run search first", 3);
   }
-  Family const* family = find_family(cfg.family);
-  if (!family) throw UsageError("unknown kernel family '" + cfg.family + "' in " + cfg.id());
-  cfg = family->canonical(cfg);
+  return best->config;
+}
+
+void run_bench(BenchArgs const& a, AppContext& ctx) {
+  std::vector<Problem> const problems = a.problem.collect();
+  DeviceReport const& dev = ctx.require_gpu();
   TimingSpec timing;
   timing.target_ms = a.target_ms;
   timing.repeats = a.repeats;
-  BaselineResult base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing}, a.timeout_s);
-  CandidateRun run = run_candidate(ctx, *family, cfg, problem, timing, a.seed, a.timeout_s);
-  EvalResult const& r = run.result;
-  bool const ok = r.disposition == Disposition::kOk;
-  double const tflops = ok ? problem.flops() / (r.median_ms * 1e-3) / 1e12 : 0.0;
-  if (ctx.options.json) {
-    nlohmann::json j{{"gpu", dev.gpu.describe()}, {"problem", problem}, {"kernel", cfg.id()},
-                     {"result", r}, {"tflops", tflops}, {"baseline", base}};
-    std::cout << j.dump(2) << std::endl;
-  } else {
-    TextTable t({"kernel", "result", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt", "err/bound",
-                 "registers"});
-    t.add({cfg.id(), ok ? "ok" : std::string(to_string(r.disposition)), format_ms(r.median_ms),
-           ok ? fixed(tflops, 2) : "-", ratio(base.cublas_ms, r.median_ms),
+  nlohmann::json out = nlohmann::json::array();
+  TextTable t({"problem", "kernel", "result", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt",
+               "err/bound", "registers"});
+  bool all_ok = true;
+  for (Problem const& raw : problems) {
+    Problem const problem = raw.resolved();
+    KernelConfig cfg = kernel_for(a, ctx, dev, problem);
+    Family const* family = find_family(cfg.family);
+    if (!family) throw UsageError("unknown kernel family '" + cfg.family + "' in " + cfg.id());
+    cfg = family->canonical(cfg);
+    BaselineResult base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing}, a.timeout_s);
+    CandidateRun run = run_candidate(ctx, *family, cfg, problem, timing, a.seed, a.timeout_s);
+    EvalResult const& r = run.result;
+    bool const ok = r.disposition == Disposition::kOk;
+    all_ok = all_ok && ok;
+    double const tflops = ok ? problem.flops() / (r.median_ms * 1e-3) / 1e12 : 0.0;
+    out.push_back({{"gpu", dev.gpu.describe()}, {"problem", problem}, {"kernel", cfg.id()},
+                   {"result", r}, {"tflops", tflops}, {"baseline", base}});
+    t.add({problem.describe(), cfg.id(), ok ? "ok" : std::string(to_string(r.disposition)),
+           format_ms(r.median_ms), ok ? fixed(tflops, 2) : "-", ratio(base.cublas_ms, r.median_ms),
            ratio(base.cublaslt_ms, r.median_ms), fixed(r.max_err_ratio, 3),
            std::to_string(r.registers)});
     if (base.ok) {
-      t.add({"cuBLAS", "ok", format_ms(base.cublas_ms),
+      t.add({"", "cuBLAS", "ok", format_ms(base.cublas_ms),
              fixed(problem.flops() / (base.cublas_ms * 1e-3) / 1e12, 2), "1.00x", "-", "-", "-"});
-      t.add({"cuBLASLt (best of " + std::to_string(base.cublaslt_algos_tried) + ")", "ok",
+      t.add({"", "cuBLASLt (best of " + std::to_string(base.cublaslt_algos_tried) + ")", "ok",
              format_ms(base.cublaslt_ms),
              fixed(problem.flops() / (base.cublaslt_ms * 1e-3) / 1e12, 2), "-", "1.00x", "-", "-"});
     }
-    std::cout << problem.describe() << " on " << dev.gpu.describe() << "\n";
-    t.print(std::cout);
-    if (!ok) std::cerr << "gemmtune: " << to_string(r.disposition) << ": " << r.reason << std::endl;
+    if (!ok && !ctx.options.json) {
+      std::cerr << "gemmtune: " << problem.describe() << ": " << to_string(r.disposition) << ": "
+                << r.reason << std::endl;
+    }
   }
-  if (!ok) command_status() = 3;
+  if (ctx.options.json) {
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << dev.gpu.describe() << "\n";
+    t.print(std::cout);
+  }
+  if (!all_ok) command_status() = 3;
 }
 
 }  // namespace
@@ -79,7 +89,7 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
 void setup_bench(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand("bench", "Verify and time one kernel (or the cached best) against cuBLAS");
-  add_problem_options(*sub, a->problem, false);
+  add_problem_options(*sub, a->problem, true);
   sub->add_option("--kernel", a->kernel, "Kernel id (default: the cached best for the shape)");
   sub->add_option("--timeout", a->timeout_s, "Deadline in seconds")->capture_default_str();
   sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")->capture_default_str();

@@ -18,8 +18,15 @@ int& command_status() {
 
 std::vector<Problem> ProblemOptions::collect() const {
   Precision const p = parse_precision(precision);
-  Layout const l = parse_layout(layout);
-  return collect_problems(shapes, shapes_file, p, l, check_align(align, p));
+  int const a = check_align(align, p);
+  if (layout == "all" || layout == "ALL") {
+    std::vector<Problem> out;
+    for (Layout l : kAllLayouts) {
+      for (Problem const& q : collect_problems(shapes, shapes_file, p, l, a)) out.push_back(q);
+    }
+    return out;
+  }
+  return collect_problems(shapes, shapes_file, p, parse_layout(layout), a);
 }
 
 void add_problem_options(CLI::App& sub, ProblemOptions& opts, bool many) {
@@ -28,9 +35,10 @@ void add_problem_options(CLI::App& sub, ProblemOptions& opts, bool many) {
     sub.add_option("--shapes-file", opts.shapes_file, "File of shapes, one 'M N K' or MxNxK per line");
   } else {
     sub.add_option("--shape", opts.shapes, "Problem shape MxNxK")->expected(1);
+    sub.add_option("--shapes-file", opts.shapes_file, "File of shapes, one 'M N K' or MxNxK per line");
   }
   sub.add_option("--precision", opts.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
-  sub.add_option("--layout", opts.layout, "NN, NT, TN or TT (row-major, as torch.matmul)")
+  sub.add_option("--layout", opts.layout, "NN, NT, TN, TT (row-major, as torch.matmul) or all")
       ->capture_default_str();
   sub.add_option("--align", opts.align,
                  "Alignment class in bytes of pointers and leading dimensions (0 = packed)")

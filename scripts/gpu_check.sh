@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On a GPU machine, from the repository root, after scripts/stage_gpu.sh was run where the build
+# is: puts the staged binaries where the build put them (tests find the binary and templates by
+# absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
+#   scripts/gpu_check.sh devices tests ladder search
+set -uo pipefail
+root=$(pwd)
+out=${OUT:-$root/gpu-out}
+mkdir -p "$out"
+build_root=${GEMMTUNE_BUILD_ROOT:-/work/main}
+if [[ "$root" != "$build_root" ]]; then
+  mkdir -p "$(dirname "$build_root")"
+  [[ -e "$build_root" ]] || ln -s "$root" "$build_root"
+fi
+mkdir -p "$build_root/build/cli" "$build_root/build/tests/gpu" "$build_root/build/tests/cli"
+cp .gpu/gemmtune "$build_root/build/cli/gemmtune"
+cp .gpu/gpu_session_test "$build_root/build/tests/gpu/"
+cp .gpu/test_cli_gpu "$build_root/build/tests/cli/"
+G="$build_root/build/cli/gemmtune"
+export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
+export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-/tmp/gemmtune-cubins}
+
+step() { echo; echo "=== $* ($(date +%T))"; }
+for what in "$@"; do
+  case "$what" in
+    devices)
+      step devices
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+      "$G" devices ;;
+    tests)
+      step gpu tests
+      "$build_root/build/tests/gpu/gpu_session_test" 2>&1 | tail -40
+      "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40 ;;
+    ladder)
+      step ladder 4096
+      "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;
+    *)
+      step "gemmtune $what"
+      eval "\"$G\" $what" ;;
+  esac
+done

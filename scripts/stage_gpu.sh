@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Stages stripped binaries for a GPU machine that lacks the build's libraries' headers:
+# .gpu/ holds gemmtune and the gpu-labelled test binaries. On that machine, run
+# scripts/gpu_check.sh from the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${BUILD_DIR:-build}
+rm -rf .gpu && mkdir -p .gpu
+for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu; do
+  strip -o ".gpu/$(basename "$bin")" "$build_dir/$bin"
+done
+du -sh .gpu
