@@ -21,9 +21,11 @@ class CliGpu : public ::testing::Test {
 
 std::vector<std::string> preset_ids() {
   CliRun r = run_cli({"--json", "space", "--family", "ladder", "--list", "--shape", "132x260x36"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   std::vector<std::string> ids;
   // One config per family: the first valid one, so every template runs.
-  for (auto const& f : nlohmann::json::parse(r.out)["families"]) {
+  nlohmann::json const space = nlohmann::json::parse(r.out);
+  for (auto const& f : space["families"]) {
     if (!f["configs"].empty()) ids.push_back(f["configs"][0].get<std::string>());
   }
   return ids;
