@@ -27,8 +27,9 @@ struct SearchArgs {
   bool dry_run = false;
   long long max_configs = 0;
   double timeout_s = 120.0;
-  double target_ms = 25.0;
-  int repeats = 7;
+  double target_ms = quick_timing().target_ms;
+  int repeats = quick_timing().repeats;
+  int retime = 3;
   bool no_early_stop = false;
   std::string command_line;
 };
@@ -82,6 +83,7 @@ void print_report(SearchReport const& r, bool json) {
                         {"pruned", p.pruned},
                         {"evaluated", p.evaluated},
                         {"resumed", p.resumed},
+                        {"retimed", p.retimed},
                         {"dispositions", p.dispositions},
                         {"wall_s", p.wall_s},
                         {"cublas_ms", p.baseline.cublas_ms},
@@ -168,6 +170,8 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.seed = a.seed;
   opts.timing.target_ms = a.target_ms;
   opts.timing.repeats = a.repeats;
+  if (a.retime < 0) throw UsageError("bad --retime " + std::to_string(a.retime) + ": expected ≥ 0");
+  opts.retime_top = a.retime;
   opts.job_timeout_s = a.timeout_s;
   opts.early_stop = !a.no_early_stop;
   opts.arguments = a.command_line;
@@ -196,8 +200,11 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--dry-run", a->dry_run, "Compile the space for --arch and report; no GPU, nothing stored");
   sub->add_option("--max-configs", a->max_configs, "Dry run: compile at most this many configs per family and shape");
   sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")->capture_default_str();
-  sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")->capture_default_str();
-  sub->add_option("--repeats", a->repeats, "Timing: repeats (median taken)")->capture_default_str();
+  sub->add_option("--target-ms", a->target_ms, "Timing while searching: duration of one repeat")->capture_default_str();
+  sub->add_option("--repeats", a->repeats, "Timing while searching: repeats (median taken)")->capture_default_str();
+  sub->add_option("--retime", a->retime,
+                  "Re-time this many of the best at the end with the full protocol, interleaved with cuBLAS")
+      ->capture_default_str();
   sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
   sub->callback([a, &ctx, sub] {
     std::ostringstream cl;

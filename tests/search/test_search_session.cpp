@@ -1,6 +1,8 @@
 // The search loop: pruning, dispositions, best, budget, resume.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "fake_gpu.hpp"
 #include "memory_store.hpp"
@@ -13,6 +15,7 @@ SearchOptions options_for(TestFamily const& fam) {
   o.problems = {parse_shape("64x64x64")};
   o.families = {&fam};
   o.arguments = "test";
+  o.retime_top = 0;  // re-timing has its own test
   return o;
 }
 
@@ -91,6 +94,29 @@ TEST(SearchSession, RandomStrategyWithinBudget) {
   SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
   EXPECT_EQ(r.problems[0].evaluated, 5);
   EXPECT_EQ(store.trials.size(), 5u);
+}
+
+TEST(SearchSession, RetimesTheTopCandidatesInRoundsWithCublas) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.retime_top = 3;
+  o.retime_rounds = 2;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  ProblemOutcome const& out = r.problems[0];
+  EXPECT_EQ(out.retimed, 3);
+  EXPECT_EQ(store.trials.size(), 23u);   // 20 quick + 3 re-timed rows that supersede them
+  EXPECT_EQ(gpu.evals, 16 + 3 * 2);      // two rounds of the top 3
+  EXPECT_EQ(store.baselines.size(), 2u); // the quick baseline and the re-timed one
+  ASSERT_TRUE(out.best.has_value());
+  EXPECT_EQ(out.best->config.id(), "testfam:X=5,Y=1");
+  EXPECT_NE(out.best->reason.find("re-timed"), std::string::npos);
+  // The three re-timed rows are the three fastest configs.
+  std::vector<std::string> ids;
+  for (std::size_t i = 20; i < store.trials.size(); ++i) ids.push_back(store.trials[i].config.id());
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"testfam:X=4,Y=1", "testfam:X=5,Y=1", "testfam:X=5,Y=2"}));
 }
 
 TEST(SearchSession, NoDeviceIsAClearError) {

@@ -19,6 +19,9 @@
 
 namespace gemmtune {
 
+/// The short timing protocol used while searching (warm-up 10 ms, 5 repeats of 10 ms).
+TimingSpec quick_timing();
+
 /// Compiles a request somewhere (a pool, usually) and hands back the result later.
 using CompileFn = std::function<std::future<CompileResult>(CompileRequest)>;
 
@@ -30,7 +33,12 @@ struct SearchOptions {
   Budget budget;                 ///< per problem; an evaluation budget counts resumed trials too,
                                  ///< so re-running an interrupted search finishes the same plan
   std::uint64_t seed = 1;
-  TimingSpec timing;
+  /// Timing while searching: short, so the GPU sees many candidates.
+  TimingSpec timing = quick_timing();
+  /// Timing of the final re-time of the top candidates, interleaved with cuBLAS (DESIGN.md §5).
+  TimingSpec final_timing;
+  int retime_top = 3;            ///< candidates re-timed at the end (0 = none)
+  int retime_rounds = 2;         ///< rounds of (cuBLAS, top 1, top 2, ...) in the re-time
   double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker
   bool early_stop = true;        ///< stop timing candidates clearly slower than the best
   double early_stop_factor = 3.0;
@@ -48,6 +56,7 @@ struct ProblemOutcome {
   int pruned = 0;             ///< rejected by constraints before compiling
   int evaluated = 0;          ///< trials recorded by this run
   int resumed = 0;            ///< skipped: already in the cache
+  int retimed = 0;            ///< top candidates re-timed at the end
   double wall_s = 0.0;
 };
 
@@ -58,6 +67,7 @@ struct PhaseTimes {
   double compile_wait_s = 0.0;///< GPU side waiting for a compile
   double gpu_s = 0.0;         ///< inside evaluate calls
   double baseline_s = 0.0;
+  double retime_s = 0.0;      ///< final re-time of the top candidates
   double store_s = 0.0;
   std::string to_json() const;
 };
@@ -98,6 +108,11 @@ class SearchSession {
  private:
   ProblemOutcome tune_problem(Problem const& problem, SearchOptions const& options,
                               PhaseTimes& phases, std::int64_t search_id);
+  /// Re-times the best few candidates of `problem` and cuBLAS with the full protocol, in
+  /// alternating rounds, and stores the figures as new trials (they supersede the quick ones).
+  void retime_top(Problem const& problem, SearchOptions const& options,
+                  std::map<std::string, Family const*> const& families, ProblemOutcome& outcome,
+                  PhaseTimes& phases, std::int64_t search_id);
 
   GpuEvaluator& gpu_;
   TrialStore& store_;
