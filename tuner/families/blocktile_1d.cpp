@@ -14,7 +14,7 @@ class Blocktile1dFamily final : public LadderFamily {
   std::vector<ParamSpec> params() const override {
     return {{"BM", {32, 64, 128}, "rows of C per block"},
             {"BN", {32, 64, 128}, "columns of C per block"},
-            {"BK", {4, 8, 16, 32}, "depth of the K slice staged per step"},
+            {"BK", {8, 16}, "depth of the K slice staged per step"},
             {"TM", {4, 8, 16}, "results per thread along M"}};
   }
   std::vector<Constraint> constraints() const override {

@@ -14,9 +14,9 @@ class Blocktile2dFamily final : public LadderFamily {
   std::vector<ParamSpec> params() const override {
     return {{"BM", {32, 64, 128}, "rows of C per block"},
             {"BN", {32, 64, 128}, "columns of C per block"},
-            {"BK", {8, 16, 32}, "depth of the K slice staged per step"},
-            {"TM", {2, 4, 8, 16}, "rows of the thread's patch"},
-            {"TN", {2, 4, 8, 16}, "columns of the thread's patch"}};
+            {"BK", {8, 16}, "depth of the K slice staged per step"},
+            {"TM", {4, 8}, "rows of the thread's patch"},
+            {"TN", {4, 8}, "columns of the thread's patch"}};
   }
   std::vector<Constraint> constraints() const override {
     // TM and TN (≤ 16) always divide BM and BN (≥ 32), all powers of two; the template
