@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Tunes a shape suite with gemmtune and writes bench/results/<date>-<gpu>-<what>.json plus a
+# Markdown table: best kernel, TFLOP/s, % of peak (or GB/s for memory-bound shapes), ratio to
+# cuBLAS and cuBLASLt-autotuned timed in the same worker, tuning wall time.
+#   bench/run.sh GEMMTUNE WHAT [search options...]
+#   e.g. bench/run.sh build/cli/gemmtune fp32 --precision fp32 --family simt
+# Environment: SHAPES (default ../shared/bench/shapes_core.txt or bench/shapes_core.txt),
+# RESULTS (default bench/results), GPU_TAG (default h200).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+G=$1; what=$2; shift 2
+shapes=${SHAPES:-}
+if [[ -z "$shapes" ]]; then
+  for s in "$here/../../shared/bench/shapes_core.txt" "$here/shapes_core.txt"; do
+    [[ -f "$s" ]] && { shapes=$s; break; }
+  done
+fi
+results=${RESULTS:-$here/results}
+mkdir -p "$results"
+stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$what"
+start=$(date +%s)
+"$G" --json search --shapes-file "$shapes" "$@" > "$stem.search.json"
+end=$(date +%s)
+"$G" --json devices > "$stem.device.json"
+python3 "$here/summarize.py" "$stem.search.json" "$stem.device.json" "$((end - start))" \
+  "$stem.json" "$stem.md" "$*"
+cat "$stem.md"
