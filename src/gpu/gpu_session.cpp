@@ -3,10 +3,13 @@
 // every call answers kFault without touching the GPU, so the worker replies and exits.
 #include "gpu/gpu_session.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <span>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "gpu/candidate_runner.hpp"
@@ -14,6 +17,7 @@
 #include "gpu/cublaslt_autotune.hpp"
 #include "gpu/cuda_errors.hpp"
 #include "gpu/host_inputs.hpp"
+#include "gpu/host_parallel.hpp"
 #include "gpu/problem_data.hpp"
 #include "gpu/timing_protocol.hpp"
 #include "gpu/verifier.hpp"
@@ -71,6 +75,22 @@ struct GpuSession::Impl {
   LaunchPlan const* plan = nullptr;  // the plan being evaluated (for zero_workspace)
   bool poisoned = false;
   int poison_error = 0;
+  int const threads = host_threads();
+
+  /// Input sets the current evaluation has launched the candidate on, with the words that
+  /// name the set in a complaint; `inputs_checked` once their A and B have been compared.
+  std::vector<std::pair<InputSet*, char const*>> used_sets;
+  bool inputs_checked = false;
+
+  std::vector<PhaseTime> phases;
+  std::chrono::steady_clock::time_point phase_start;
+  /// Closes the step that began at the previous mark.
+  void mark(std::string name) {
+    auto const now = std::chrono::steady_clock::now();
+    phases.push_back({std::move(name),
+                      std::chrono::duration<double, std::milli>(now - phase_start).count()});
+    phase_start = now;
+  }
 
   ~Impl() {
     data.reset();
@@ -128,11 +148,43 @@ struct GpuSession::Impl {
     return runner.launch(args, stream);
   }
 
-  /// One poisoned, guarded, verified run on `set`. Returns false with `r` filled on failure.
-  bool verified_run(EvalResult& r, InputSet& set, float alpha, float beta, bool tolerance,
-                    std::string const& phase) {
+  /// Compares A and B of every set this evaluation launched on with their host copies and
+  /// restores any the kernel changed (or every later candidate of this problem would fail on
+  /// bad inputs). Returns a complaint naming the first modified input, or empty.
+  std::string check_and_restore_inputs() {
+    inputs_checked = true;
+    std::string complaint;
+    PinnedBuffer& staging = data->staging();
+    for (auto const& [set, label] : used_sets) {
+      for (auto const& [buffer, host, name] :
+           {std::tuple<DeviceBuffer*, std::vector<std::byte>*, char const*>{&set->a, &set->host_a, "A"},
+            {&set->b, &set->host_b, "B"}}) {
+        std::span<std::byte> const now = staging.first(host->size());
+        download(now.data(), buffer->data(), now.size(), stream);
+        if (!bytes_equal(now, *host, threads)) {
+          upload(buffer->data(), host->data(), host->size(), stream);
+          if (complaint.empty()) {
+            complaint = std::string("input ") + name + label + " was modified by the kernel";
+          }
+        }
+      }
+    }
+    return complaint;
+  }
+
+  /// One poisoned, guarded, verified run on `set`; with `check_inputs`, A and B of every set
+  /// used so far are compared with their host copies too. Returns false with `r` filled on
+  /// failure.
+  bool verified_run(EvalResult& r, InputSet& set, char const* set_label, float alpha, float beta,
+                    bool tolerance, std::string const& phase, bool check_inputs) {
     Problem const& p = data->problem();
     DeviceBuffer& c = data->c();
+    // The exact pass's reasons carry their own "exact pass:" prefix; its steps need a name.
+    std::string const step = phase.empty() ? "exact pass: " : phase;
+    if (std::find_if(used_sets.begin(), used_sets.end(),
+                     [&](auto const& u) { return u.first == &set; }) == used_sets.end()) {
+      used_sets.emplace_back(&set, set_label);
+    }
     set.a.fill_guards(stream);
     set.b.fill_guards(stream);
     c.fill_guards(stream);
@@ -140,7 +192,7 @@ struct GpuSession::Impl {
       // 0xFF bytes are a NaN in fp32, fp16 and bf16: an element the kernel skips stays NaN.
       check_cuda(cudaMemsetAsync(c.data(), 0xFF, c.bytes(), stream), "cudaMemsetAsync (poison C)");
     } else {
-      check_cuda(cudaMemcpyAsync(c.data(), set.host_c0.data(), c.bytes(), cudaMemcpyHostToDevice,
+      check_cuda(cudaMemcpyAsync(c.data(), set.c0.data(), c.bytes(), cudaMemcpyDeviceToDevice,
                                  stream),
                  "cudaMemcpyAsync (initial C)");
     }
@@ -154,6 +206,7 @@ struct GpuSession::Impl {
       fail_launch(r, {static_cast<int>(e), "kernel execution: " + cuda_error_text(e)}, phase);
       return false;
     }
+    mark(step + "run");
     for (auto const& [buffer, name] : {std::pair<DeviceBuffer*, char const*>{&c, "C"},
                                        {&set.a, "A"}, {&set.b, "B"}}) {
       if (auto damage = buffer->check_guards(name)) {
@@ -161,24 +214,32 @@ struct GpuSession::Impl {
         return false;
       }
     }
-    for (auto const& [buffer, host, name] :
-         {std::tuple<DeviceBuffer*, std::vector<std::byte>*, char const*>{&set.a, &set.host_a, "A"},
-          {&set.b, &set.host_b, "B"}}) {
-      std::vector<std::byte> now(host->size());
-      download(now.data(), buffer->data(), now.size(), stream);
-      if (std::memcmp(now.data(), host->data(), now.size()) != 0) {
-        // Restore it, or every later candidate of this problem would fail on bad inputs.
-        upload(buffer->data(), host->data(), host->size(), stream);
-        wrong(r, phase, std::string("input ") + name + " was modified by the kernel");
+    mark(step + "guard bands");
+    if (check_inputs) {
+      std::string const complaint = check_and_restore_inputs();
+      mark(step + "inputs unchanged");
+      if (!complaint.empty()) {
+        wrong(r, phase, complaint);
         return false;
       }
     }
-    std::vector<std::byte> out(c.bytes());
+    std::span<std::byte> const out = data->staging().first(c.bytes());
     download(out.data(), c.data(), out.size(), stream);
-    std::vector<float> const values = from_storage(out, p.precision);
+    mark(step + "read back C");
+    std::span<float const> values;
+    if (p.precision == Precision::kFP32 || p.precision == Precision::kTF32) {
+      // Storage is float already: compare straight from the staging buffer.
+      values = {reinterpret_cast<float const*>(out.data()), out.size() / sizeof(float)};
+    } else {
+      std::span<float> const converted = data->c_values();
+      from_storage_into(out, p.precision, converted, threads);
+      values = converted;
+    }
     if (tolerance) {
       ToleranceModel const model = tolerance_model(p.precision, p.k, set.max_s);
-      ToleranceReport const t = compare_with_tolerance(values, set.reference, set.bound_s, p.n, model);
+      ToleranceReport const t =
+          compare_with_tolerance(values, set.reference, set.bound_s, p.n, model, threads);
+      mark(step + "compare");
       r.max_abs_err = std::max(r.max_abs_err, t.max_abs_err);
       r.max_err_ratio = std::max(r.max_err_ratio, t.max_err_ratio);
       r.rel_fro_err = std::max(r.rel_fro_err, t.rel_fro_err);
@@ -187,7 +248,8 @@ struct GpuSession::Impl {
         return false;
       }
     } else {
-      ExactReport const x = compare_exact(values, set.reference, p.n);
+      ExactReport const x = compare_exact(values, set.reference, p.n, threads);
+      mark(step + "compare");
       r.exact_mismatches = std::max(r.exact_mismatches, x.mismatches);
       if (x.mismatches > 0) {
         wrong(r, phase, x.reason);
@@ -198,15 +260,44 @@ struct GpuSession::Impl {
   }
 
   EvalResult evaluate(EvalJob const& job) {
+    phases.clear();
+    phase_start = std::chrono::steady_clock::now();
+    used_sets.clear();
+    inputs_checked = false;
     EvalResult r;
+    try {
+      run_candidate(r, job);
+      // A candidate that stopped before the final check may still have written its inputs:
+      // check and restore them, so the next candidate of this problem sees intact data.
+      if (!used_sets.empty() && !inputs_checked && !poisoned) {
+        std::string const complaint = check_and_restore_inputs();
+        mark("inputs unchanged (after a failure)");
+        if (!complaint.empty()) {
+          r.reason = r.disposition == Disposition::kWrongResult ? complaint + "; " + r.reason
+                                                                : r.reason + "; " + complaint;
+        }
+      }
+    } catch (CudaFailure const& f) {
+      // The inputs may be left modified and unchecked: regenerate them for the next job.
+      if (!is_sticky(f.cuda_error()) && !used_sets.empty()) data.reset();
+      throw;
+    } catch (Error const&) {
+      if (!used_sets.empty()) data.reset();
+      throw;
+    }
+    return r;
+  }
+
+  void run_candidate(EvalResult& r, EvalJob const& job) {
     ProblemData& d = data_for(job.problem, job.seed);
     Problem const& p = d.problem();
     plan = &job.plan;
+    mark("problem data");
 
     KernelFigures figures;
     if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, figures); !s.ok()) {
       fail_launch(r, s, "load: ");
-      return r;
+      return;
     }
     r.registers = figures.registers;
     r.local_bytes = figures.local_bytes;
@@ -215,7 +306,7 @@ struct GpuSession::Impl {
     if (job.plan.workspace_bytes < 0) {
       fail_launch(r, {0, "negative workspace_bytes " + std::to_string(job.plan.workspace_bytes)},
                   "");
-      return r;
+      return;
     }
     auto const ws = static_cast<std::size_t>(job.plan.workspace_bytes);
     if (ws == 0) {
@@ -228,46 +319,57 @@ struct GpuSession::Impl {
         if (is_sticky(f.cuda_error())) throw;
         (void)cudaGetLastError();
         fail_launch(r, {f.cuda_error(), std::string("workspace: ") + f.what()}, "");
-        return r;
+        return;
       }
     }
+    mark("load");
 
     // 1. Tolerance pass on normal inputs, first launch.
     d.ensure_reference(d.normal(), job.alpha, job.beta, true, cublas->get());
-    if (!verified_run(r, d.normal(), job.alpha, job.beta, true, "first run: ")) return r;
+    mark("reference");
+    if (!verified_run(r, d.normal(), "", job.alpha, job.beta, true, "first run: ", false)) return;
 
     // 2. Exact pass on small integers (alpha 1, beta 0: the point is indexing, not scaling).
     if (job.exact_check && exact_pass_applies(p.precision)) {
       d.ensure_reference(d.exact(), 1.0f, 0.0f, false, cublas->get());
-      if (!verified_run(r, d.exact(), 1.0f, 0.0f, false, "")) return r;
+      mark("exact reference");
+      if (!verified_run(r, d.exact(), " of the exact-pass set", 1.0f, 0.0f, false, "",
+                        false)) {
+        return;
+      }
     }
 
     // 3. Time on the rotation pool.
     RotationPool const& pool = d.pool(rotate_bytes(job.timing));
+    mark("rotation pool");
     void* const ws_ptr = workspace.empty() ? nullptr : workspace.data();
     TimedLaunch const launch = [&](int set) {
       GemmPointers const g = pool.set(set);
       return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, job.alpha, job.beta));
     };
     TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream);
+    mark("timing");
     if (!t.failure.ok()) {
       fail_launch(r, t.failure, "timing: ");
-      return r;
+      return;
     }
     r.median_ms = t.median_ms;
     r.min_ms = t.min_ms;
     r.iterations = t.iterations;
     r.repeats = t.repeats;
 
-    // 4. Re-verify after the timed launches (faults and races that need repetition).
-    if (!verified_run(r, d.normal(), job.alpha, job.beta, true, "after timing: ")) return r;
+    // 4. Re-verify after the timed launches (faults and races that need repetition). Writes to
+    // inputs persist, so checking A and B of every set used once, here, sees a write made by
+    // any verified launch of this evaluation.
+    if (!verified_run(r, d.normal(), "", job.alpha, job.beta, true, "after timing: ", true)) {
+      return;
+    }
 
     r.disposition = Disposition::kOk;
     if (t.early_stopped) {
       r.reason = "early stop: slower than " + ms_text(job.timing.early_stop_ms) +
                  " per launch (calibration " + ms_text(t.calibration_ms) + ")";
     }
-    return r;
   }
 
   BaselineResult baseline(BaselineJob const& job) {
@@ -329,8 +431,11 @@ DeviceReport const& GpuSession::device() const { return impl_->report; }
 
 bool GpuSession::poisoned() const { return impl_->poisoned; }
 
+std::vector<PhaseTime> const& GpuSession::last_phases() const { return impl_->phases; }
+
 EvalResult GpuSession::evaluate(EvalJob const& job) {
   if (impl_->poisoned) {
+    impl_->phases.clear();
     EvalResult r;
     r.disposition = Disposition::kFault;
     r.cuda_error = impl_->poison_error;

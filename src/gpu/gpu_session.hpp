@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/eval_job.hpp"
 #include "core/gpu_identity.hpp"
@@ -32,6 +33,12 @@ void from_json(nlohmann::json const& j, DeviceReport& v);
 /// or GPU gives present = false and a one-line reason.
 DeviceReport probe_device();
 
+/// Wall time of one step of an evaluation, for reading where a candidate's time goes.
+struct PhaseTime {
+  std::string name;  ///< e.g. "first run: compare"
+  double ms = 0.0;
+};
+
 /// A worker's long-lived GPU state: cuBLAS handles, rotating buffer sets and references,
 /// reused across jobs of the same problem.
 class GpuSession {
@@ -45,9 +52,12 @@ class GpuSession {
 
   /// Verify, time, re-verify one candidate. Never throws for candidate failures; a result
   /// with disposition kFault means the context is unusable and the worker must exit.
-  /// Sequence: tolerance pass on seeded normal inputs (C poisoned with NaN, guard bands, A and
-  /// B checked unchanged), exact pass on small integers (fp32/tf32, when job.exact_check),
-  /// timing on rotating buffer sets, then one more verified run on the first set.
+  /// Sequence: tolerance pass on seeded normal inputs (C poisoned with NaN, guard bands around
+  /// A, B and C), exact pass on small integers (fp32/tf32, when job.exact_check; same poison and
+  /// guards), timing on rotating buffer sets, then one more verified run on the normal set that
+  /// also checks A and B of both sets unchanged: a kernel's writes to its inputs persist, so one
+  /// check at the end sees a write made by any verified launch. A candidate that fails earlier
+  /// has its inputs checked (and named in the reason) too; modified inputs are always restored.
   /// Throws Error only for environment failures (unreadable cubin, out of memory for the
   /// problem's own buffers, cuBLAS refusing the reference).
   EvalResult evaluate(EvalJob const& job);
@@ -55,6 +65,9 @@ class GpuSession {
   /// when the default call was timed; when cuBLASLt found or ran no algorithm, cublaslt_ms
   /// stays 0, cublaslt_algo_index −1 and `reason` says why.
   BaselineResult baseline(BaselineJob const& job);
+  /// The steps of the last evaluate() with their wall times, in order (problem data, load,
+  /// each verified run's launch / guard bands / inputs / read-back / compare, timing, ...).
+  std::vector<PhaseTime> const& last_phases() const;
   /// True after a sticky CUDA error: every later call answers kFault / !ok at once.
   bool poisoned() const;
 

@@ -2,10 +2,12 @@
 // problem draw independent sequences, and the element-type conversions.
 #include "gpu/host_inputs.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
 #include "gpu/float_conversion.hpp"
+#include "gpu/host_parallel.hpp"
 
 namespace gemmtune {
 namespace {
@@ -51,18 +53,26 @@ std::vector<std::byte> to_storage(std::span<float const> values, Precision p) {
 }
 
 std::vector<float> from_storage(std::span<std::byte const> bytes, Precision p) {
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p));
-  std::vector<float> out(bytes.size() / e);
-  if (p == Precision::kFP32 || p == Precision::kTF32) {
-    std::memcpy(out.data(), bytes.data(), out.size() * e);
-    return out;
-  }
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::uint16_t bits;
-    std::memcpy(&bits, bytes.data() + i * e, e);
-    out[i] = p == Precision::kFP16 ? half_to_float(bits) : bfloat16_to_float(bits);
-  }
+  std::vector<float> out(bytes.size() / static_cast<std::size_t>(element_bytes(p)));
+  from_storage_into(bytes, p, out, host_threads());
   return out;
+}
+
+void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<float> out,
+                       int threads) {
+  std::size_t const e = static_cast<std::size_t>(element_bytes(p));
+  std::size_t const count = std::min(out.size(), bytes.size() / e);
+  parallel_ranges(count, threads, [&](std::size_t begin, std::size_t end) {
+    if (p == Precision::kFP32 || p == Precision::kTF32) {
+      std::memcpy(out.data() + begin, bytes.data() + begin * e, (end - begin) * e);
+      return;
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      std::uint16_t bits;
+      std::memcpy(&bits, bytes.data() + i * e, e);
+      out[i] = p == Precision::kFP16 ? half_to_float(bits) : bfloat16_to_float(bits);
+    }
+  });
 }
 
 std::vector<std::byte> abs_storage(std::span<std::byte const> bytes, Precision p) {

@@ -22,6 +22,9 @@ std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed,
 std::vector<std::byte> to_storage(std::span<float const> values, Precision p);
 /// The values of storage-type bytes as floats (exact).
 std::vector<float> from_storage(std::span<std::byte const> bytes, Precision p);
+/// The same into `out` (one float per element of `bytes`), converted on up to `threads` threads.
+void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<float> out,
+                       int threads);
 /// The same storage bytes with every element's sign cleared (|x|, exact in every type).
 std::vector<std::byte> abs_storage(std::span<std::byte const> bytes, Precision p);
 

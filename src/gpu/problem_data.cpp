@@ -102,6 +102,10 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
                     : random_normal(mn, seed_, kStreamC);
     set.host_c0 = to_storage(c0, problem_.precision);
   }
+  if (beta != 0.0f && set.c0.empty()) {
+    set.c0 = DeviceBuffer(set.host_c0.size());
+    upload(set.c0.data(), set.host_c0.data(), set.host_c0.size(), stream_);
+  }
   std::vector<float> const c0 = beta != 0.0f ? initial_c(set) : std::vector<float>{};
 
   // Pedantic FP32 compute is the reference; if cuBLAS has no pedantic path for these input
@@ -155,6 +159,16 @@ RotationPool const& ProblemData::pool(std::int64_t rotate_bytes) {
                                            normal_.b.data(), stream_);
   }
   return *pool_;
+}
+
+PinnedBuffer& ProblemData::staging() {
+  if (staging_.data() == nullptr) staging_ = PinnedBuffer(std::max({a_bytes(), b_bytes(), c_bytes()}));
+  return staging_;
+}
+
+std::span<float> ProblemData::c_values() {
+  c_values_.resize(static_cast<std::size_t>(problem_.m * problem_.n));
+  return c_values_;
 }
 
 }  // namespace gemmtune

@@ -1,18 +1,20 @@
 // ProblemData: everything a session keeps for the problem it is working on — seeded input
 // sets on the device (guarded), their host copies, the cuBLAS references and error-bound
-// matrix, the guarded output buffer and the rotation pool. Only the most recent problem is
+// matrix, the guarded output buffer, the rotation pool and the host staging for read-backs. Only the most recent problem is
 // kept, since large shapes need gigabytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <cublas_v2.h>
 
 #include "core/problem.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/pinned_buffer.hpp"
 #include "gpu/rotation_pool.hpp"
 
 namespace gemmtune {
@@ -22,6 +24,7 @@ struct InputSet {
   DeviceBuffer a, b;                  ///< guarded, packed storage of the problem's layout
   std::vector<std::byte> host_a, host_b;  ///< what a and b must still hold after a run
   std::vector<std::byte> host_c0;     ///< initial C in storage type (only when beta ≠ 0)
+  DeviceBuffer c0;                    ///< host_c0 on the device, copied into C before a run
   std::vector<float> reference;       ///< R = alpha·op(A)·op(B) + beta·C0, float, row-major
   std::vector<float> bound_s;         ///< S = |alpha|·|A|·|B| + |beta|·|C0| (tolerance set only)
   double max_s = 0.0;
@@ -53,6 +56,12 @@ class ProblemData {
   /// Rotation sets built from the normal inputs for `rotate_bytes` (rebuilt when it changes).
   RotationPool const& pool(std::int64_t rotate_bytes);
 
+  /// Page-locked staging for reading back C, A or B (the largest of them), made on first use
+  /// and kept with the problem.
+  PinnedBuffer& staging();
+  /// A float buffer of M×N for converting a 16-bit C, made on first use and kept.
+  std::span<float> c_values();
+
   std::size_t a_bytes() const;
   std::size_t b_bytes() const;
   std::size_t c_bytes() const;
@@ -68,6 +77,8 @@ class ProblemData {
   std::unique_ptr<InputSet> exact_;
   DeviceBuffer c_;
   std::unique_ptr<RotationPool> pool_;
+  PinnedBuffer staging_;
+  std::vector<float> c_values_;
 };
 
 /// Copies host → device on `stream` and waits. Throws CudaFailure.

@@ -1,11 +1,15 @@
 // Host-side comparison of candidate output with the reference: elementwise bound, error
-// figures, and a reason naming the worst element in (row, column) terms.
+// figures, and a reason naming the worst element in (row, column) terms. Large outputs are
+// compared in fixed blocks spread over the host's cores; the result never depends on the split.
 #include "gpu/verifier.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
+
+#include "gpu/host_parallel.hpp"
 
 namespace gemmtune {
 namespace {
@@ -44,30 +48,92 @@ ToleranceModel tolerance_model(Precision p, std::int64_t k, double max_s) {
   return t;
 }
 
+namespace {
+
+/// Elements per block of the comparisons. The sums of squares are taken per block and the
+/// block sums added in index order, so the figures do not depend on how many threads ran.
+constexpr std::size_t kBlock = std::size_t{1} << 14;
+
+std::size_t block_count(std::size_t n) { return (n + kBlock - 1) / kBlock; }
+
+/// One block of the tolerance comparison. `worst` follows the serial rule "the first finite
+/// element, then any strictly larger ratio"; to merge blocks exactly that needs the block's
+/// first finite element and its first maximum over the ratios that are not NaN.
+struct ToleranceBlock {
+  std::int64_t first_finite = -1, first_nonfinite = -1, nonfinite = 0, over = 0;
+  double first_ratio = 0.0;
+  std::int64_t max_at = -1;  // first index of the largest non-NaN ratio
+  double max_ratio = 0.0;
+  double max_abs_err = 0.0, diff2 = 0.0, ref2 = 0.0;
+};
+
+}  // namespace
+
 ToleranceReport compare_with_tolerance(std::span<float const> c, std::span<float const> r,
                                        std::span<float const> s, std::int64_t cols,
                                        ToleranceModel const& model) {
+  return compare_with_tolerance(c, r, s, cols, model, host_threads());
+}
+
+ToleranceReport compare_with_tolerance(std::span<float const> c, std::span<float const> r,
+                                       std::span<float const> s, std::int64_t cols,
+                                       ToleranceModel const& model, int threads) {
+  std::vector<ToleranceBlock> blocks(block_count(c.size()));
+  parallel_ranges(blocks.size(), threads, [&](std::size_t first_block, std::size_t end_block) {
+    for (std::size_t bi = first_block; bi < end_block; ++bi) {
+      ToleranceBlock b;  // a local, so neighbouring threads do not share cache lines
+      std::size_t const end = std::min(c.size(), (bi + 1) * kBlock);
+      for (std::size_t i = bi * kBlock; i < end; ++i) {
+        double const cv = c[i];
+        double const rv = r[i];
+        auto const index = static_cast<std::int64_t>(i);
+        if (!std::isfinite(cv) || !std::isfinite(rv)) {
+          ++b.nonfinite;
+          if (b.first_nonfinite < 0) b.first_nonfinite = index;
+          continue;
+        }
+        double const err = std::fabs(cv - rv);
+        double const ratio = err / model.bound(s[i], rv);
+        b.diff2 += err * err;
+        b.ref2 += rv * rv;
+        if (err > b.max_abs_err) b.max_abs_err = err;
+        if (ratio > 1.0) ++b.over;
+        if (b.first_finite < 0) {
+          b.first_finite = index;
+          b.first_ratio = ratio;
+        }
+        if (!std::isnan(ratio) && (b.max_at < 0 || ratio > b.max_ratio)) {
+          b.max_ratio = ratio;
+          b.max_at = index;
+        }
+      }
+      blocks[bi] = b;
+    }
+  }, 4);
+
   ToleranceReport rep;
-  std::int64_t const n = static_cast<std::int64_t>(c.size());
   std::int64_t first_nonfinite = -1, worst = -1, nonfinite = 0;
   double diff2 = 0.0, ref2 = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    double const cv = c[static_cast<std::size_t>(i)];
-    double const rv = r[static_cast<std::size_t>(i)];
-    if (!std::isfinite(cv) || !std::isfinite(rv)) {
-      ++nonfinite;
-      if (first_nonfinite < 0) first_nonfinite = i;
-      continue;
-    }
-    double const err = std::fabs(cv - rv);
-    double const ratio = err / model.bound(s[static_cast<std::size_t>(i)], rv);
-    diff2 += err * err;
-    ref2 += rv * rv;
-    if (err > rep.max_abs_err) rep.max_abs_err = err;
-    if (ratio > 1.0) ++rep.bad_elements;
-    if (worst < 0 || ratio > rep.max_err_ratio) {
-      rep.max_err_ratio = ratio;
-      worst = i;
+  for (ToleranceBlock const& b : blocks) {
+    nonfinite += b.nonfinite;
+    if (first_nonfinite < 0) first_nonfinite = b.first_nonfinite;
+    rep.bad_elements += b.over;
+    diff2 += b.diff2;
+    ref2 += b.ref2;
+    if (b.max_abs_err > rep.max_abs_err) rep.max_abs_err = b.max_abs_err;
+    if (b.first_finite < 0) continue;
+    if (worst < 0) {
+      // Serially the block's first finite element would be taken whatever its ratio; after
+      // a NaN ratio nothing compares larger, else the block's first maximum takes over.
+      worst = b.first_finite;
+      rep.max_err_ratio = b.first_ratio;
+      if (!std::isnan(b.first_ratio) && b.max_ratio > rep.max_err_ratio) {
+        worst = b.max_at;
+        rep.max_err_ratio = b.max_ratio;
+      }
+    } else if (b.max_at >= 0 && b.max_ratio > rep.max_err_ratio) {
+      worst = b.max_at;
+      rep.max_err_ratio = b.max_ratio;
     }
   }
   rep.rel_fro_err = ref2 > 0.0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
@@ -93,13 +159,33 @@ ToleranceReport compare_with_tolerance(std::span<float const> c, std::span<float
 }
 
 ExactReport compare_exact(std::span<float const> c, std::span<float const> r, std::int64_t cols) {
+  return compare_exact(c, r, cols, host_threads());
+}
+
+ExactReport compare_exact(std::span<float const> c, std::span<float const> r, std::int64_t cols,
+                          int threads) {
+  struct Block {
+    std::int64_t mismatches = 0, first = -1;
+  };
+  std::vector<Block> blocks(block_count(c.size()));
+  parallel_ranges(blocks.size(), threads, [&](std::size_t first_block, std::size_t end_block) {
+    for (std::size_t bi = first_block; bi < end_block; ++bi) {
+      Block b;
+      std::size_t const end = std::min(c.size(), (bi + 1) * kBlock);
+      for (std::size_t i = bi * kBlock; i < end; ++i) {
+        if (!(c[i] == r[i])) {  // NaN never equals; +0 == −0 on purpose
+          if (b.first < 0) b.first = static_cast<std::int64_t>(i);
+          ++b.mismatches;
+        }
+      }
+      blocks[bi] = b;
+    }
+  }, 4);
   ExactReport rep;
   std::int64_t first = -1;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    if (!(c[i] == r[i])) {  // NaN never equals; +0 == −0 on purpose
-      if (first < 0) first = static_cast<std::int64_t>(i);
-      ++rep.mismatches;
-    }
+  for (Block const& b : blocks) {
+    rep.mismatches += b.mismatches;
+    if (first < 0) first = b.first;
   }
   if (rep.mismatches > 0) {
     auto const k = static_cast<std::size_t>(first);

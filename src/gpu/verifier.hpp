@@ -39,10 +39,16 @@ struct ToleranceReport {
   std::string reason;          ///< empty when pass
 };
 
-/// Compares row-major `c` against `r` (both `cols` wide) with bounds from `s` and `model`.
+/// Compares row-major `c` against `r` (both `cols` wide) with bounds from `s` and `model`, on
+/// host_threads() threads.
 ToleranceReport compare_with_tolerance(std::span<float const> c, std::span<float const> r,
                                        std::span<float const> s, std::int64_t cols,
                                        ToleranceModel const& model);
+/// The same on up to `threads` threads; every figure and the reason are identical for any
+/// thread count (the sums are taken in fixed blocks, merged in index order).
+ToleranceReport compare_with_tolerance(std::span<float const> c, std::span<float const> r,
+                                       std::span<float const> s, std::int64_t cols,
+                                       ToleranceModel const& model, int threads);
 
 /// Figures of the exact pass: every element must equal the reference (±0 count as equal).
 struct ExactReport {
@@ -50,7 +56,10 @@ struct ExactReport {
   std::string reason;  ///< empty when no mismatch
 };
 
-/// Compares row-major `c` against `r` (both `cols` wide) for equality.
+/// Compares row-major `c` against `r` (both `cols` wide) for equality, on host_threads() threads.
 ExactReport compare_exact(std::span<float const> c, std::span<float const> r, std::int64_t cols);
+/// The same on up to `threads` threads; the result is identical for any thread count.
+ExactReport compare_exact(std::span<float const> c, std::span<float const> r, std::int64_t cols,
+                          int threads);
 
 }  // namespace gemmtune

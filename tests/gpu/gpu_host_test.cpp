@@ -1,17 +1,20 @@
 // Host-only pieces of the GPU side (no device needed): fp16/bf16 conversions, the tolerance
-// model against an FP64 CPU reference, exact comparison, sticky-error classification, input
+// model against an FP64 CPU reference, exact comparison (parallel equal to serial), sticky-error classification, input
 // generation, and the device probe with every device hidden.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <random>
+#include <vector>
 
 #include "gpu/cuda_errors.hpp"
 #include "gpu/float_conversion.hpp"
 #include "gpu/gpu_session.hpp"
 #include "gpu/host_inputs.hpp"
+#include "gpu/host_parallel.hpp"
 #include "gpu/timing_protocol.hpp"
 #include "gpu/verifier.hpp"
 
@@ -220,6 +223,172 @@ TEST(ExactCompare, CountsMismatches) {
   EXPECT_EQ(x.mismatches, 2);
   EXPECT_NE(x.reason.find("2 of 4 elements differ"), std::string::npos) << x.reason;
   EXPECT_NE(x.reason.find("(i,j)=(1,0)"), std::string::npos) << x.reason;
+}
+
+/// The comparison as a plain serial loop, kept here as the specification the blocked,
+/// multi-threaded one must reproduce.
+ToleranceReport serial_tolerance(std::vector<float> const& c, std::vector<float> const& r,
+                                 std::vector<float> const& s, ToleranceModel const& m,
+                                 std::int64_t& worst, std::int64_t& first_nonfinite) {
+  ToleranceReport rep;
+  worst = -1;
+  first_nonfinite = -1;
+  double diff2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    double const cv = c[i], rv = r[i];
+    if (!std::isfinite(cv) || !std::isfinite(rv)) {
+      ++rep.bad_elements;
+      if (first_nonfinite < 0) first_nonfinite = static_cast<std::int64_t>(i);
+      continue;
+    }
+    double const err = std::fabs(cv - rv), ratio = err / m.bound(s[i], rv);
+    diff2 += err * err;
+    ref2 += rv * rv;
+    rep.max_abs_err = std::max(rep.max_abs_err, err);
+    if (ratio > 1.0) ++rep.bad_elements;
+    if (worst < 0 || ratio > rep.max_err_ratio) {
+      rep.max_err_ratio = ratio;
+      worst = static_cast<std::int64_t>(i);
+    }
+  }
+  rep.rel_fro_err = std::sqrt(diff2 / ref2);
+  return rep;
+}
+
+std::string index_text(std::int64_t i, std::int64_t cols) {
+  return "(i,j)=(" + std::to_string(i / cols) + "," + std::to_string(i % cols) + ")";
+}
+
+void expect_same(ToleranceReport const& a, ToleranceReport const& b) {
+  EXPECT_EQ(a.pass, b.pass);
+  EXPECT_EQ(a.max_abs_err, b.max_abs_err);
+  EXPECT_EQ(a.max_err_ratio, b.max_err_ratio);
+  EXPECT_EQ(a.rel_fro_err, b.rel_fro_err);  // bit for bit: block sums in a fixed order
+  EXPECT_EQ(a.bad_elements, b.bad_elements);
+  EXPECT_EQ(a.reason, b.reason);
+}
+
+TEST(ParallelCompare, ToleranceEqualsSerialWithPlantedErrors) {
+  std::int64_t const cols = 1531;
+  std::size_t const n = static_cast<std::size_t>(cols) * 2111;  // ~3.2M, not a block multiple
+  std::vector<float> r = random_normal(n, 11, 1);
+  std::vector<float> s(n);
+  std::vector<float> c = r;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> noise(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    s[i] = 4.0f + std::fabs(r[i]);
+    c[i] = r[i] + noise(rng) * 1e-6f;  // within the bound
+  }
+  ToleranceModel const m = tolerance_model(Precision::kFP32, 4096, 8.0);
+  // Over the bound in early, middle and late blocks; the two largest are equal, so the first
+  // of them (in a later block than the first planted error) must be the one named.
+  c[5] = r[5] + 0.01f;
+  c[n / 2 + 3] = r[n / 2 + 3] + 0.5f;
+  std::size_t const tie_a = n / 2 + 100000, tie_b = n - 7;
+  c[tie_a] = r[tie_a] + 2.0f;
+  r[tie_b] = r[tie_a];
+  s[tie_b] = s[tie_a];
+  c[tie_b] = c[tie_a];
+
+  std::int64_t worst = -1, first_nonfinite = -1;
+  ToleranceReport const spec = serial_tolerance(c, r, s, m, worst, first_nonfinite);
+  ASSERT_EQ(first_nonfinite, -1);
+  ToleranceReport const one = compare_with_tolerance(c, r, s, cols, m, 1);
+  EXPECT_FALSE(one.pass);
+  EXPECT_EQ(one.bad_elements, spec.bad_elements);
+  EXPECT_EQ(one.max_abs_err, spec.max_abs_err);
+  EXPECT_EQ(one.max_err_ratio, spec.max_err_ratio);
+  EXPECT_NEAR(one.rel_fro_err, spec.rel_fro_err, 1e-12 * spec.rel_fro_err);
+  EXPECT_NE(one.reason.find("at " + index_text(worst, cols) + ";"), std::string::npos)
+      << one.reason << " vs worst " << worst;
+  EXPECT_EQ(static_cast<std::size_t>(worst), tie_a);  // ties go to the first
+  for (int threads : {2, 3, 8, 13, host_threads()}) {
+    SCOPED_TRACE(threads);
+    expect_same(compare_with_tolerance(c, r, s, cols, m, threads), one);
+  }
+  expect_same(compare_with_tolerance(c, r, s, cols, m), one);
+
+  // Non-finite elements: the first one is named whichever thread saw it.
+  c[n - 2] = std::nanf("");
+  c[n / 3] = INFINITY;
+  c[n / 3 + 1] = std::nanf("");
+  ToleranceReport const spec2 = serial_tolerance(c, r, s, m, worst, first_nonfinite);
+  ASSERT_EQ(first_nonfinite, static_cast<std::int64_t>(n / 3));
+  ToleranceReport const one2 = compare_with_tolerance(c, r, s, cols, m, 1);
+  EXPECT_EQ(one2.bad_elements, spec2.bad_elements);
+  EXPECT_EQ(one2.reason.rfind("non-finite output (inf) at " + index_text(first_nonfinite, cols) +
+                                  "; 3 non-finite elements, ",
+                              0),
+            0u)
+      << one2.reason;
+  for (int threads : {2, 5, 16}) expect_same(compare_with_tolerance(c, r, s, cols, m, threads), one2);
+}
+
+TEST(ParallelCompare, ExactEqualsSerial) {
+  std::size_t const n = 1000003;
+  std::vector<float> const r = random_small_integers(n, 3, 1, 2);
+  std::vector<float> c = r;
+  ExactReport const clean = compare_exact(c, r, 997, 7);
+  EXPECT_EQ(clean.mismatches, 0);
+  EXPECT_TRUE(clean.reason.empty());
+  for (std::size_t i : {n - 1, n / 2 + 17, std::size_t{700001}}) c[i] += 1.0f;
+  c[n - 3] = std::nanf("");
+  ExactReport const one = compare_exact(c, r, 997, 1);
+  EXPECT_EQ(one.mismatches, 4);
+  EXPECT_NE(one.reason.find("first at " + index_text(static_cast<std::int64_t>(n / 2 + 17), 997)),
+            std::string::npos)
+      << one.reason;
+  for (int threads : {2, 4, 9, host_threads()}) {
+    ExactReport const x = compare_exact(c, r, 997, threads);
+    EXPECT_EQ(x.mismatches, one.mismatches) << threads;
+    EXPECT_EQ(x.reason, one.reason) << threads;
+  }
+}
+
+TEST(ParallelHelpers, RangesCoverEachIndexOnce) {
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5},
+                            kMinItemsPerThread * 3 + 1, std::size_t{1} << 20}) {
+    for (int threads : {1, 2, 7, 64}) {
+      std::vector<int> hits(count, 0);
+      std::mutex mu;
+      std::size_t calls = 0;
+      parallel_ranges(count, threads, [&](std::size_t b, std::size_t e) {
+        EXPECT_LE(b, e);
+        for (std::size_t i = b; i < e; ++i) ++hits[i];
+        std::lock_guard lock(mu);
+        ++calls;
+      });
+      for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(hits[i], 1) << count << " " << i;
+      EXPECT_LE(calls, static_cast<std::size_t>(threads));
+      if (count > 0) {
+        EXPECT_LE(calls, std::max<std::size_t>(1, count / kMinItemsPerThread));
+      }
+    }
+  }
+}
+
+TEST(ParallelHelpers, BytesEqualAndConversion) {
+  std::vector<std::byte> a(5'000'011, std::byte{3});
+  std::vector<std::byte> b = a;
+  EXPECT_TRUE(bytes_equal(a, b, 8));
+  b[b.size() - 1] = std::byte{4};
+  EXPECT_FALSE(bytes_equal(a, b, 8));
+  EXPECT_FALSE(bytes_equal(a, b, 1));
+  b = a;
+  b[0] = std::byte{0};
+  EXPECT_FALSE(bytes_equal(a, b, 3));
+  EXPECT_FALSE(bytes_equal(a, std::vector<std::byte>(10), 3));
+
+  auto const values = random_normal(300'001, 9, 1);
+  for (Precision p : kAllPrecisions) {
+    auto const bytes = to_storage(values, p);
+    std::vector<float> serial(values.size()), parallel(values.size());
+    from_storage_into(bytes, p, serial, 1);
+    from_storage_into(bytes, p, parallel, 6);
+    EXPECT_EQ(serial, parallel) << to_string(p);
+    EXPECT_EQ(from_storage(bytes, p), serial) << to_string(p);
+  }
 }
 
 TEST(HostInputs, SeededAndTyped) {

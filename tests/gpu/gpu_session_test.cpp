@@ -1,14 +1,17 @@
 // GpuSession on a real device: probe, cuBLAS baselines for every precision and layout, and
 // candidates compiled here with NVRTC — a correct naive kernel (ok on ragged shapes and all
 // layouts), wrong ones (wrong result, unwritten element, guard band), launch-time refusals
-// (launch error, session lives on) and an illegal address (fault, session poisoned). Every
-// test skips when no device is present.
+// (launch error, session lives on), an illegal address (fault, session poisoned) and a
+// printed per-step breakdown of one evaluation at 2048³. Every test skips when no device is
+// present.
 #include <gtest/gtest.h>
 
 #include <nvrtc.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -21,7 +24,8 @@ namespace gemmtune {
 namespace {
 
 // MODE: 0 correct, 1 skips the last k, 2 also writes row M (one past the end of C), 3 writes
-// 4 TiB past C (illegal address), 4 leaves C(0,0) unwritten, 5 also changes A(0,0).
+// 4 TiB past C (illegal address), 4 leaves C(0,0) unwritten, 5 also changes A(0,0), 6 skips
+// the last k and changes A(0,0).
 constexpr char const* kNaiveSource = R"(
 #include "common/gemm_args.cuh"
 template <bool TA, bool TB, int MODE>
@@ -39,7 +43,7 @@ __global__ void naive(GemmArgs g) {
   if (i >= rows || j >= g.N) return;
   if (i == g.M) { C[i * g.ldc + j] = 0.0f; return; }
   if (MODE == 4 && i == 0 && j == 0) return;
-  long long const k_end = MODE == 1 ? g.K - 1 : g.K;
+  long long const k_end = MODE == 1 || MODE == 6 ? g.K - 1 : g.K;
   float acc = 0.0f;
   for (long long k = 0; k < k_end; ++k) {
     float const a = TA ? A[k * g.lda + i] : A[i * g.lda + k];
@@ -48,7 +52,7 @@ __global__ void naive(GemmArgs g) {
   }
   float const out = g.alpha * acc;
   C[i * g.ldc + j] = g.beta == 0.0f ? out : out + g.beta * C[i * g.ldc + j];
-  if (MODE == 5 && i == 0 && j == 0) const_cast<float*>(A)[0] += 1.0f;
+  if ((MODE == 5 || MODE == 6) && i == 0 && j == 0) const_cast<float*>(A)[0] += 1.0f;
 }
 )";
 
@@ -127,7 +131,7 @@ std::string naive_name(Layout l, int mode) {
          std::to_string(mode) + ">";
 }
 
-constexpr int kModes = 6;
+constexpr int kModes = 7;
 
 /// All naive kernels (4 layouts × kModes), compiled once per process.
 struct NaiveKernels {
@@ -337,6 +341,17 @@ TEST_F(GpuSessionTest, ModifiedInputIsCaughtAndRestored) {
   EXPECT_EQ(ok.disposition, Disposition::kOk) << ok.reason;
 }
 
+TEST_F(GpuSessionTest, InputModifiedByAFailingCandidateIsNamedAndRestored) {
+  // Wrong in the first run, before the final inputs check: the inputs are still checked,
+  // named in the reason, and restored for the next candidate.
+  Problem const p = problem(41, 35, 60, Precision::kFP32, Layout::kTN);
+  EvalResult const r = session_->evaluate(naive_job(p, 6));
+  EXPECT_EQ(r.disposition, Disposition::kWrongResult);
+  EXPECT_EQ(r.reason.rfind("input A was modified by the kernel; first run: ", 0), 0u) << r.reason;
+  EvalResult const ok = session_->evaluate(naive_job(p, 0));
+  EXPECT_EQ(ok.disposition, Disposition::kOk) << ok.reason;
+}
+
 TEST_F(GpuSessionTest, TooManyThreadsIsLaunchErrorAndSessionLivesOn) {
   Problem const p = problem(37, 53, 71, Precision::kFP32, Layout::kNN);
   EvalJob job = naive_job(p, 0);
@@ -375,6 +390,35 @@ TEST_F(GpuSessionTest, MissingCubinIsAnEnvironmentError) {
   EvalJob job = naive_job(problem(8, 8, 8, Precision::kFP32, Layout::kNN), 0);
   job.cubin_path = ::testing::TempDir() + "does_not_exist.cubin";
   EXPECT_THROW(session_->evaluate(job), Error);
+}
+
+// Where one candidate's worker time goes at a size where verification dominates a small
+// search's wall time: printed for reading on the GPU machine, not asserted (timings vary).
+TEST_F(GpuSessionTest, PhaseBreakdownAt2048) {
+  Problem const p = problem(2048, 2048, 2048, Precision::kFP32, Layout::kNN);
+  EvalJob job = naive_job(p, 0);
+  job.timing = TimingSpec{};
+  job.timing.warmup_ms = 10.0;  // the search's spec
+  job.timing.target_ms = 10.0;
+  job.timing.repeats = 5;
+  for (char const* what : {"first candidate of the problem (builds its data)", "next candidate"}) {
+    auto const start = std::chrono::steady_clock::now();
+    EvalResult const r = session_->evaluate(job);
+    double const wall =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.disposition, Disposition::kOk) << r.reason;
+    EXPECT_FALSE(session_->last_phases().empty());
+    double sum = 0.0;
+    std::printf("evaluate %s at %s: %.1f ms wall, kernel %.3f ms x %d x %d\n", what,
+                p.describe().c_str(), wall, r.median_ms, r.iterations, r.repeats);
+    for (PhaseTime const& ph : session_->last_phases()) {
+      std::printf("  %-34s %9.2f ms\n", ph.name.c_str(), ph.ms);
+      sum += ph.ms;
+    }
+    std::printf("  %-34s %9.2f ms\n", "(sum of steps)", sum);
+    EXPECT_LE(sum, wall + 1.0);
+  }
+  std::fflush(stdout);
 }
 
 // Last, in its own session: an illegal address kills the context for good.
