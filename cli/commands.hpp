@@ -10,6 +10,8 @@ namespace gemmtune {
 void setup_search(CLI::App& app, AppContext& ctx);
 void setup_query(CLI::App& app, AppContext& ctx);
 void setup_export(CLI::App& app, AppContext& ctx);
+void setup_import(CLI::App& app, AppContext& ctx);
+void setup_emit(CLI::App& app, AppContext& ctx);
 void setup_list(CLI::App& app, AppContext& ctx);
 void setup_show(CLI::App& app, AppContext& ctx);
 void setup_bench(CLI::App& app, AppContext& ctx);

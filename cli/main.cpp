@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   setup_search(app, ctx);
   setup_query(app, ctx);
   setup_export(app, ctx);
+  setup_import(app, ctx);
+  setup_emit(app, ctx);
   setup_list(app, ctx);
   setup_show(app, ctx);
   setup_bench(app, ctx);
