@@ -54,8 +54,9 @@ inline void thread_main() {
   g_block.done[g_block.current] = true;  // returning resumes the scheduler through uc_link
 }
 
-/// Runs `body(arg)` as every thread of every block of a 1-D grid.
-inline void run_grid(unsigned grid, unsigned block, void (*body)(void*), void* arg) {
+/// Runs `body(arg)` as every thread of every block of a grid of `grid`×1×`grid_z` blocks.
+inline void run_grid(unsigned grid, unsigned block, void (*body)(void*), void* arg,
+                     unsigned grid_z = 1) {
   // Stacks are kept between launches: allocating (and faulting in) fresh ones per launch
   // would cost more than the emulated kernels.
   constexpr std::size_t kStack = 64 * 1024;
@@ -63,10 +64,10 @@ inline void run_grid(unsigned grid, unsigned block, void (*body)(void*), void* a
   while (stacks.size() < block) stacks.emplace_back(kStack);
   g_entry = body;
   g_entry_arg = arg;
-  gridDim = {grid, 1, 1};
+  gridDim = {grid, 1, grid_z};
   blockDim = {block, 1, 1};
-  for (unsigned b = 0; b < grid; ++b) {
-    blockIdx = {b, 0, 0};
+  for (unsigned b = 0; b < grid * grid_z; ++b) {
+    blockIdx = {b % grid, 0, b / grid};
     g_block.threads.assign(block, ucontext_t{});
     g_block.done.assign(block, false);
     for (unsigned t = 0; t < block; ++t) {

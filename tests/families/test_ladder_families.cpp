@@ -34,14 +34,14 @@ TEST(LadderFamilies, SpaceSizesBeforeConstraints) {
   std::map<std::string, std::size_t> const expected = {
       {"naive", 9},          {"coalesced", 9},     {"smem_tiled", 48}, {"blocktile_1d", 54},
       {"blocktile_2d", 72}, {"vectorized", 72}, {"warptile", 1728}};
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     EXPECT_EQ(f->enumerate().size(), expected.at(std::string(f->name()))) << f->name();
   }
 }
 
 TEST(LadderFamilies, EveryFamilyHasValidConfigsForTheBenchmarkShape) {
   Problem const p = make(4096, 4096, 4096);
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     std::size_t valid = 0;
     for (KernelConfig const& cfg : f->enumerate()) valid += f->reject_reason(cfg, p, sm90()).empty();
     EXPECT_GT(valid, 0u) << f->name();
@@ -53,7 +53,7 @@ TEST(LadderFamilies, EveryFamilyHasValidConfigsForTheBenchmarkShape) {
 }
 
 TEST(LadderFamilies, EveryConstraintRejectsSomethingWithANamedReason) {
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     std::map<std::string, int> first_failures;
     for (Constraint const& c : f->constraints()) first_failures[c.name] = 0;
     for (Problem const& p : sample_problems()) {
@@ -76,7 +76,7 @@ TEST(LadderFamilies, EveryConstraintRejectsSomethingWithANamedReason) {
 }
 
 TEST(LadderFamilies, Float4FamiliesNeedSixteenByteAlignment) {
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     bool const vec4 = f->name() == "vectorized" || f->name() == "warptile";
     std::string const tmpl(f->template_file());
     for (int align : {4, 8, 16}) {
@@ -103,7 +103,7 @@ TEST(LadderFamilies, Float4FamiliesNeedSixteenByteAlignment) {
 }
 
 TEST(LadderFamilies, LaunchPlansCoverTheProblem) {
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     auto const& ladder = dynamic_cast<LadderFamily const&>(*f);
     for (Problem const& p : sample_problems()) {
       for (KernelConfig const& cfg : f->enumerate()) {
@@ -133,7 +133,7 @@ TEST(LadderFamilies, CompileRequestsNameTheTemplateAndLayout) {
   Problem const nn = make(512, 512, 512, Layout::kNN);
   Problem const tn = make(512, 512, 512, Layout::kTN);
   Problem const nt = make(512, 512, 512, Layout::kNT);
-  for (Family const* f : all_families()) {
+  for (Family const* f : select_families("ladder")) {
     KernelConfig cfg;
     for (KernelConfig const& c : f->enumerate()) {
       if (f->reject_reason(c, nn, sm90()).empty()) {
