@@ -46,7 +46,7 @@ TEST(LadderFamilies, EveryFamilyHasValidConfigsForTheBenchmarkShape) {
     for (KernelConfig const& cfg : f->enumerate()) valid += f->reject_reason(cfg, p, sm90()).empty();
     EXPECT_GT(valid, 0u) << f->name();
     if (f->name() == "warptile") {
-      EXPECT_GE(valid, 300u);
+      EXPECT_GE(valid, 200u);
       EXPECT_LE(valid, 2000u);
     }
   }
