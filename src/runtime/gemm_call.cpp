@@ -1,0 +1,78 @@
+// Checks of GEMM arguments and the alignment class of a call.
+#include "runtime/gemm_call.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace gemmtune {
+namespace {
+
+std::string too_small(char const* what, std::int64_t value, char const* minimum_name,
+                      std::int64_t minimum) {
+  return std::string(what) + " = " + std::to_string(value) + " is less than " + minimum_name +
+         " = " + std::to_string(minimum);
+}
+
+}  // namespace
+
+std::string invalid_reason(GemmCall const& call) {
+  struct Size {
+    char const* name;
+    std::int64_t value;
+  };
+  for (Size const s : {Size{"M", call.m}, Size{"N", call.n}, Size{"K", call.k}, Size{"lda", call.lda},
+                       Size{"ldb", call.ldb}, Size{"ldc", call.ldc}}) {
+    if (s.value < 0 || s.value > INT_MAX) {
+      return std::string(s.name) + " = " + std::to_string(s.value) + " is out of range (expected 0 … " +
+             std::to_string(INT_MAX) + ")";
+    }
+  }
+  // Leading dimensions cover one stored row, and are at least 1 as in BLAS.
+  bool const ta = a_transposed(call.layout), tb = b_transposed(call.layout);
+  std::int64_t const min_lda = std::max<std::int64_t>(1, ta ? call.m : call.k);
+  std::int64_t const min_ldb = std::max<std::int64_t>(1, tb ? call.k : call.n);
+  std::int64_t const min_ldc = std::max<std::int64_t>(1, call.n);
+  if (call.lda < min_lda) return too_small("lda", call.lda, ta ? "max(1, M)" : "max(1, K)", min_lda);
+  if (call.ldb < min_ldb) return too_small("ldb", call.ldb, tb ? "max(1, K)" : "max(1, N)", min_ldb);
+  if (call.ldc < min_ldc) return too_small("ldc", call.ldc, "max(1, N)", min_ldc);
+
+  if (call.m == 0 || call.n == 0) return {};
+  if (call.c == nullptr) return "C is null";
+  if (call.k > 0 && (call.a == nullptr || call.b == nullptr)) return "A or B is null";
+  int const e = element_bytes(call.precision);
+  auto const misaligned = [e](void const* p) {
+    return p != nullptr && reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(e) != 0;
+  };
+  if (misaligned(call.a) || misaligned(call.b) || misaligned(call.c)) {
+    return "A, B and C must be aligned to the " + std::to_string(e) + "-byte " +
+           std::string(to_string(call.precision)) + " element";
+  }
+  return {};
+}
+
+int call_alignment(GemmCall const& call) {
+  auto const address = [](void const* p) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+  };
+  auto const bytes = static_cast<std::uint64_t>(element_bytes(call.precision));
+  int a = 16;
+  for (std::uint64_t const v :
+       {address(call.a), address(call.b), address(call.c), static_cast<std::uint64_t>(call.lda) * bytes,
+        static_cast<std::uint64_t>(call.ldb) * bytes, static_cast<std::uint64_t>(call.ldc) * bytes}) {
+    a = std::min(a, alignment_class(v));
+  }
+  return a;
+}
+
+Problem call_problem(GemmCall const& call) {
+  Problem p;
+  p.m = call.m;
+  p.n = call.n;
+  p.k = call.k;
+  p.precision = call.precision;
+  p.layout = call.layout;
+  p.align = call_alignment(call);
+  return p;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,102 @@
+// gemmtune's runtime library: runs the kernel a tuning table picks for each GEMM call, and
+// cuBLAS when the table has nothing that can run it. The only header an application includes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/precision.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so no CUDA header is needed
+
+namespace gemmtune {
+
+/// The outcome of Runtime::gemm. Only kOk means C was written (or queued to be).
+enum class GemmStatus {
+  kOk,               ///< queued on the stream (tuned kernel or cuBLAS)
+  kInvalidArgument,  ///< a size, leading dimension or pointer the GEMM cannot take; nothing ran
+  kNoDevice,         ///< no usable CUDA device or driver; nothing ran
+  kCudaError,        ///< CUDA refused the tuned kernel and cuBLAS, e.g. after a sticky error
+  kCublasError,      ///< the cuBLAS fallback failed
+};
+
+/// Which code ran a call.
+enum class GemmPath {
+  kNone,    ///< nothing ran (see the status)
+  kTuned,   ///< the table's kernel, compiled with NVRTC
+  kCublas,  ///< cuBLAS with the precision's pinned compute type
+};
+
+/// "ok", "invalid_argument", "no_device", "cuda_error", "cublas_error".
+std::string_view to_string(GemmStatus status);
+/// "none", "tuned", "cublas".
+std::string_view to_string(GemmPath path);
+
+/// What one call did, for tests, logs and users who want to know.
+struct GemmInfo {
+  GemmStatus status = GemmStatus::kOk;
+  GemmPath path = GemmPath::kNone;
+  std::string rule;    ///< the table rule that matched: "exact", "nearest", "gpu_default",
+                       ///< "arch_default" or "none" ("" when the call stopped before the lookup)
+  std::string kernel;  ///< the table's kernel id, even when it fell back to cuBLAS; else ""
+  int align = 0;       ///< alignment class of the pointers and leading dimensions (bytes)
+  std::string detail;  ///< one line: why this path (a fallback names its reason)
+};
+
+/// Settings of a Runtime.
+struct RuntimeOptions {
+  /// Directory of the on-disk cubin cache; "" = $GEMMTUNE_CUBIN_CACHE, else
+  /// $XDG_CACHE_HOME/gemmtune/cubins, else $HOME/.cache/gemmtune/cubins.
+  std::string cubin_cache_dir;
+  /// false: every call uses cuBLAS (same checks and statuses), e.g. to compare against.
+  bool use_tuned = true;
+};
+
+/// Runs GEMMs with the kernels of a tuning table.
+///
+/// Each call looks the problem up in the table for the current device (exact shape, nearest
+/// tuned shape, GPU default, same-arch default), with the alignment class computed from the
+/// actual pointers and leading dimensions, so a config tuned on 16-byte-aligned data is never
+/// run on less-aligned data. The first call of a kernel compiles it with NVRTC (cubin cached on
+/// disk) and loads it; later calls of the same problem cost a hash lookup and a launch. A
+/// problem with no entry, a kernel the current build or device cannot run, or a failed compile,
+/// load or launch goes to cuBLAS, and the kernel is not tried again for that problem.
+///
+/// Thread-safe: one Runtime may serve many threads and streams. gemm() never throws and never
+/// aborts; it queues work on the caller's stream and does not synchronise.
+class Runtime {
+ public:
+  /// No table: every call uses cuBLAS.
+  explicit Runtime(RuntimeOptions options = {});
+  /// Loads and validates a table (format "gemmtune-table" v1). Throws std::runtime_error naming
+  /// the file and the JSON path of the first problem when the table is unreadable or invalid.
+  explicit Runtime(std::filesystem::path const& table, RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(Runtime const&) = delete;
+  Runtime& operator=(Runtime const&) = delete;
+
+  /// C = alpha·op(A)·op(B) + beta·C on `stream`, row-major as torch.matmul: C is M×N with ldc;
+  /// A is M×K (lda ≥ K), or K×M (lda ≥ M) when the layout transposes A; B is K×N (ldb ≥ N),
+  /// or N×K (ldb ≥ K) when it transposes B. Leading dimensions are in elements. Element type
+  /// by precision: fp32/tf32 float, fp16 __half, bf16 __nv_bfloat16; alpha and beta are float
+  /// (FP32 accumulation). C is not read when beta == 0. M, N or K of 0 is valid. `info`, when
+  /// given, receives what the call did.
+  GemmStatus gemm(Precision precision, Layout layout, std::int64_t m, std::int64_t n,
+                  std::int64_t k, float alpha, void const* a, std::int64_t lda, void const* b,
+                  std::int64_t ldb, float beta, void* c, std::int64_t ldc,
+                  CUstream_st* stream = nullptr, GemmInfo* info = nullptr) noexcept;
+
+  /// Entries in the loaded table (0 without a table).
+  std::size_t table_entries() const;
+  /// One line: the table's origin and size, and the cubin cache directory.
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gemmtune

@@ -1,0 +1,442 @@
+// Runtime: per-call decisions (table lookup → family checks → compiled kernel, or cuBLAS) cached
+// per (device, problem), so a repeated call costs one shared-lock hash lookup and a launch.
+// Decisions are immutable once published; a kernel that fails to launch is replaced by a
+// cuBLAS decision for its problem.
+#include "gemmtune/runtime.hpp"
+
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "core/gpu_identity.hpp"
+#include "core/table_lookup.hpp"
+#include "core/tuning_table.hpp"
+#include "family.hpp"
+#include "runtime/cublas_gemm.hpp"
+#include "runtime/gemm_call.hpp"
+#include "runtime/kernel_library.hpp"
+
+namespace gemmtune {
+namespace {
+
+/// Above this, a kernel must opt in to more dynamic shared memory.
+constexpr int kDefaultDynamicSmem = 48 * 1024;
+/// Decisions kept before the cache is cleared (a program with endlessly new shapes).
+constexpr std::size_t kMaxDecisions = 1 << 16;
+
+/// $GEMMTUNE_CUBIN_CACHE, else $XDG_CACHE_HOME/gemmtune/cubins, else ~/.cache/gemmtune/cubins
+/// (the CLI's default too, so the runtime reuses what tuning compiled), else no disk cache.
+std::string default_cubin_dir() {
+  auto const env = [](char const* name) -> std::string {
+    char const* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (std::string d = env("GEMMTUNE_CUBIN_CACHE"); !d.empty()) return d;
+  if (std::string x = env("XDG_CACHE_HOME"); !x.empty() && x.front() == '/') {
+    return x + "/gemmtune/cubins";
+  }
+  if (std::string h = env("HOME"); !h.empty()) return h + "/.cache/gemmtune/cubins";
+  return {};
+}
+
+struct DecisionKey {
+  int device;
+  Precision precision;
+  Layout layout;
+  int align;
+  std::int64_t m, n, k;
+  bool operator==(DecisionKey const&) const = default;
+};
+
+struct DecisionKeyHash {
+  std::size_t operator()(DecisionKey const& key) const noexcept {
+    std::size_t h = static_cast<std::size_t>(key.device);
+    auto mix = [&h](std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(static_cast<std::uint64_t>(key.precision) * 4 + static_cast<std::uint64_t>(key.layout));
+    mix(static_cast<std::uint64_t>(key.align));
+    mix(static_cast<std::uint64_t>(key.m));
+    mix(static_cast<std::uint64_t>(key.n));
+    mix(static_cast<std::uint64_t>(key.k));
+    return h;
+  }
+};
+
+/// One launch of a tuned kernel, ready to go.
+struct ReadyLaunch {
+  cudaKernel_t kernel = nullptr;
+  dim3 grid, block;
+  std::size_t smem = 0;
+};
+
+/// How calls of one (device, problem) run.
+struct Decision {
+  std::string rule;          // table rule, "" when the table was not asked
+  std::string kernel;        // table kernel id, "" for none
+  std::string detail;        // why this path
+  std::vector<ReadyLaunch> launches;  // empty: cuBLAS
+  std::int64_t workspace_bytes = 0;
+  bool zero_workspace = false;
+  bool tuned() const { return !launches.empty(); }
+};
+
+/// What the runtime needs to know about one device.
+struct DeviceInfo {
+  bool ok = false;
+  std::string reason;  // when !ok
+  GpuIdentity gpu;
+  DeviceLimits limits;
+};
+
+bool to_dim3(Dim3 const& d, dim3& out) {
+  constexpr std::int64_t kMax = 0xffffffffLL;
+  if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > kMax || d.y > kMax || d.z > kMax) return false;
+  out = dim3(static_cast<unsigned>(d.x), static_cast<unsigned>(d.y), static_cast<unsigned>(d.z));
+  return true;
+}
+
+DeviceInfo probe(int device) {
+  DeviceInfo info;
+  cudaDeviceProp prop{};
+  if (cudaError_t const e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    info.reason = "no usable CUDA device " + std::to_string(device) + " (cudaGetDeviceProperties: " +
+                  cudaGetErrorString(e) + ")";
+    return info;
+  }
+  info.gpu.name = prop.name;
+  info.gpu.cc_major = prop.major;
+  info.gpu.cc_minor = prop.minor;
+  info.gpu.sm_count = prop.multiProcessorCount;
+  info.limits.arch = info.gpu.arch();
+  info.limits.max_threads_per_block = prop.maxThreadsPerBlock;
+  int optin = 0;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    optin = static_cast<int>(prop.sharedMemPerBlock);
+  }
+  info.limits.max_smem_per_block_optin = optin;
+  info.limits.max_smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
+  info.limits.regs_per_sm = prop.regsPerMultiprocessor;
+  info.limits.sm_count = prop.multiProcessorCount;
+  info.limits.l2_bytes = prop.l2CacheSize;
+  info.ok = true;
+  return info;
+}
+
+void fill(GemmInfo* info, GemmStatus status, GemmPath path, Decision const* d, int align,
+          std::string detail = {}) {
+  if (info == nullptr) return;
+  info->status = status;
+  info->path = path;
+  info->align = align;
+  info->rule = d ? d->rule : "";
+  info->kernel = d ? d->kernel : "";
+  info->detail = !detail.empty() ? std::move(detail) : (d ? d->detail : std::string());
+}
+
+}  // namespace
+
+std::string_view to_string(GemmStatus status) {
+  switch (status) {
+    case GemmStatus::kOk: return "ok";
+    case GemmStatus::kInvalidArgument: return "invalid_argument";
+    case GemmStatus::kNoDevice: return "no_device";
+    case GemmStatus::kCudaError: return "cuda_error";
+    case GemmStatus::kCublasError: return "cublas_error";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(GemmPath path) {
+  switch (path) {
+    case GemmPath::kNone: return "none";
+    case GemmPath::kTuned: return "tuned";
+    case GemmPath::kCublas: return "cublas";
+  }
+  return "unknown";
+}
+
+struct Runtime::Impl {
+  RuntimeOptions options;
+  std::string table_source;  // "" without a table
+  std::optional<TableIndex> index;
+  KernelLibrary kernels;
+  CublasPool cublas;
+
+  std::mutex build_mutex;  // one decision built at a time (compiles are slow and shared)
+  std::shared_mutex mutex;  // guards devices and decisions
+  std::unordered_map<int, DeviceInfo> devices;
+  std::unordered_map<DecisionKey, std::shared_ptr<Decision const>, DecisionKeyHash> decisions;
+
+  explicit Impl(RuntimeOptions opts)
+      : options(std::move(opts)),
+        kernels(CompilerSettings{{}, options.cubin_cache_dir.empty() ? default_cubin_dir()
+                                                                     : options.cubin_cache_dir}) {}
+
+  std::shared_ptr<Decision const> find(DecisionKey const& key) {
+    std::shared_lock lock(mutex);
+    auto it = decisions.find(key);
+    return it == decisions.end() ? nullptr : it->second;
+  }
+
+  void publish(DecisionKey const& key, std::shared_ptr<Decision const> d) {
+    std::unique_lock lock(mutex);
+    if (decisions.size() >= kMaxDecisions) decisions.clear();
+    decisions[key] = std::move(d);
+  }
+
+  DeviceInfo device_info(int device) {
+    {
+      std::shared_lock lock(mutex);
+      if (auto it = devices.find(device); it != devices.end()) return it->second;
+    }
+    DeviceInfo info = probe(device);
+    std::unique_lock lock(mutex);
+    return devices.emplace(device, std::move(info)).first->second;
+  }
+
+  /// Decides how a problem runs on a device; call with build_mutex held.
+  std::shared_ptr<Decision const> decide(DeviceInfo const& dev, Problem const& p) {
+    auto d = std::make_shared<Decision>();
+    if (!options.use_tuned) {
+      d->detail = "cuBLAS: tuned kernels are switched off (RuntimeOptions::use_tuned)";
+      return d;
+    }
+    if (!index) {
+      d->detail = "cuBLAS: no tuning table loaded";
+      return d;
+    }
+    if (p.k == 0) {
+      d->detail = "cuBLAS: K = 0 only scales C by beta";
+      return d;
+    }
+    LookupResult const r = index->lookup(dev.gpu, p);
+    d->rule = std::string(to_string(r.rule));
+    if (!r.kernel) {
+      d->detail = "cuBLAS: " + r.explanation;
+      return d;
+    }
+    d->kernel = r.kernel->id();
+    Family const* family = find_family(r.kernel->family);
+    if (!family) {
+      d->detail = "cuBLAS: kernel family '" + r.kernel->family + "' is not in this build";
+      return d;
+    }
+    if (std::string const why = family->reject_reason(*r.kernel, p, dev.limits); !why.empty()) {
+      d->detail = "cuBLAS: " + d->kernel + " cannot run this call: " + why;
+      return d;
+    }
+    if (!is_supported_arch(dev.limits.arch)) {
+      d->detail = "cuBLAS: NVRTC targets " + std::string(supported_archs()) + ", not " +
+                  dev.limits.arch;
+      return d;
+    }
+    CompileRequest const request = family->compile_request(*r.kernel, p, dev.limits.arch);
+    LaunchPlan const plan = family->launch_plan(*r.kernel, p);
+    LoadedModule const& module = kernels.get(request);
+    if (!module.error.empty()) {
+      d->detail = "cuBLAS: " + d->kernel + ": " + module.error;
+      return d;
+    }
+    std::vector<ReadyLaunch> launches;
+    for (KernelLaunch const& l : plan.launches) {
+      ReadyLaunch ready;
+      auto const it = module.kernels.find(l.name_expression);
+      if (it == module.kernels.end()) {
+        d->detail = "cuBLAS: the launch plan names " + l.name_expression +
+                    ", which the compile request did not instantiate";
+        return d;
+      }
+      ready.kernel = it->second;
+      if (!to_dim3(l.grid, ready.grid) || !to_dim3(l.block, ready.block) || l.dynamic_smem < 0) {
+        d->detail = "cuBLAS: launch geometry of " + l.name_expression + " is out of range";
+        return d;
+      }
+      ready.smem = static_cast<std::size_t>(l.dynamic_smem);
+      if (l.dynamic_smem > kDefaultDynamicSmem) {
+        // Per device: the attribute of a context-independent kernel applies to the current one.
+        cudaError_t const e = cudaFuncSetAttribute(reinterpret_cast<void const*>(ready.kernel),
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   l.dynamic_smem);
+        if (e != cudaSuccess) {
+          (void)cudaGetLastError();
+          d->detail = "cuBLAS: " + d->kernel + ": cannot raise dynamic shared memory to " +
+                      std::to_string(l.dynamic_smem) + " bytes (" + cudaGetErrorName(e) + ")";
+          return d;
+        }
+      }
+      launches.push_back(ready);
+    }
+    if (launches.empty()) {
+      d->detail = "cuBLAS: " + d->kernel + " has an empty launch plan";
+      return d;
+    }
+    d->launches = std::move(launches);
+    d->workspace_bytes = plan.workspace_bytes;
+    d->zero_workspace = plan.zero_workspace;
+    d->detail = "tuned: " + d->kernel + " (" + r.explanation + ")";
+    return d;
+  }
+
+  /// Queues the tuned launches. Returns the error of the first launch that failed and whether
+  /// anything was queued before it (then C may be partly written and cuBLAS must not rerun).
+  cudaError_t launch(Decision const& d, GemmCall const& call, cudaStream_t stream,
+                     bool& partial) const {
+    partial = false;
+    void* workspace = nullptr;
+    if (d.workspace_bytes > 0) {
+      if (cudaError_t e = cudaMallocAsync(&workspace, static_cast<std::size_t>(d.workspace_bytes), stream);
+          e != cudaSuccess) {
+        return e;
+      }
+      if (d.zero_workspace) {
+        if (cudaError_t e = cudaMemsetAsync(workspace, 0, static_cast<std::size_t>(d.workspace_bytes), stream);
+            e != cudaSuccess) {
+          (void)cudaFreeAsync(workspace, stream);
+          return e;
+        }
+      }
+    }
+    GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
+                  call.c, workspace, call.alpha, call.beta};
+    void* params[] = {&args};
+    cudaError_t result = cudaSuccess;
+    for (ReadyLaunch const& l : d.launches) {
+      cudaError_t const e = cudaLaunchKernel(reinterpret_cast<void const*>(l.kernel), l.grid,
+                                             l.block, params, l.smem, stream);
+      if (e != cudaSuccess) {
+        result = e;
+        break;
+      }
+      partial = true;
+    }
+    if (workspace != nullptr) (void)cudaFreeAsync(workspace, stream);
+    if (result != cudaSuccess) partial = partial && d.launches.size() > 1;
+    return result;
+  }
+};
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+Runtime::Runtime(std::filesystem::path const& table, RuntimeOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
+  impl_->index.emplace(read_tuning_table(table));
+  impl_->table_source = table.string();
+}
+
+Runtime::~Runtime() = default;
+
+std::size_t Runtime::table_entries() const {
+  return impl_->index ? impl_->index->table().entries.size() : 0;
+}
+
+std::string Runtime::describe() const {
+  Impl const& d = *impl_;
+  std::string s;
+  if (d.index) {
+    TuningTable const& t = d.index->table();
+    s = "table " + d.table_source + " (" + std::to_string(t.entries.size()) + " entries, " +
+        std::to_string(t.defaults.size()) + " defaults, " + std::to_string(t.gpus.size()) +
+        " GPU(s), generated " + t.generated_at + " by gemmtune " + t.gemmtune_version + ")";
+  } else {
+    s = "no table (cuBLAS for every call)";
+  }
+  s += d.kernels.cache_dir().empty()
+           ? "; no cubin disk cache" + (d.kernels.cache_problem().empty() ? std::string()
+                                                                         : " (" + d.kernels.cache_problem() + ")")
+           : "; cubins cached in " + d.kernels.cache_dir();
+  if (!d.options.use_tuned) s += "; tuned kernels off";
+  return s;
+}
+
+GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std::int64_t n,
+                         std::int64_t k, float alpha, void const* a, std::int64_t lda,
+                         void const* b, std::int64_t ldb, float beta, void* c, std::int64_t ldc,
+                         CUstream_st* stream, GemmInfo* info) noexcept {
+  GemmCall const call{precision, layout, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc};
+  try {
+    if (std::string why = invalid_reason(call); !why.empty()) {
+      fill(info, GemmStatus::kInvalidArgument, GemmPath::kNone, nullptr, 0, std::move(why));
+      return GemmStatus::kInvalidArgument;
+    }
+    int const align = call_alignment(call);
+    if (m == 0 || n == 0) {
+      fill(info, GemmStatus::kOk, GemmPath::kNone, nullptr, align, "empty C: nothing to do");
+      return GemmStatus::kOk;
+    }
+    Impl& d = *impl_;
+    int device = 0;
+    if (cudaError_t const e = cudaGetDevice(&device); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      fill(info, GemmStatus::kNoDevice, GemmPath::kNone, nullptr, align,
+           std::string("no usable CUDA device (cudaGetDevice: ") + cudaGetErrorString(e) + ")");
+      return GemmStatus::kNoDevice;
+    }
+    DecisionKey const key{device, precision, layout, align, m, n, k};
+    std::shared_ptr<Decision const> decision = d.find(key);
+    if (!decision) {
+      DeviceInfo const dev = d.device_info(device);
+      if (!dev.ok) {
+        fill(info, GemmStatus::kNoDevice, GemmPath::kNone, nullptr, align, dev.reason);
+        return GemmStatus::kNoDevice;
+      }
+      std::lock_guard<std::mutex> lock(d.build_mutex);
+      decision = d.find(key);  // another thread may have decided meanwhile
+      if (!decision) {
+        decision = d.decide(dev, call_problem(call));
+        d.publish(key, decision);
+      }
+    }
+
+    cudaStream_t const s = reinterpret_cast<cudaStream_t>(stream);
+    std::string fallback_detail;
+    if (decision->tuned()) {
+      bool partial = false;
+      cudaError_t const e = d.launch(*decision, call, s, partial);
+      if (e == cudaSuccess) {
+        fill(info, GemmStatus::kOk, GemmPath::kTuned, decision.get(), align);
+        return GemmStatus::kOk;
+      }
+      (void)cudaGetLastError();
+      fallback_detail = "cuBLAS: launching " + decision->kernel + " failed (" +
+                        cudaGetErrorName(e) + ")";
+      auto replacement = std::make_shared<Decision>();
+      replacement->rule = decision->rule;
+      replacement->kernel = decision->kernel;
+      replacement->detail = fallback_detail + "; cuBLAS from now on for this problem";
+      d.publish(key, replacement);
+      if (partial) {
+        fill(info, GemmStatus::kCudaError, GemmPath::kTuned, decision.get(), align,
+             fallback_detail + " after earlier launches of its plan; C is undefined");
+        return GemmStatus::kCudaError;
+      }
+      decision = replacement;
+    }
+    std::string const error = d.cublas.gemm(device, call, s);
+    if (!error.empty()) {
+      GemmStatus const status =
+          fallback_detail.empty() ? GemmStatus::kCublasError : GemmStatus::kCudaError;
+      fill(info, status, GemmPath::kNone, decision.get(), align,
+           (fallback_detail.empty() ? std::string() : fallback_detail + "; then ") + error);
+      return status;
+    }
+    fill(info, GemmStatus::kOk, GemmPath::kCublas, decision.get(), align,
+         fallback_detail.empty() ? std::string() : fallback_detail);
+    return GemmStatus::kOk;
+  } catch (std::exception const& e) {
+    fill(info, GemmStatus::kCudaError, GemmPath::kNone, nullptr, 0,
+         std::string("internal error: ") + e.what());
+    return GemmStatus::kCudaError;
+  } catch (...) {
+    fill(info, GemmStatus::kCudaError, GemmPath::kNone, nullptr, 0, "internal error");
+    return GemmStatus::kCudaError;
+  }
+}
+
+}  // namespace gemmtune
