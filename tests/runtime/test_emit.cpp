@@ -1,0 +1,82 @@
+// `gemmtune emit`: for every ladder stage, in every layout, the emitted .cu compiles with nvcc
+// for sm_90 on its own; configs a problem cannot take and unknown ids are refused.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "families/ladder_presets.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct CliRun {
+  int status = 0;
+  std::string out;
+};
+
+CliRun run(std::string const& cmd) {
+  auto const log = std::filesystem::temp_directory_path() /
+                   ("gemmtune_emit_" + std::to_string(::getpid()) + ".log");
+  int const raw = std::system((cmd + " > " + log.string() + " 2>&1").c_str());
+  std::ifstream in(log);
+  CliRun r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+  std::filesystem::remove(log);
+  return r;
+}
+
+class EmitCompiles : public ::testing::TestWithParam<int> {};
+
+TEST_P(EmitCompiles, WithNvcc) {
+  LadderPreset const preset = ladder_presets().at(static_cast<std::size_t>(GetParam()));
+  auto const dir = std::filesystem::temp_directory_path() /
+                   ("gemmtune_emit_" + std::string(preset.family->name()));
+  std::filesystem::create_directories(dir);
+  // One file per layout; a ragged shape whose packed storage is still 16-byte aligned, so the
+  // vectorised stages may be emitted too.
+  for (char const* layout : {"NN", "NT", "TN", "TT"}) {
+    auto const cu = dir / (std::string(layout) + ".cu");
+    CliRun r = run(std::string(GEMMTUNE_BINARY) + " emit '" + preset.config.id() +
+                "' --shape 200x136x72 --layout " + layout + " --out " + cu.string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::ifstream in(cu);
+    std::string const text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_EQ(text.find("#include \"common/"), std::string::npos) << "headers not inlined";
+    EXPECT_NE(text.find("template __global__ void gemmtune::"), std::string::npos);
+    EXPECT_NE(text.find("cudaError_t launch(GemmArgs const& args, cudaStream_t stream)"),
+              std::string::npos);
+    r = run(std::string(GEMMTUNE_NVCC) + " -c -arch=sm_90 -std=c++17 " + cu.string() + " -o " +
+            (dir / (std::string(layout) + ".o")).string());
+    EXPECT_EQ(r.status, 0) << preset.config.id() << " " << layout << ":\n" << r.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(LadderStages, EmitCompiles, ::testing::Range(0, 7));
+
+TEST(Emit, RefusesWhatCannotRun) {
+  std::string const g = GEMMTUNE_BINARY;
+  CliRun r = run(g + " emit 'vectorized:BM=128,BN=128,BK=8,TM=8,TN=8' --shape 64x64x64 --align 4");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("alignment"), std::string::npos) << r.out;
+  r = run(g + " emit 'nosuch:BM=1' --shape 64x64x64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("unknown kernel family 'nosuch'"), std::string::npos) << r.out;
+  r = run(g + " emit 'naive:BM=33,BN=32' --shape 64x64x64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = run(g + " emit 'naive:BM=32,BN=32' --shape 64x64x64 --layout all");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = run(g + " emit 'naive:BM=32,BN=32' --shape 64x64x64 --arch sm_1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = run(g + " emit 'naive:BM=32,BN=32' --shape 64x64x64");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("gemmtune::naive<32,32,false,false><<<dim3(4, 1, 1), dim3(1024, 1, 1), 0, stream>>>"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace gemmtune

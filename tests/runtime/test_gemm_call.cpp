@@ -1,0 +1,102 @@
+// The runtime's argument checks and the alignment class it computes from real pointers and
+// leading dimensions (which decides whether a vectorised config may run).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "runtime/gemm_call.hpp"
+
+namespace gemmtune {
+namespace {
+
+void const* at(std::uintptr_t address) { return reinterpret_cast<void const*>(address); }
+
+GemmCall packed(Precision p, Layout l, std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmCall c;
+  c.precision = p;
+  c.layout = l;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.a = at(0x10000);
+  c.b = at(0x20000);
+  c.c = const_cast<void*>(at(0x30000));
+  c.lda = a_transposed(l) ? m : k;
+  c.ldb = b_transposed(l) ? k : n;
+  c.ldc = n;
+  return c;
+}
+
+TEST(GemmCall, PackedCallsMatchProblemPackedAlignment) {
+  for (Precision p : kAllPrecisions) {
+    for (Layout l : kAllLayouts) {
+      for (auto [m, n, k] : {std::tuple{128, 64, 32}, std::tuple{100, 70, 50}, std::tuple{33, 17, 9}}) {
+        GemmCall const c = packed(p, l, m, n, k);
+        EXPECT_EQ(invalid_reason(c), "");
+        Problem q;
+        q.m = m; q.n = n; q.k = k; q.precision = p; q.layout = l;
+        EXPECT_EQ(call_alignment(c), q.packed_alignment()) << q.describe();
+        EXPECT_EQ(call_problem(c).align, call_alignment(c));
+      }
+    }
+  }
+}
+
+TEST(GemmCall, PointerOffsetsAndPaddedLeadingDimensionsSetTheClass) {
+  GemmCall c = packed(Precision::kFP32, Layout::kNN, 128, 128, 128);
+  EXPECT_EQ(call_alignment(c), 16);
+  c.a = at(0x10004);  // one float in
+  EXPECT_EQ(call_alignment(c), 4);
+  c.a = at(0x10008);
+  EXPECT_EQ(call_alignment(c), 8);
+  c.a = at(0x10000);
+  c.ldb = 130;  // 520 bytes: 8-byte class
+  EXPECT_EQ(call_alignment(c), 8);
+  c.ldb = 132;
+  EXPECT_EQ(call_alignment(c), 16);
+  c.ldc = 129;
+  EXPECT_EQ(call_alignment(c), 4);
+  GemmCall h = packed(Precision::kBF16, Layout::kTN, 64, 64, 64);
+  h.c = const_cast<void*>(at(0x30002));
+  EXPECT_EQ(call_alignment(h), 2);
+}
+
+TEST(GemmCall, BadArgumentsAreNamed) {
+  GemmCall c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.lda = 15;
+  EXPECT_NE(invalid_reason(c).find("lda = 15 is less than max(1, K) = 16"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kTN, 64, 32, 16);
+  c.lda = 63;
+  EXPECT_NE(invalid_reason(c).find("lda = 63 is less than max(1, M) = 64"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNT, 64, 32, 16);
+  c.ldb = 15;
+  EXPECT_NE(invalid_reason(c).find("ldb"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.ldc = 31;
+  EXPECT_NE(invalid_reason(c).find("ldc"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNN, -1, 32, 16);
+  EXPECT_NE(invalid_reason(c).find("M = -1"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.k = std::int64_t{1} << 32;
+  EXPECT_NE(invalid_reason(c).find("out of range"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.c = nullptr;
+  EXPECT_EQ(invalid_reason(c), "C is null");
+  c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.b = nullptr;
+  EXPECT_EQ(invalid_reason(c), "A or B is null");
+  c.k = 0;  // nothing is read from A or B
+  c.lda = 1;
+  c.ldb = 32;
+  EXPECT_EQ(invalid_reason(c), "");
+  c = packed(Precision::kFP32, Layout::kNN, 64, 32, 16);
+  c.a = at(0x10002);
+  EXPECT_NE(invalid_reason(c).find("4-byte fp32 element"), std::string::npos);
+  c = packed(Precision::kFP32, Layout::kNN, 0, 32, 16);
+  c.a = c.b = nullptr;
+  c.c = nullptr;
+  EXPECT_EQ(invalid_reason(c), "");  // empty C: nothing to touch
+}
+
+}  // namespace
+}  // namespace gemmtune

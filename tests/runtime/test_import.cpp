@@ -1,0 +1,346 @@
+// `import`: tables and caches merged into a cache — new trials, duplicates, better and worse
+// figures, local measurements never hidden, malformed and foreign files refused with the cache
+// left byte-for-byte unchanged; and the CLI's report.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <sqlite3.h>
+
+#include "core/error.hpp"
+#include "core/tuning_table.hpp"
+#include "cache_import.hpp"
+#include "sqlite_trial_store.hpp"
+
+namespace gemmtune {
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gemmtune_import_XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::filesystem::path operator/(std::string const& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string bytes(std::filesystem::path const& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+GpuIdentity h200() { return GpuIdentity{"NVIDIA H200", 9, 0, 132}; }
+
+Problem problem(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return parse_shape(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k)).resolved();
+}
+
+constexpr char kFast[] = "blocktile_2d:BM=128,BN=128,BK=8,TM=8,TN=8";
+constexpr char kSlow[] = "naive:BM=32,BN=32";
+
+Trial local_trial(Problem const& p, std::string const& kernel, double ms,
+                  Disposition d = Disposition::kOk) {
+  Trial t;
+  t.gpu = h200();
+  t.problem = p;
+  t.config = parse_kernel_id(kernel);
+  t.disposition = d;
+  t.time_ms = d == Disposition::kOk ? ms : 0.0;
+  t.tflops = d == Disposition::kOk ? p.flops() / (ms * 1e-3) / 1e12 : 0.0;
+  t.provenance = Provenance{"13000", "13000", "13.0", "130100", "0.1.0", "abc", "-std=c++17"};
+  return t;
+}
+
+TuningTable table_with(std::vector<std::pair<Problem, std::pair<std::string, double>>> const& rows) {
+  TuningTableBuilder b("2025-01-01T00:00:00Z");
+  for (auto const& [p, kt] : rows) {
+    b.add_entry(h200(), p, parse_kernel_id(kt.first), kt.second,
+                p.flops() / (kt.second * 1e-3) / 1e12, 1.0, std::nullopt);
+  }
+  return b.build();
+}
+
+TEST(Import, TableEntriesBecomeImportedTrials) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  TuningTable const t = table_with({{problem(256, 256, 256), {kFast, 0.5}},
+                                    {problem(512, 512, 512), {kSlow, 2.0}}});
+  ImportReport const r = import_table(cache, t, "t.json");
+  EXPECT_EQ(r.kind, "table");
+  EXPECT_EQ(r.offered, 2);
+  EXPECT_EQ(r.added, 2);
+  EXPECT_EQ(r.new_best, 2);
+  EXPECT_EQ(r.duplicates, 0);
+  EXPECT_GT(r.search_id, 0);
+
+  SqliteTrialStore store(cache);
+  auto const best = store.best(h200(), problem(256, 256, 256));
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config.id(), kFast);
+  EXPECT_DOUBLE_EQ(best->time_ms, 0.5);
+  EXPECT_DOUBLE_EQ(best->cublas_ms, 1.0);
+  EXPECT_EQ(best->search_id, r.search_id);
+  EXPECT_EQ(best->provenance, imported_table_provenance("0.1.0"));
+  EXPECT_EQ(best->provenance.gemmtune_version, "imported:0.1.0");
+  EXPECT_NE(best->reason.find("imported from t.json"), std::string::npos);
+  // An imported figure never stands in for a measurement under a search's own provenance.
+  EXPECT_FALSE(store.find_trial(h200(), problem(256, 256, 256), parse_kernel_id(kFast),
+                                local_trial(problem(1, 1, 1), kFast, 1).provenance));
+  // Export round trip: the table comes back with the same winners.
+  TuningTable const back = store.to_table({}, "2025-01-01T00:00:00Z");
+  ASSERT_EQ(back.entries.size(), 2u);
+  EXPECT_EQ(back.entries[0].kernel.id(), kFast);
+  EXPECT_EQ(back.entries[1].kernel.id(), kSlow);
+}
+
+TEST(Import, SameTableTwiceIsDuplicates) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  TuningTable const t = table_with({{problem(256, 256, 256), {kFast, 0.5}}});
+  import_table(cache, t, "t.json");
+  ImportReport const again = import_table(cache, t, "t.json");
+  EXPECT_EQ(again.added, 0);
+  EXPECT_EQ(again.duplicates, 1);
+  EXPECT_EQ(again.search_id, 0);  // nothing added: no search row
+  SqliteTrialStore store(cache);
+  EXPECT_EQ(store.stats().trials, 1);
+  EXPECT_EQ(store.stats().searches, 1);
+}
+
+TEST(Import, ConflictingFigureForAStoredKeyKeepsTheStoredOne) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  import_table(cache, table_with({{problem(256, 256, 256), {kFast, 0.5}}}), "a.json");
+  ImportReport const r =
+      import_table(cache, table_with({{problem(256, 256, 256), {kFast, 0.1}}}), "b.json");
+  EXPECT_EQ(r.kept_local, 1);
+  EXPECT_EQ(r.added, 0);
+  SqliteTrialStore store(cache);
+  EXPECT_DOUBLE_EQ(store.best(h200(), problem(256, 256, 256))->time_ms, 0.5);
+}
+
+TEST(Import, WorseImportNeverBeatsABetterLocalTrial) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  Problem const p = problem(256, 256, 256);
+  {
+    SqliteTrialStore store(cache);
+    store.record_trial(local_trial(p, kFast, 0.4));
+  }
+  ImportReport const r = import_table(cache, table_with({{p, {kSlow, 3.0}}}), "t.json");
+  EXPECT_EQ(r.added, 1);
+  EXPECT_EQ(r.not_best, 1);
+  EXPECT_EQ(r.new_best, 0);
+  SqliteTrialStore store(cache);
+  auto const best = store.best(h200(), p);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config.id(), kFast);
+  EXPECT_DOUBLE_EQ(best->time_ms, 0.4);
+  EXPECT_EQ(best->provenance.gemmtune_version, "0.1.0");
+}
+
+TEST(Import, BetterImportBecomesBestLocalTrialStaysStored) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  Problem const p = problem(256, 256, 256);
+  {
+    SqliteTrialStore store(cache);
+    store.record_trial(local_trial(p, kSlow, 3.0));
+  }
+  ImportReport const r = import_table(cache, table_with({{p, {kFast, 0.2}}}), "t.json");
+  EXPECT_EQ(r.new_best, 1);
+  SqliteTrialStore store(cache);
+  EXPECT_EQ(store.best(h200(), p)->config.id(), kFast);
+  EXPECT_EQ(store.trials_for(h200(), p).size(), 2u);
+}
+
+TEST(Import, KernelCheckRefusalNamesTheEntryAndChangesNothing) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  import_table(cache, table_with({{problem(64, 64, 64), {kFast, 0.5}}}), "first.json");
+  std::string const before = bytes(cache);
+  TuningTable const t = table_with({{problem(128, 128, 128), {kFast, 0.5}},
+                                    {problem(256, 256, 256), {kSlow, 0.5}}});
+  KernelCheck const refuse_naive = [](KernelConfig const& c) {
+    return c.family == "naive" ? std::string("family 'naive' is not known") : std::string();
+  };
+  try {
+    import_table(cache, t, "t.json", refuse_naive);
+    FAIL() << "expected Error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("t.json: entries[1].kernel: family 'naive'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(bytes(cache), before);
+}
+
+TEST(Import, CacheMergeCopiesTrialsOfEveryDispositionAndBaselines) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  auto const theirs = dir / "theirs.db";
+  Problem const p = problem(300, 200, 100);
+  {
+    SqliteTrialStore s(theirs);
+    s.record_trial(local_trial(p, kFast, 0.7));
+    s.record_trial(local_trial(p, kSlow, 0, Disposition::kWrongResult));
+    BaselineResult b;
+    b.ok = true;
+    b.cublas_ms = 0.6;
+    b.cublaslt_ms = 0.55;
+    s.record_baseline(h200(), p, b, local_trial(p, kFast, 1).provenance);
+  }
+  {
+    SqliteTrialStore s(mine);
+    s.record_trial(local_trial(problem(64, 64, 64), kFast, 0.01));
+  }
+  ImportReport const r = import_cache(mine, theirs);
+  EXPECT_EQ(r.kind, "cache");
+  EXPECT_EQ(r.offered, 2);
+  EXPECT_EQ(r.added, 2);
+  EXPECT_EQ(r.baselines_added, 1);
+  SqliteTrialStore s(mine);
+  EXPECT_EQ(s.stats().trials, 3);
+  ASSERT_TRUE(s.find_baseline(h200(), p));
+  EXPECT_DOUBLE_EQ(s.find_baseline(h200(), p)->cublaslt_ms, 0.55);
+  // The failed trial keeps its disposition and provenance, so a resumed search skips it.
+  auto const failed = s.find_trial(h200(), p, parse_kernel_id(kSlow), local_trial(p, kSlow, 1).provenance);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->disposition, Disposition::kWrongResult);
+
+  ImportReport const again = import_cache(mine, theirs);
+  EXPECT_EQ(again.added, 0);
+  EXPECT_EQ(again.duplicates, 2);
+  EXPECT_EQ(again.baselines_duplicate, 1);
+}
+
+TEST(Import, SameKeyMeasuredLocallyKeepsTheLocalAttempt) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  auto const theirs = dir / "theirs.db";
+  Problem const p = problem(300, 200, 100);
+  {
+    SqliteTrialStore s(theirs);
+    s.record_trial(local_trial(p, kFast, 9.0));  // same key, slower elsewhere
+  }
+  {
+    SqliteTrialStore s(mine);
+    s.record_trial(local_trial(p, kFast, 0.7));
+  }
+  ImportReport const r = import_cache(mine, theirs);
+  EXPECT_EQ(r.kept_local, 1);
+  SqliteTrialStore s(mine);
+  EXPECT_DOUBLE_EQ(s.best(h200(), p)->time_ms, 0.7);
+  EXPECT_EQ(s.stats().trials, 1);
+}
+
+TEST(Import, ForeignCorruptAndSelfCachesAreRefusedWithoutChange) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  {
+    SqliteTrialStore s(mine);
+    s.record_trial(local_trial(problem(64, 64, 64), kFast, 0.01));
+  }
+  std::string const before = bytes(mine);
+
+  auto const foreign = dir / "foreign.db";
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(foreign.c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('hi');", nullptr,
+               nullptr, nullptr);
+  sqlite3_close(db);
+  std::string const foreign_before = bytes(foreign);
+  try {
+    import_cache(mine, foreign);
+    FAIL() << "expected Error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("not a gemmtune cache"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes(foreign), foreign_before);
+
+  auto const corrupt = dir / "corrupt.db";
+  {
+    std::string junk = "SQLite format 3";
+    junk.push_back('\0');
+    junk += std::string(4096, '\x5a');
+    std::ofstream(corrupt, std::ios::binary) << junk;
+  }
+  EXPECT_THROW(import_cache(mine, corrupt), Error);
+  EXPECT_THROW(import_cache(mine, mine), Error);
+  EXPECT_EQ(bytes(mine), before);
+}
+
+TEST(Import, DetectsSqliteFiles) {
+  TempDir dir;
+  auto const cache = dir / "c.db";
+  { SqliteTrialStore s(cache); }
+  EXPECT_TRUE(is_sqlite_file(cache));
+  std::ofstream(dir / "t.json") << "{}";
+  EXPECT_FALSE(is_sqlite_file(dir / "t.json"));
+  EXPECT_FALSE(is_sqlite_file(dir / "missing"));
+}
+
+// The CLI end to end: report, malformed table with its JSON path, unknown family, exit codes.
+struct CliRun {
+  int status = 0;
+  std::string out;
+};
+
+CliRun run(std::string const& args, std::filesystem::path const& out_file) {
+  std::string const cmd = std::string(GEMMTUNE_BINARY) + " " + args + " > " + out_file.string() + " 2>&1";
+  int const raw = std::system(cmd.c_str());
+  return CliRun{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, bytes(out_file)};
+}
+
+TEST(ImportCli, ReportsCountsAndRefusesBadTablesWithTheirPath) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  auto const out = dir / "out.txt";
+  auto const good = dir / "good.json";
+  write_tuning_table(table_with({{problem(256, 256, 256), {kFast, 0.5}}}), good);
+  std::string const db = "--db " + cache.string() + " ";
+
+  CliRun r = run(db + "import " + good.string(), out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("1 added"), std::string::npos) << r.out;
+  r = run(db + "--json import " + good.string(), out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"duplicates\": 1"), std::string::npos) << r.out;
+  std::string const before = bytes(cache);
+
+  std::string text = bytes(good);
+  auto const bad = dir / "bad.json";
+  std::string broken = text;
+  broken.replace(broken.find("\"m\": 256"), 8, "\"m\": -3");
+  std::ofstream(bad) << broken;
+  r = run(db + "import " + bad.string(), out);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("entries[0].m"), std::string::npos) << r.out;
+
+  std::string unknown = text;
+  unknown.replace(unknown.find(kFast), std::string(kFast).size(), "wgmmax:BM=1");
+  std::ofstream(bad) << unknown;
+  r = run(db + "import " + bad.string(), out);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("entries[0].kernel: kernel family 'wgmmax' is not known"), std::string::npos)
+      << r.out;
+
+  r = run(db + "import " + (dir / "missing.json").string(), out);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(bytes(cache), before);
+}
+
+}  // namespace
+}  // namespace gemmtune

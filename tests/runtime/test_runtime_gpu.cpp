@@ -1,0 +1,286 @@
+// The runtime library on a GPU: the tuned fp32 kernels (exact and nearest rules, every layout,
+// padded leading dimensions, alpha/beta) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
+// data less aligned than the tuned config needs) all match an FP64 host reference; a repeated
+// call's host overhead is small. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <gemmtune/runtime.hpp>
+
+namespace gemmtune {
+namespace {
+
+constexpr char kBlocktile[] = "blocktile_2d:BM=128,BN=128,BK=8,TM=8,TN=8";
+constexpr char kVectorized[] = "vectorized:BM=128,BN=128,BK=8,TM=8,TN=8";
+
+bool gpu(cudaDeviceProp& prop) {
+  int count = 0;
+  bool const ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0 &&
+                  cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
+  (void)cudaGetLastError();
+  return ok;
+}
+
+/// A table for this GPU: blocktile_2d at 256x192x128 in every fp32 layout, vectorized at
+/// 512x512x256 NN; all tuned on 16-byte-aligned data.
+std::filesystem::path write_table(cudaDeviceProp const& prop) {
+  nlohmann::json entries = nlohmann::json::array();
+  auto entry = [&](char const* layout, int m, int n, int k, char const* kernel) {
+    entries.push_back({{"gpu", 0}, {"precision", "fp32"}, {"layout", layout}, {"m", m}, {"n", n},
+                       {"k", k}, {"align", 16}, {"kernel", kernel}, {"time_ms", 0.05},
+                       {"tflops", 2.0 * m * n * k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
+                       {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr},
+                       {"ratio_cublaslt", nullptr}});
+  };
+  for (char const* l : {"NN", "NT", "TN", "TT"}) entry(l, 256, 192, 128, kBlocktile);
+  entry("NN", 512, 512, 256, kVectorized);
+  nlohmann::json const table{
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2025-01-01T00:00:00Z"},
+      {"gemmtune_version", "0.1.0"},
+      {"gpus", {{{"id", 0},
+                 {"name", prop.name},
+                 {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+                 {"sm_count", prop.multiProcessorCount}}}},
+      {"entries", entries},
+      {"defaults", nlohmann::json::array()}};
+  auto const path = std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_table.json";
+  std::ofstream(path) << table.dump(2);
+  return path;
+}
+
+std::uint16_t to_half_bits(float v) {  // exact for the small quarter-step values used here
+  if (v == 0.0f) return 0;
+  std::uint32_t f;
+  std::memcpy(&f, &v, 4);
+  std::uint32_t const sign = (f >> 16) & 0x8000u;
+  int const exp = static_cast<int>((f >> 23) & 0xff) - 127 + 15;
+  return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exp) << 10) | ((f >> 13) & 0x3ffu));
+}
+
+float from_half_bits(std::uint16_t h) {
+  int const exp = (h >> 10) & 0x1f;
+  float const mant = static_cast<float>(h & 0x3ff);
+  float const mag = exp == 0 ? std::ldexp(mant, -24)
+                             : exp == 31 ? INFINITY : std::ldexp(1024.0f + mant, exp - 25);
+  return (h & 0x8000) ? -mag : mag;
+}
+
+std::uint16_t to_bf16_bits(float v) {
+  std::uint32_t f;
+  std::memcpy(&f, &v, 4);
+  return static_cast<std::uint16_t>(f >> 16);  // exact for the values used here
+}
+
+float from_bf16_bits(std::uint16_t b) {
+  std::uint32_t const f = static_cast<std::uint32_t>(b) << 16;
+  float v;
+  std::memcpy(&v, &f, 4);
+  return v;
+}
+
+struct Case {
+  Precision precision = Precision::kFP32;
+  Layout layout = Layout::kNN;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t pad = 0;          // added to every leading dimension
+  std::int64_t a_offset = 0;     // elements A starts after a 256-byte-aligned base
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+/// Runs one call through the runtime and checks C against an FP64 host reference.
+GemmInfo run_case(Runtime& rt, Case const& c) {
+  bool const ta = c.layout == Layout::kTN || c.layout == Layout::kTT;
+  bool const tb = c.layout == Layout::kNT || c.layout == Layout::kTT;
+  std::int64_t const lda = (ta ? c.m : c.k) + c.pad, ldb = (tb ? c.k : c.n) + c.pad, ldc = c.n + c.pad;
+  std::int64_t const a_rows = ta ? c.k : c.m, b_rows = tb ? c.n : c.k;
+  std::size_t const a_elems = static_cast<std::size_t>(a_rows * lda + c.a_offset);
+  std::size_t const b_elems = static_cast<std::size_t>(b_rows * ldb), c_elems = static_cast<std::size_t>(c.m * ldc);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> q(-8, 8);  // quarter steps: exact in every precision
+  std::vector<float> a(a_elems), b(b_elems), c0(c_elems);
+  for (float& x : a) x = q(rng) * 0.25f;
+  for (float& x : b) x = q(rng) * 0.25f;
+  for (float& x : c0) x = q(rng) * 0.25f;
+
+  int const eb = c.precision == Precision::kFP16 || c.precision == Precision::kBF16 ? 2 : 4;
+  auto pack = [&](std::vector<float> const& v) {
+    std::vector<unsigned char> out(v.size() * static_cast<std::size_t>(eb));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (eb == 4) {
+        std::memcpy(&out[i * 4], &v[i], 4);
+      } else {
+        std::uint16_t const h = c.precision == Precision::kFP16 ? to_half_bits(v[i]) : to_bf16_bits(v[i]);
+        std::memcpy(&out[i * 2], &h, 2);
+      }
+    }
+    return out;
+  };
+  auto const ha = pack(a), hb = pack(b), hc = pack(c0);
+  void *da = nullptr, *db = nullptr, *dc = nullptr;
+  EXPECT_EQ(cudaMalloc(&da, ha.size() + 256), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&db, hb.size()), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dc, hc.size()), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(da, ha.data(), ha.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(db, hb.data(), hb.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dc, hc.data(), hc.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+
+  void const* a_ptr = static_cast<unsigned char const*>(da) + c.a_offset * eb;
+  GemmInfo info;
+  GemmStatus const s = rt.gemm(c.precision, c.layout, c.m, c.n, c.k, c.alpha, a_ptr, lda, db, ldb,
+                               c.beta, dc, ldc, stream, &info);
+  EXPECT_EQ(s, GemmStatus::kOk) << info.detail;
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<unsigned char> out(hc.size());
+  EXPECT_EQ(cudaMemcpy(out.data(), dc, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+
+  double const unit = c.precision == Precision::kFP32 ? 0.0
+                      : c.precision == Precision::kTF32 ? std::ldexp(1.0, -10)
+                      : c.precision == Precision::kFP16 ? std::ldexp(1.0, -10)
+                                                        : std::ldexp(1.0, -7);
+  int bad = 0;
+  for (std::int64_t i = 0; i < c.m && bad < 5; ++i) {
+    for (std::int64_t j = 0; j < c.n && bad < 5; ++j) {
+      double ref = 0.0;
+      for (std::int64_t kk = 0; kk < c.k; ++kk) {
+        double const av = ta ? a[static_cast<std::size_t>(c.a_offset + kk * lda + i)]
+                             : a[static_cast<std::size_t>(c.a_offset + i * lda + kk)];
+        double const bv = tb ? b[static_cast<std::size_t>(j * ldb + kk)] : b[static_cast<std::size_t>(kk * ldb + j)];
+        ref += av * bv;
+      }
+      ref = c.alpha * ref + c.beta * c0[static_cast<std::size_t>(i * ldc + j)];
+      std::size_t const idx = static_cast<std::size_t>(i * ldc + j);
+      double got;
+      if (eb == 4) {
+        float f;
+        std::memcpy(&f, &out[idx * 4], 4);
+        got = f;
+      } else {
+        std::uint16_t h;
+        std::memcpy(&h, &out[idx * 2], 2);
+        got = c.precision == Precision::kFP16 ? from_half_bits(h) : from_bf16_bits(h);
+      }
+      // Quarter-step inputs make every product and partial sum exact in FP32; only the
+      // output rounding (and tf32's input rounding, exact here) can differ.
+      if (!(std::abs(got - ref) <= unit * std::abs(ref) + 1e-6)) {
+        ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", expected " << ref << " ("
+                      << to_string(c.precision) << " " << to_string(c.layout) << ", "
+                      << info.detail << ")";
+        ++bad;
+      }
+    }
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  return info;
+}
+
+class RuntimeGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!gpu(prop_)) GTEST_SKIP() << "no GPU";
+    RuntimeOptions o;
+    o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+    rt_ = std::make_unique<Runtime>(write_table(prop_), o);
+  }
+  cudaDeviceProp prop_{};
+  std::unique_ptr<Runtime> rt_;
+};
+
+TEST_F(RuntimeGpu, TunedFp32ExactInEveryLayout) {
+  for (Layout l : kAllLayouts) {
+    GemmInfo const info = run_case(*rt_, Case{Precision::kFP32, l, 256, 192, 128});
+    EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+    EXPECT_EQ(info.rule, "exact");
+    EXPECT_EQ(info.kernel, kBlocktile);
+    EXPECT_EQ(info.align, 16);
+  }
+}
+
+TEST_F(RuntimeGpu, TunedFp32NearestWithRaggedShapesPaddingAlphaBeta) {
+  for (Layout l : kAllLayouts) {
+    Case c{Precision::kFP32, l, 252, 188, 120};
+    c.pad = 4;  // every padded ld stays a multiple of 4 floats: class 16
+    c.alpha = 0.5f;
+    c.beta = -2.0f;
+    GemmInfo const info = run_case(*rt_, c);
+    EXPECT_EQ(info.rule, "nearest") << info.detail;
+    EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+  }
+}
+
+TEST_F(RuntimeGpu, VectorConfigIsNeverRunOnLessAlignedData) {
+  GemmInfo info = run_case(*rt_, Case{Precision::kFP32, Layout::kNN, 512, 512, 256});
+  EXPECT_EQ(info.kernel, kVectorized);
+  EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+  Case shifted{Precision::kFP32, Layout::kNN, 512, 512, 256};
+  shifted.a_offset = 1;  // A one float past an aligned base: class 4
+  info = run_case(*rt_, shifted);
+  EXPECT_EQ(info.align, 4);
+  EXPECT_EQ(info.path, GemmPath::kCublas) << info.detail;
+  EXPECT_NE(info.kernel, kVectorized);
+}
+
+TEST_F(RuntimeGpu, OtherPrecisionsFallBackToCublas) {
+  for (Precision p : {Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
+    for (Layout l : kAllLayouts) {
+      GemmInfo const info = run_case(*rt_, Case{p, l, 96, 80, 64});
+      EXPECT_EQ(info.path, GemmPath::kCublas) << info.detail;
+      EXPECT_EQ(info.rule, "none");
+    }
+  }
+  GemmInfo const info = run_case(*rt_, Case{Precision::kFP32, Layout::kNN, 33, 17, 9});
+  EXPECT_EQ(info.status, GemmStatus::kOk);
+}
+
+TEST_F(RuntimeGpu, RepeatedCallHostOverhead) {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&a), 256 * 128 * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&b), 128 * 192 * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&c), 256 * 192 * 4), cudaSuccess);
+  GemmInfo info;
+  ASSERT_EQ(rt_->gemm(Precision::kFP32, Layout::kNN, 256, 192, 128, 1.0f, a, 128, b, 192, 0.0f, c,
+                      192, nullptr, &info),
+            GemmStatus::kOk);
+  ASSERT_EQ(info.path, GemmPath::kTuned) << info.detail;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<double> us;
+  for (int i = 0; i < 200; ++i) {
+    auto const t0 = std::chrono::steady_clock::now();
+    GemmStatus const s = rt_->gemm(Precision::kFP32, Layout::kNN, 256, 192, 128, 1.0f, a, 128, b,
+                                   192, 0.0f, c, 192);
+    auto const t1 = std::chrono::steady_clock::now();
+    ASSERT_EQ(s, GemmStatus::kOk);
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    if (i % 50 == 49) ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  std::sort(us.begin(), us.end());
+  double const median = us[us.size() / 2];
+  std::printf("runtime gemm host time per call (tuned, after the first): median %.2f us, p90 %.2f us\n",
+              median, us[us.size() * 9 / 10]);
+  EXPECT_LT(median, 20.0);  // the target is 5 us; this bounds regressions
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+}
+
+}  // namespace
+}  // namespace gemmtune
