@@ -270,7 +270,9 @@ TEST_F(RuntimeGpu, RepeatedCallHostOverhead) {
     auto const t1 = std::chrono::steady_clock::now();
     ASSERT_EQ(s, GemmStatus::kOk);
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    if (i % 50 == 49) ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    if (i % 50 == 49) {
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
   }
   std::sort(us.begin(), us.end());
   double const median = us[us.size() / 2];
