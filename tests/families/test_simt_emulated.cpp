@@ -63,8 +63,8 @@ std::vector<Case> const& cases() {
                 16,128,16,4,8,2,1,4,1,1,4,1),
       SIMT_CASE("simt:BM=64,BN=64,BK=16,TM=8,TN=8,LL=0,CURE=2,ST=2,CP=1,SW=8,SK=16,RED=0",
                 64,64,16,8,8,0,2,2,1,8,16,0),
-      SIMT_CASE("simt:BM=256,BN=128,BK=8,TM=8,TN=16,LL=1,CURE=2,ST=3,CP=1,SW=8,SK=1,RED=0",
-                256,128,8,8,16,1,2,3,1,8,1,0),
+      SIMT_CASE("simt:BM=128,BN=128,BK=8,TM=8,TN=8,LL=1,CURE=2,ST=3,CP=1,SW=8,SK=1,RED=0",
+                128,128,8,8,8,1,2,3,1,8,1,0),
       SIMT_CASE("simt:BM=128,BN=256,BK=16,TM=8,TN=16,LL=2,CURE=1,ST=2,CP=0,SW=8,SK=8,RED=1",
                 128,256,16,8,16,2,1,2,0,8,8,1),
   };

@@ -119,6 +119,24 @@ TEST(SearchSession, RetimesTheTopCandidatesInRoundsWithCublas) {
   EXPECT_EQ(ids, (std::vector<std::string>{"testfam:X=4,Y=1", "testfam:X=5,Y=1", "testfam:X=5,Y=2"}));
 }
 
+TEST(SearchSession, AFinishedSearchRunAgainRetimesNothing) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.retime_top = 3;
+  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  std::size_t const rows = store.trials.size();
+  ScriptedGpu gpu2;
+  SearchReport r = SearchSession(gpu2, store, fake_compile(), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].evaluated, 0);
+  EXPECT_EQ(r.problems[0].retimed, 0);
+  EXPECT_EQ(gpu2.evals, 0);
+  EXPECT_EQ(store.trials.size(), rows);
+  ASSERT_TRUE(r.problems[0].best.has_value());
+  EXPECT_NE(r.problems[0].best->reason.find("re-timed"), std::string::npos);  // the newest row
+}
+
 TEST(SearchSession, NoDeviceIsAClearError) {
   class NoGpu : public ScriptedGpu {
    public:

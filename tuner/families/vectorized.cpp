@@ -17,8 +17,8 @@ class VectorizedFamily final : public LadderFamily {
     return {{"BM", {32, 64, 128}, "rows of C per block"},
             {"BN", {32, 64, 128}, "columns of C per block"},
             {"BK", {8, 16}, "depth of the K slice staged per step"},
-            {"TM", {4, 8}, "rows of the thread's patch (float4 reads of A)"},
-            {"TN", {4, 8}, "columns of the thread's patch (float4 reads of B, stores of C)"}};
+            {"TM", {4, 8, 16}, "rows of the thread's patch (float4 reads of A)"},
+            {"TN", {4, 8, 16}, "columns of the thread's patch (float4 reads of B, stores of C)"}};
   }
   std::vector<Constraint> constraints() const override {
     // The template reads full float4 vectors only where all four elements lie inside the

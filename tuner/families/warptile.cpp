@@ -28,9 +28,9 @@ class WarptileFamily final : public LadderFamily {
   std::vector<ParamSpec> params() const override {
     return {{"BM", {64, 128, 256}, "rows of C per block"},
             {"BN", {64, 128, 256}, "columns of C per block"},
-            {"BK", {8, 16}, "depth of the K slice staged per step"},
-            {"WM", {32, 64}, "rows of C per warp"},
-            {"WN", {32, 64}, "columns of C per warp"},
+            {"BK", {8, 16, 32}, "depth of the K slice staged per step"},
+            {"WM", {32, 64, 128}, "rows of C per warp"},
+            {"WN", {32, 64, 128}, "columns of C per warp"},
             {"WNITER", {1, 2, 4}, "warp sub-tiles along N"},
             {"TM", {4, 8}, "rows of a thread's patch per sub-tile"},
             {"TN", {4, 8}, "columns of a thread's patch per sub-tile"},

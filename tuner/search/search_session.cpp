@@ -182,10 +182,15 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   auto strategy = make_strategy(options.strategy, configs, options.seed);
   std::deque<Pending> pending;
   std::optional<double> best_ms;
-  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
-    if (t.disposition == Disposition::kOk && (!best_ms || t.time_ms < *best_ms)) {
-      best_ms = t.time_ms;
-      outcome.best = t;
+  {
+    // The newest row of each config counts (a re-time supersedes the quick figure).
+    std::set<std::string> seen;
+    for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
+      if (!seen.insert(t.config.id()).second) continue;
+      if (t.disposition == Disposition::kOk && (!best_ms || t.time_ms < *best_ms)) {
+        best_ms = t.time_ms;
+        outcome.best = t;
+      }
     }
   }
   long long const eval_cap = options.budget.evaluations;
@@ -298,7 +303,8 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   for (auto& p : pending) {
     if (p.compiled.valid()) p.compiled.wait();
   }
-  if (options.retime_top > 0 && !interrupted() && !gpu_.stopped()) {
+  // A run that evaluated nothing new (a finished search run again) has nothing to re-time.
+  if (options.retime_top > 0 && outcome.evaluated > 0 && !interrupted() && !gpu_.stopped()) {
     auto const t = Clock::now();
     retime_top(problem, options, family_by_name, outcome, phases, search_id);
     phases.retime_s += seconds_since(t);
