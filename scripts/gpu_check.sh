@@ -16,6 +16,10 @@ mkdir -p "$build_root/build/cli" "$build_root/build/tests/gpu" "$build_root/buil
 cp .gpu/gemmtune "$build_root/build/cli/gemmtune"
 cp .gpu/gpu_session_test "$build_root/build/tests/gpu/"
 cp .gpu/test_cli_gpu "$build_root/build/tests/cli/"
+if [[ -f .gpu/test_runtime_gpu ]]; then
+  mkdir -p "$build_root/build/tests/runtime"
+  cp .gpu/test_runtime_gpu "$build_root/build/tests/runtime/"
+fi
 G="$build_root/build/cli/gemmtune"
 export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
 export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-/tmp/gemmtune-cubins}
@@ -30,7 +34,15 @@ for what in "$@"; do
     tests)
       step gpu tests
       "$build_root/build/tests/gpu/gpu_session_test" 2>&1 | tail -40
-      "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40 ;;
+      "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40
+      [[ -x "$build_root/build/tests/runtime/test_runtime_gpu" ]] &&
+        "$build_root/build/tests/runtime/test_runtime_gpu" 2>&1 | tail -40 ;;
+    bench-list=*)
+      list=${what#bench-list=}
+      step "bench each config of $list"
+      grep -v '^#' "$list" | while read -r shape kernel; do
+        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" 2>&1 | sed -n '2,3p'
+      done ;;
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;

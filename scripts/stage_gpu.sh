@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 rm -rf .gpu && mkdir -p .gpu
-for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu; do
+for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
+    tests/runtime/test_runtime_gpu; do
   strip -o ".gpu/$(basename "$bin")" "$build_dir/$bin"
 done
+cp scripts/kill_resume_check.sh .gpu/
 du -sh .gpu
