@@ -19,6 +19,8 @@ cp .gpu/test_cli_gpu "$build_root/build/tests/cli/"
 if [[ -f .gpu/test_runtime_gpu ]]; then
   mkdir -p "$build_root/build/tests/runtime"
   cp .gpu/test_runtime_gpu "$build_root/build/tests/runtime/"
+  mkdir -p "$build_root/build/src/runtime"
+  cp .gpu/libgemmtune_runtime.so.0 "$build_root/build/src/runtime/"
 fi
 G="$build_root/build/cli/gemmtune"
 export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
@@ -37,6 +39,14 @@ for what in "$@"; do
       "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40
       [[ -x "$build_root/build/tests/runtime/test_runtime_gpu" ]] &&
         "$build_root/build/tests/runtime/test_runtime_gpu" 2>&1 | tail -40 ;;
+    profile=*)
+      # ncu on the first launch of a kernel run by `bench` (the worker is a child process).
+      kernel=${what#profile=}
+      step "ncu $kernel"
+      ncu --clock-control none --target-processes all --set full -k regex:simt -c 1 \
+        "$G" -q bench --shape 4096x4096x4096 --kernel "$kernel" --repeats 1 --target-ms 1 \
+        > "$out/ncu.txt" 2>&1
+      grep -E "Duration|Throughput|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots|Executed Ipc|Bank Conflicts|L1/TEX Hit|Stall|est. speedup|OPT" "$out/ncu.txt" | head -60 ;;
     bench-list=*)
       list=${what#bench-list=}
       step "bench each config of $list"

@@ -10,5 +10,6 @@ for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
     tests/runtime/test_runtime_gpu; do
   strip -o ".gpu/$(basename "$bin")" "$build_dir/$bin"
 done
+strip -o .gpu/libgemmtune_runtime.so.0 "$build_dir/src/runtime/libgemmtune_runtime.so.0"
 cp scripts/kill_resume_check.sh .gpu/
 du -sh .gpu
