@@ -11,6 +11,7 @@
 #include "output.hpp"
 #include "progress_bar.hpp"
 #include "search/dry_run.hpp"
+#include "search/strategy.hpp"
 #include "search/worker_evaluator.hpp"
 #include "worker/interrupt.hpp"
 
@@ -20,7 +21,7 @@ namespace {
 struct SearchArgs {
   ProblemOptions problem;
   std::string family = "all";
-  std::string strategy = "exhaustive";
+  std::string strategy = "auto";
   std::string budget;
   std::uint64_t seed = 1;
   std::string arch;
@@ -84,6 +85,8 @@ void print_report(SearchReport const& r, bool json) {
                         {"evaluated", p.evaluated},
                         {"resumed", p.resumed},
                         {"retimed", p.retimed},
+                        {"strategy", p.strategy},
+                        {"warm_start", p.warm_start},
                         {"dispositions", p.dispositions},
                         {"wall_s", p.wall_s},
                         {"cublas_ms", p.baseline.cublas_ms},
@@ -124,7 +127,11 @@ void print_report(SearchReport const& r, bool json) {
   std::cerr << "search " << r.search_id << ": wall " << fixed(r.phases.wall_s, 1) << " s, gpu "
             << fixed(r.phases.gpu_s, 1) << " s, baseline " << fixed(r.phases.baseline_s, 1)
             << " s, compile " << fixed(r.phases.compile_s, 1) << " s (waited "
-            << fixed(r.phases.compile_wait_s, 1) << " s), store " << fixed(r.phases.store_s, 2)
+            << fixed(r.phases.compile_wait_s, 1) << " s; load " << fixed(r.phases.load_s, 1)
+            << " s, verify " << fixed(r.phases.verify_s, 1) << " s, time "
+            << fixed(r.phases.time_s, 1) << " s, idle " << fixed(r.phases.idle_s(), 1)
+            << " s, GPU busy " << fixed(100.0 * r.phases.gpu_busy(), 0) << "%), store "
+            << fixed(r.phases.store_s, 2)
             << " s, worker restarts " << r.worker_restarts
             << (r.interrupted ? " — interrupted; run the same command again to resume" : "")
             << (r.device_stopped ? " — device stopped after repeated worker failures" : "")
@@ -135,9 +142,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   std::vector<Problem> problems = a.problem.collect();
   std::vector<Family const*> families = select_families(a.family);
   Budget const budget = a.budget.empty() ? Budget{} : parse_budget(a.budget);
-  if (a.strategy != "exhaustive" && a.strategy != "random") {
-    throw UsageError("bad strategy '" + a.strategy + "': expected exhaustive or random");
-  }
+  check_strategy_name(a.strategy);
   if (a.timeout_s <= 0) throw UsageError("bad --timeout: expected seconds > 0");
   if (a.target_ms <= 0 || a.repeats < 1) {
     throw UsageError("bad timing: --target-ms must be > 0 and --repeats ≥ 1");
@@ -193,7 +198,9 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   add_problem_options(*sub, a->problem, true);
   sub->add_option("--family", a->family, "Kernel family, group (ladder, all) or comma list")
       ->capture_default_str();
-  sub->add_option("--strategy", a->strategy, "exhaustive or random")->capture_default_str();
+  sub->add_option("--strategy", a->strategy,
+                  "auto (evolution with --budget, else exhaustive), exhaustive, random or evolution")
+      ->capture_default_str();
   sub->add_option("--budget", a->budget, "Per problem: evaluations (200) or time (90s, 5m)");
   sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")->capture_default_str();
   sub->add_option("--arch", a->arch, "Target arch (sm_80, sm_86, sm_89, sm_90, sm_90a); with --dry-run no GPU is needed");

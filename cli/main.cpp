@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   setup_ladder(app, ctx);
   setup_devices(app, ctx);
   setup_worker(app, ctx);
+  setup_replay(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -145,6 +145,7 @@ struct SqliteTrialStore::Impl {
   // Reads.
   Statement find_trial;
   Statement trials_for;
+  Statement tuned_problems;
   Statement best;
   Statement find_baseline;
   Statement newest_ok_baseline;
@@ -198,6 +199,10 @@ struct SqliteTrialStore::Impl {
                             "ORDER BY t.attempt DESC LIMIT 1"})),
         trials_for(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                             "ORDER BY t.id DESC"})),
+        tuned_problems(db, sql({"SELECT DISTINCT t.m, t.n, t.k, t.layout, t.align FROM trials t "
+                                "JOIN gpus g ON g.id = t.gpu_id WHERE ", kGpuIs,
+                                "AND t.precision = ?5 AND t.disposition = 'ok' "
+                                "ORDER BY t.m, t.n, t.k, t.layout, t.align"})),
         best(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                       "AND t.disposition = 'ok' AND ", kNewestAttempt,
                       "ORDER BY t.time_ms ASC, t.id DESC LIMIT 1"})),
@@ -414,6 +419,26 @@ std::vector<Trial> SqliteTrialStore::trials_for(GpuIdentity const& gpu, Problem 
   bind_gpu(s, gpu);
   bind_problem(s, problem.resolved());
   return impl_->collect(s);
+}
+
+std::vector<Problem> SqliteTrialStore::tuned_problems(GpuIdentity const& gpu,
+                                                     Precision precision) {
+  Statement& s = impl_->tuned_problems;
+  auto use = s.use();
+  bind_gpu(s, gpu);
+  s.bind(5, to_string(precision));
+  std::vector<Problem> out;
+  while (s.step()) {
+    Problem p;
+    p.m = s.column_int(0);
+    p.n = s.column_int(1);
+    p.k = s.column_int(2);
+    p.precision = precision;
+    p.layout = parse_layout(s.column_text(3));
+    p.align = static_cast<int>(s.column_int(4));
+    out.push_back(p);
+  }
+  return out;
 }
 
 void SqliteTrialStore::record_baseline(GpuIdentity const& gpu, Problem const& problem,

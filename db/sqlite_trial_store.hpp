@@ -81,6 +81,7 @@ class SqliteTrialStore final : public TrialStore {
                                   KernelConfig const& config,
                                   Provenance const& provenance) override;
   std::vector<Trial> trials_for(GpuIdentity const& gpu, Problem const& problem) override;
+  std::vector<Problem> tuned_problems(GpuIdentity const& gpu, Precision precision) override;
   void record_baseline(GpuIdentity const& gpu, Problem const& problem,
                        BaselineResult const& baseline, Provenance const& provenance) override;
   std::optional<BaselineResult> find_baseline(GpuIdentity const& gpu,

@@ -95,6 +95,7 @@ void to_json(json& j, EvalResult const& v) {
            {"registers", v.registers},
            {"local_bytes", v.local_bytes},
            {"static_smem", v.static_smem}};
+  if (!v.steps.empty()) j["steps"] = v.steps;
 }
 void from_json(json const& j, EvalResult& v) {
   v.disposition = parse_disposition(j.at("disposition").get<std::string>());
@@ -111,6 +112,8 @@ void from_json(json const& j, EvalResult& v) {
   j.at("registers").get_to(v.registers);
   j.at("local_bytes").get_to(v.local_bytes);
   j.at("static_smem").get_to(v.static_smem);
+  v.steps.clear();
+  if (auto const it = j.find("steps"); it != j.end()) it->get_to(v.steps);
 }
 
 void to_json(json& j, BaselineJob const& v) {

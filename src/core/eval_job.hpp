@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +58,9 @@ struct EvalResult {
   int registers = 0;          ///< from cudaFuncGetAttributes of the first launch
   int local_bytes = 0;        ///< local memory per thread (spills or stack)
   int static_smem = 0;
+  /// The worker's steps with their wall times in ms, in order ("load", "timing", ...); only in
+  /// the JSON when present, and absent from older workers' answers.
+  std::vector<std::pair<std::string, double>> steps;
 };
 
 /// Time cuBLAS for a problem with the same protocol: the default call and the best of

@@ -41,6 +41,9 @@ class TrialStore {
                                           Provenance const& provenance) = 0;
   /// All trials of one problem on one GPU (every provenance), newest first.
   virtual std::vector<Trial> trials_for(GpuIdentity const& gpu, Problem const& problem) = 0;
+  /// Every problem of one GPU and precision with at least one verified trial (resolved; any
+  /// layout and alignment): the shapes a warm start can learn from.
+  virtual std::vector<Problem> tuned_problems(GpuIdentity const& gpu, Precision precision) = 0;
 
   /// Stores a cuBLAS / cuBLASLt baseline for a problem on a GPU.
   virtual void record_baseline(GpuIdentity const& gpu, Problem const& problem,

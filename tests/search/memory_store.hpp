@@ -38,6 +38,16 @@ class MemoryStore : public TrialStore {
     }
     return out;
   }
+  std::vector<Problem> tuned_problems(GpuIdentity const& gpu, Precision precision) override {
+    std::vector<Problem> out;
+    for (Trial const& t : trials) {
+      if (t.gpu == gpu && t.problem.precision == precision && t.disposition == Disposition::kOk &&
+          std::find(out.begin(), out.end(), t.problem) == out.end()) {
+        out.push_back(t.problem);
+      }
+    }
+    return out;
+  }
   void record_baseline(GpuIdentity const&, Problem const&, BaselineResult const& b,
                        Provenance const&) override {
     baselines.push_back(b);

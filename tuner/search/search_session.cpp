@@ -15,7 +15,9 @@
 #include "nvrtc/compiler.hpp"
 #include "nvrtc/embedded_sources.hpp"
 #include "search/eval_job_builder.hpp"
+#include "search/param_grid.hpp"
 #include "search/strategy.hpp"
+#include "search/warm_start.hpp"
 #include "worker/interrupt.hpp"
 
 namespace gemmtune {
@@ -52,10 +54,32 @@ struct Pending {
 
 }  // namespace
 
+double PhaseTimes::idle_s() const {
+  return std::max(0.0, wall_s - gpu_s - baseline_s - retime_s);
+}
+
+double PhaseTimes::gpu_busy() const {
+  return wall_s > 0 ? std::min(1.0, (gpu_s + baseline_s + retime_s) / wall_s) : 0.0;
+}
+
+void PhaseTimes::add_steps(std::vector<std::pair<std::string, double>> const& steps) {
+  // Step names come from GpuSession::evaluate: "load", "rotation pool" and "timing" are the
+  // load and timing phases; every other step serves verification (inputs, references,
+  // verified runs and their checks).
+  for (auto const& [name, ms] : steps) {
+    if (name == "load") load_s += ms / 1000.0;
+    else if (name == "timing" || name == "rotation pool") time_s += ms / 1000.0;
+    else verify_s += ms / 1000.0;
+  }
+}
+
 std::string PhaseTimes::to_json() const {
-  nlohmann::json j{{"wall_s", wall_s},       {"compile_s", compile_s},
+  nlohmann::json j{{"wall_s", wall_s},         {"compile_s", compile_s},
                    {"compile_wait_s", compile_wait_s}, {"gpu_s", gpu_s},
-                   {"baseline_s", baseline_s}, {"retime_s", retime_s}, {"store_s", store_s}};
+                   {"load_s", load_s},         {"verify_s", verify_s},
+                   {"time_s", time_s},         {"idle_s", idle_s()},
+                   {"gpu_busy", gpu_busy()},   {"baseline_s", baseline_s},
+                   {"retime_s", retime_s},     {"store_s", store_s}};
   return j.dump();
 }
 
@@ -179,8 +203,24 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     }
   }
 
-  auto strategy = make_strategy(options.strategy, configs, options.seed);
+  outcome.strategy = resolve_strategy_name(options.strategy, !options.budget.unlimited());
+  StrategyContext context;
+  context.seed = options.seed;
+  context.grid = ParamGrid::of_families(options.families);
+  context.lag = options.compile_ahead;
+  context.budget_evaluations = options.budget.evaluations;
+  if (options.warm_start && outcome.strategy != "exhaustive" && outcome.strategy != "random") {
+    std::set<std::string> ids;
+    for (KernelConfig const& c : configs) ids.insert(c.id());
+    for (KernelConfig const& c : warm_start_configs(store_, device_.gpu, problem)) {
+      if (!ids.count(c.id())) continue;  // not valid here, or a family not searched
+      context.warm_start.push_back(c);
+    }
+    outcome.warm_start = static_cast<int>(context.warm_start.size());
+  }
+  auto strategy = make_strategy(outcome.strategy, configs, context);
   std::deque<Pending> pending;
+  int unreported = 0;  // taken off `pending` for the GPU, result not yet reported
   std::optional<double> best_ms;
   {
     // The newest row of each config counts (a re-time supersedes the quick figure).
@@ -206,11 +246,13 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
 
   auto refill = [&]() {
     while (!strategy_done && static_cast<int>(pending.size()) < options.compile_ahead &&
-           (eval_cap == 0 ||
-            outcome.evaluated + outcome.resumed + static_cast<long long>(pending.size()) < eval_cap)) {
+           (eval_cap == 0 || outcome.evaluated + outcome.resumed +
+                                     static_cast<long long>(pending.size()) + unreported <
+                                 eval_cap)) {
       std::optional<KernelConfig> cfg = strategy->next();
       if (!cfg) {
-        strategy_done = true;
+        // With results outstanding, the strategy may be waiting for them; ask again later.
+        if (pending.empty() && unreported == 0) strategy_done = true;
         break;
       }
       Family const* fam = family_by_name.at(cfg->family);
@@ -233,8 +275,24 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   refill();
   while (!pending.empty()) {
     if (interrupted() || gpu_.stopped() || !budget_left()) break;
-    Pending p = std::move(pending.front());
-    pending.pop_front();
+    // The GPU takes the oldest proposal whose compile is done, and waits only when none is:
+    // a cubin-cache hit or a short compile behind a long one goes first.
+    auto const wait_start = Clock::now();
+    std::size_t pick = pending.size();
+    while (pick == pending.size() && !interrupted()) {
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i].compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+          pick = i;
+          break;
+        }
+      }
+      if (pick == pending.size()) pending.front().compiled.wait_for(std::chrono::milliseconds(2));
+    }
+    phases.compile_wait_s += seconds_since(wait_start);
+    if (pick == pending.size()) break;  // interrupted while waiting
+    Pending p = std::move(pending[pick]);
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(pick));
+    ++unreported;
 
     Trial trial;
     trial.search_id = search_id;
@@ -245,9 +303,7 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     trial.cublas_ms = outcome.baseline.cublas_ms;
     trial.cublaslt_ms = outcome.baseline.cublaslt_ms;
 
-    auto const wait_start = Clock::now();
     CompileResult cr = p.compiled.get();
-    phases.compile_wait_s += seconds_since(wait_start);
     phases.compile_s += cr.compile_ms / 1000.0;
     refill();  // keep the pool busy while the GPU works on this one
     trial.compile_ms = cr.compile_ms;
@@ -271,6 +327,7 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
         auto const gpu_start = Clock::now();
         EvalResult r = gpu_.evaluate(job, options.job_timeout_s);
         phases.gpu_s += seconds_since(gpu_start);
+        phases.add_steps(r.steps);
         trial.disposition = r.disposition;
         trial.reason = r.reason;
         trial.time_ms = r.median_ms;
@@ -293,11 +350,13 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     ++outcome.dispositions[std::string(to_string(trial.disposition))];
     bool const ok = trial.disposition == Disposition::kOk;
     strategy->report(trial.config, ok ? std::optional<double>(trial.time_ms) : std::nullopt);
+    --unreported;
     if (ok && (!best_ms || trial.time_ms < *best_ms)) {
       best_ms = trial.time_ms;
       outcome.best = trial;
     }
     if (progress_) progress_->trial_done(trial, outcome.best, outcome.evaluated, planned);
+    refill();  // a strategy that waited for this report proposes again
   }
   // Compiles still in flight are abandoned; their futures finish in the pool.
   for (auto& p : pending) {

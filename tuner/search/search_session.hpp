@@ -29,7 +29,8 @@ using CompileFn = std::function<std::future<CompileResult>(CompileRequest)>;
 struct SearchOptions {
   std::vector<Problem> problems;
   std::vector<Family const*> families;
-  std::string strategy = "exhaustive";
+  /// A strategy name, or "auto": evolution with a budget, exhaustive without.
+  std::string strategy = "auto";
   Budget budget;                 ///< per problem; an evaluation budget counts resumed trials too,
                                  ///< so re-running an interrupted search finishes the same plan
   std::uint64_t seed = 1;
@@ -42,7 +43,10 @@ struct SearchOptions {
   double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker
   bool early_stop = true;        ///< stop timing candidates clearly slower than the best
   double early_stop_factor = 3.0;
-  int compile_ahead = 8;         ///< compiles kept in flight ahead of the GPU
+  int compile_ahead = 8;         ///< compiles kept in flight ahead of the GPU (also the
+                                 ///< strategy's feedback lag, see StrategyContext::lag)
+  /// Start guided strategies from the best configs of tuned neighbouring shapes on this GPU.
+  bool warm_start = true;
   std::string arguments;         ///< recorded with the search
 };
 
@@ -57,6 +61,8 @@ struct ProblemOutcome {
   int evaluated = 0;          ///< trials recorded by this run
   int resumed = 0;            ///< skipped: already in the cache
   int retimed = 0;            ///< top candidates re-timed at the end
+  int warm_start = 0;         ///< configs offered to the strategy from neighbouring shapes
+  std::string strategy;       ///< the strategy used (after "auto" is resolved)
   double wall_s = 0.0;
 };
 
@@ -64,11 +70,21 @@ struct ProblemOutcome {
 struct PhaseTimes {
   double wall_s = 0.0;
   double compile_s = 0.0;     ///< summed compile time of the pool (overlaps the GPU)
-  double compile_wait_s = 0.0;///< GPU side waiting for a compile
-  double gpu_s = 0.0;         ///< inside evaluate calls
+  double compile_wait_s = 0.0;///< GPU side waiting for a compile while none was ready
+  double gpu_s = 0.0;         ///< inside evaluate calls while searching (round trips included)
+  double load_s = 0.0;        ///< of gpu_s, the worker loading cubins
+  double verify_s = 0.0;      ///< of gpu_s, the worker's verified runs, references, input checks
+  double time_s = 0.0;        ///< of gpu_s, the worker timing candidates
   double baseline_s = 0.0;
   double retime_s = 0.0;      ///< final re-time of the top candidates
   double store_s = 0.0;
+  /// Wall time with no evaluation, baseline or re-time running: compile waits, pruning,
+  /// strategy and store work.
+  double idle_s() const;
+  /// Share of the wall time the GPU worker was busy.
+  double gpu_busy() const;
+  /// Adds one evaluation's worker steps to load_s, verify_s and time_s.
+  void add_steps(std::vector<std::pair<std::string, double>> const& steps);
   std::string to_json() const;
 };
 

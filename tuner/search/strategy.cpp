@@ -1,4 +1,4 @@
-// Exhaustive and random strategies.
+// Exhaustive and random strategies, and strategies by name.
 #include "search/strategy.hpp"
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "search/evolution_strategy.hpp"
 
 namespace gemmtune {
 namespace {
@@ -25,6 +26,12 @@ class ListStrategy : public Strategy {
   std::size_t pos_ = 0;
 };
 
+std::string joined_names() {
+  std::string s;
+  for (std::string const& n : strategy_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 }  // namespace
 
 std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates) {
@@ -41,11 +48,35 @@ std::unique_ptr<Strategy> make_random(std::vector<KernelConfig> candidates, std:
   return std::make_unique<ListStrategy>(std::move(candidates));
 }
 
+std::vector<std::string> strategy_names() { return {"exhaustive", "random", "evolution"}; }
+
+void check_strategy_name(std::string_view name) {
+  if (name == "auto") return;
+  for (std::string const& n : strategy_names()) {
+    if (n == name) return;
+  }
+  throw UsageError("bad strategy '" + std::string(name) + "': expected auto, " + joined_names());
+}
+
+std::string resolve_strategy_name(std::string_view name, bool budgeted) {
+  check_strategy_name(name);
+  if (name == "auto") return budgeted ? "evolution" : "exhaustive";
+  return std::string(name);
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
+                                        StrategyContext const& context) {
+  if (name == "exhaustive") return make_exhaustive(std::move(candidates));
+  if (name == "random") return make_random(std::move(candidates), context.seed);
+  if (name == "evolution") return make_evolution(std::move(candidates), context);
+  throw UsageError("bad strategy '" + std::string(name) + "': expected " + joined_names());
+}
+
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
                                         std::uint64_t seed) {
-  if (name == "exhaustive") return make_exhaustive(std::move(candidates));
-  if (name == "random") return make_random(std::move(candidates), seed);
-  throw UsageError("bad strategy '" + std::string(name) + "': expected exhaustive or random");
+  StrategyContext context;
+  context.seed = seed;
+  return make_strategy(name, std::move(candidates), context);
 }
 
 }  // namespace gemmtune

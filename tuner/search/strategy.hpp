@@ -1,13 +1,16 @@
-// Search strategies: they see only configs and scores, never kernels, GPUs or the cache.
+// Search strategies: they see only configs, their parameter grid and scores, never kernels,
+// GPUs or the cache.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/kernel_config.hpp"
+#include "search/param_grid.hpp"
 
 namespace gemmtune {
 
@@ -15,18 +18,49 @@ namespace gemmtune {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  /// The next config to evaluate, or nullopt when the strategy has nothing left.
+  /// The next config to evaluate, or nullopt when there is nothing to propose now. A strategy
+  /// that waits for reports of configs it proposed answers nullopt until they arrive; nullopt
+  /// while every proposal has been reported means it is finished.
   virtual std::optional<KernelConfig> next() = 0;
   /// The result of a proposed config: its time in ms, or nullopt when it failed.
   virtual void report(KernelConfig const& config, std::optional<double> time_ms) = 0;
+};
+
+/// What a strategy may know besides the candidates.
+struct StrategyContext {
+  std::uint64_t seed = 1;
+  /// The families' parameter axes; empty = read off the candidates.
+  ParamGrid grid;
+  /// Configs to try first, best first (warm start from tuned neighbouring shapes); those not
+  /// among the candidates are ignored.
+  std::vector<KernelConfig> warm_start;
+  /// Proposals allowed ahead of feedback: proposal i is chosen from the reports of proposals
+  /// 0 .. i-lag-1 only, applied in proposal order. The search compiles `lag` configs ahead,
+  /// so with lag = compile_ahead a guided strategy never stalls the pipeline, and its choices
+  /// do not depend on when compiles or evaluations finish (a resumed or replayed search
+  /// proposes the same configs).
+  int lag = 0;
+  /// Evaluations the search may spend (0 = unknown); sizes the initial population.
+  long long budget_evaluations = 0;
 };
 
 /// Every candidate, in the given (canonical) order.
 std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates);
 /// A seeded random permutation of the candidates (a budget cuts it short).
 std::unique_ptr<Strategy> make_random(std::vector<KernelConfig> candidates, std::uint64_t seed);
-/// By name: "exhaustive" or "random"; throws UsageError otherwise.
+/// By name (see strategy_names()); throws UsageError naming the bad name and the choices.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
+                                        StrategyContext const& context);
+/// The same with only a seed.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
                                         std::uint64_t seed);
+
+/// The strategy names make_strategy() accepts.
+std::vector<std::string> strategy_names();
+/// Throws UsageError unless `name` is a strategy name or "auto".
+void check_strategy_name(std::string_view name);
+/// "auto" resolves to evolution when the search has a budget (it finds the optimum of a space
+/// in a fraction of its evaluations) and to exhaustive otherwise; other names stay.
+std::string resolve_strategy_name(std::string_view name, bool budgeted);
 
 }  // namespace gemmtune

@@ -38,7 +38,8 @@ WorkerHandlers gpu_handlers() {
   h["eval"] = [holder](json const& payload, bool& exit_after) -> json {
     EvalJob const job = payload.get<EvalJob>();
     GpuSession& session = holder->get();
-    EvalResult const result = session.evaluate(job);
+    EvalResult result = session.evaluate(job);
+    for (PhaseTime const& step : session.last_phases()) result.steps.emplace_back(step.name, step.ms);
     exit_after = result.disposition == Disposition::kFault || session.poisoned();
     return result;
   };

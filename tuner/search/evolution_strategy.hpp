@@ -1,0 +1,30 @@
+// The evolution strategy: a small elite of the fastest configs seen, children by mutation of one
+// parameter to a neighbouring declared value or by crossover of two parents, tournament
+// selection, random immigrants and restarts when stuck, and avoidance of failure neighbourhoods.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "search/strategy.hpp"
+
+namespace gemmtune {
+
+/// Tunables of the evolution strategy (the defaults are what `--strategy evolution` uses).
+struct EvolutionParams {
+  int elite = 8;                 ///< configs kept as parents
+  int tournament = 3;            ///< parents drawn per selection; the fastest wins
+  double crossover_rate = 0.25;  ///< share of children made by crossover (else mutation)
+  double immigrant_rate = 0.10;  ///< share of proposals drawn at random from the whole space
+  double double_step_rate = 0.3; ///< share of mutations that move two parameters
+  int patience = 16;             ///< reports without improvement before a restart
+  int restart_size = 4;          ///< random proposals after a restart
+};
+
+/// Never proposes a config twice; proposes every candidate before it returns "finished"; the
+/// sequence is a function of (candidates, context, reports) only, never of timing.
+std::unique_ptr<Strategy> make_evolution(std::vector<KernelConfig> candidates,
+                                         StrategyContext const& context,
+                                         EvolutionParams const& params = {});
+
+}  // namespace gemmtune

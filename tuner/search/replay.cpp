@@ -1,0 +1,337 @@
+// Replay of strategies against stored trials, with a simulated compile pool and GPU.
+#include "search/replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "search/warm_start.hpp"
+
+namespace gemmtune {
+
+double ReplayProblem::optimum_ms() const {
+  double best = 0.0;
+  for (ReplayRecord const& r : records) {
+    if (r.disposition == Disposition::kOk && r.time_ms > 0 && (best == 0.0 || r.time_ms < best)) {
+      best = r.time_ms;
+    }
+  }
+  return best;
+}
+
+std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read replay data '" + path.string() + "'");
+  std::vector<ReplayProblem> out;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      nlohmann::json const j = nlohmann::json::parse(line);
+      auto const& g = j.at("gpu");
+      std::string const gpu = g.at("name").get<std::string>() + " / cc " +
+                              g.at("cc").get<std::string>() + " / " +
+                              std::to_string(g.at("sm_count").get<int>()) + " SMs";
+      Problem const problem = j.at("problem").get<Problem>().resolved();
+      ReplayRecord r;
+      r.config = parse_kernel_id(j.at("kernel").get<std::string>());
+      r.disposition = parse_disposition(j.at("disposition").get<std::string>());
+      r.time_ms = j.at("time_ms").get<double>();
+      r.compile_ms = j.at("compile_ms").get<double>();
+      if (r.disposition == Disposition::kOk && !(r.time_ms > 0)) {
+        throw Error("a verified trial needs time_ms > 0");
+      }
+      if (!seen.insert({gpu, problem.describe(), r.config.id()}).second) continue;
+      auto [it, added] = index.try_emplace({gpu, problem.describe()}, out.size());
+      if (added) out.push_back(ReplayProblem{gpu, problem, {}});
+      out[it->second].records.push_back(std::move(r));
+    } catch (std::exception const& e) {
+      throw Error("bad replay data at " + path.string() + ":" + std::to_string(number) + ": " +
+                  e.what() + " (expected one JSON object per line as written by "
+                  "scripts/export_replay_data.py)");
+    }
+  }
+  if (out.empty()) throw Error("replay data '" + path.string() + "' holds no trials");
+  return out;
+}
+
+std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials) {
+  std::sort(trials.begin(), trials.end(),
+            [](Trial const& a, Trial const& b) { return a.id < b.id; });
+  std::map<std::string, double> compiled;  // kernel id → a real compile time
+  for (Trial const& t : trials) {
+    if (t.compile_ms > 0) compiled[t.config.id()] = std::max(compiled[t.config.id()], t.compile_ms);
+  }
+  std::vector<ReplayProblem> out;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  for (Trial const& t : trials) {
+    std::string const gpu = t.gpu.describe();
+    Problem const problem = t.problem.resolved();
+    if (!seen.insert({gpu, problem.describe(), t.config.id()}).second) continue;
+    ReplayRecord r;
+    r.config = t.config;
+    r.disposition = t.disposition;
+    r.time_ms = t.disposition == Disposition::kOk ? t.time_ms : 0.0;
+    r.compile_ms = t.compile_ms > 0 ? t.compile_ms : compiled[t.config.id()];
+    auto [it, added] = index.try_emplace({gpu, problem.describe()}, out.size());
+    if (added) out.push_back(ReplayProblem{gpu, problem, {}});
+    out[it->second].records.push_back(std::move(r));
+  }
+  return out;
+}
+
+double ReplayCost::eval_seconds(ReplayRecord const& r) const {
+  switch (r.disposition) {
+    case Disposition::kRejected:
+    case Disposition::kCompileError:
+    case Disposition::kSkipped:  // spills: never timed
+      return 0.0;
+    case Disposition::kOk:
+      return eval_overhead_s +
+             (timing.warmup_ms + timing.repeats * std::max(timing.target_ms, r.time_ms)) / 1000.0;
+    default:  // failed on the GPU after loading and one run
+      return eval_overhead_s;
+  }
+}
+
+double optimum_fraction(double optimum_ms, double best_ms) {
+  return best_ms > 0 && optimum_ms > 0 ? std::min(1.0, optimum_ms / best_ms) : 0.0;
+}
+
+ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
+                      std::uint64_t seed, long long budget, ReplayCost const& cost,
+                      std::vector<KernelConfig> const& warm_start, double until_s) {
+  std::map<std::string, std::size_t> by_id;
+  std::vector<KernelConfig> candidates;
+  for (std::size_t i = 0; i < problem.records.size(); ++i) {
+    by_id[problem.records[i].config.id()] = i;
+    candidates.push_back(problem.records[i].config);
+  }
+  StrategyContext context;
+  context.seed = seed;
+  context.lag = cost.compile_ahead;
+  context.budget_evaluations = budget;
+  context.warm_start = warm_start;
+  auto s = make_strategy(strategy, candidates, context);
+
+  // The same pipeline as SearchSession::tune_problem, on a simulated clock.
+  struct InFlight {
+    std::size_t record;
+    double ready_s;
+  };
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < std::max(1, cost.compile_threads); ++i) free_at.push(0.0);
+  std::vector<InFlight> pending;
+  long long proposed = 0;
+  int unreported = 0;
+  bool done = false;
+  // A time goal may need more evaluations than the budget: then only the goals stop it.
+  long long const cap =
+      budget > 0 && until_s <= 0 ? budget : static_cast<long long>(candidates.size());
+  auto refill = [&](double now) {
+    while (!done && static_cast<int>(pending.size()) < std::max(1, cost.compile_ahead) &&
+           proposed < cap) {
+      std::optional<KernelConfig> cfg = s->next();
+      if (!cfg) {
+        if (pending.empty() && unreported == 0) done = true;
+        break;
+      }
+      auto const it = by_id.find(cfg->id());
+      if (it == by_id.end()) throw Error("strategy proposed " + cfg->id() + ", not a candidate");
+      double const start = std::max(now, free_at.top());
+      free_at.pop();
+      double const ready = start + problem.records[it->second].compile_ms / 1000.0;
+      free_at.push(ready);
+      pending.push_back({it->second, ready});
+      ++proposed;
+    }
+  };
+
+  ReplayRun run;
+  double gpu_free = 0.0;
+  double best = 0.0;
+  refill(0.0);
+  while (!pending.empty()) {
+    long long const evals = static_cast<long long>(run.best_ms.size());
+    if ((budget > 0 || until_s > 0) && (budget <= 0 || evals >= budget) &&
+        (until_s <= 0 || gpu_free >= until_s)) {
+      break;
+    }
+    // The oldest proposal compiled by the time the GPU is free, else the first to finish.
+    std::size_t pick = pending.size();
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (pending[i].ready_s <= gpu_free) {
+        pick = i;
+        break;
+      }
+    }
+    if (pick == pending.size()) {
+      pick = 0;
+      for (std::size_t i = 1; i < pending.size(); ++i) {
+        if (pending[i].ready_s < pending[pick].ready_s) pick = i;
+      }
+    }
+    InFlight const job = pending[pick];
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(pick));
+    ++unreported;
+    double const now = std::max(gpu_free, job.ready_s);
+    refill(now);
+    ReplayRecord const& r = problem.records[job.record];
+    gpu_free = now + cost.eval_seconds(r);
+    bool const ok = r.disposition == Disposition::kOk;
+    s->report(r.config, ok ? std::optional<double>(r.time_ms) : std::nullopt);
+    --unreported;
+    if (ok && (best == 0.0 || r.time_ms < best)) best = r.time_ms;
+    run.best_ms.push_back(best);
+    run.sim_s.push_back(gpu_free);
+    refill(gpu_free);
+  }
+  return run;
+}
+
+namespace {
+
+double lowest(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  return *std::min_element(v.begin(), v.end());
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  std::size_t const n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string seconds_label(double s) {
+  std::ostringstream o;
+  o << s << "s";
+  return o.str();
+}
+
+}  // namespace
+
+std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& problems,
+                                         ReplayStudy const& study) {
+  long long max_budget = 0;
+  for (long long b : study.budgets) max_budget = std::max(max_budget, b);
+  double max_time = 0.0;
+  for (double t : study.time_budgets_s) max_time = std::max(max_time, t);
+
+  // Warm start as a search over a cache would see it: the other problems, fully tuned.
+  std::vector<TunedProblem> tuned;
+  for (ReplayProblem const& p : problems) {
+    std::vector<ReplayRecord const*> ok;
+    for (ReplayRecord const& r : p.records) {
+      if (r.disposition == Disposition::kOk) ok.push_back(&r);
+    }
+    std::sort(ok.begin(), ok.end(), [](ReplayRecord const* a, ReplayRecord const* b) {
+      return a->time_ms != b->time_ms ? a->time_ms < b->time_ms : a->config.id() < b->config.id();
+    });
+    TunedProblem t{p.problem, {}};
+    for (std::size_t i = 0; i < ok.size() && i < 3; ++i) t.best.push_back(ok[i]->config);
+    tuned.push_back(std::move(t));
+  }
+
+  std::vector<ReplayCell> cells;
+  for (std::string const& strategy : study.strategies) {
+    std::map<long long, std::vector<double>> frac_at, sim_at;
+    std::map<double, std::vector<double>> frac_in, evals_in;
+    for (std::size_t pi = 0; pi < problems.size(); ++pi) {
+      ReplayProblem const& p = problems[pi];
+      double const optimum = p.optimum_ms();
+      std::vector<KernelConfig> warm;
+      if (study.warm_start) {
+        std::vector<TunedProblem> others;
+        for (std::size_t j = 0; j < problems.size(); ++j) {
+          if (j != pi && problems[j].gpu == p.gpu) others.push_back(tuned[j]);
+        }
+        warm = warm_start_from(p.problem, others);
+      }
+      for (int seed = 1; seed <= study.seeds; ++seed) {
+        auto const s = static_cast<std::uint64_t>(seed);
+        // As `search --budget N` would run: N proposals at most. A time budget is a separate
+        // run, since it proposes as long as the clock allows.
+        ReplayRun const run = max_budget > 0 ? replay_once(p, strategy, s, max_budget, study.cost, warm)
+                                             : ReplayRun{};
+        ReplayRun const timed = max_time > 0 ? replay_once(p, strategy, s, 0, study.cost, warm, max_time)
+                                             : ReplayRun{};
+        for (long long b : study.budgets) {
+          std::size_t const n = std::min<std::size_t>(static_cast<std::size_t>(b), run.best_ms.size());
+          frac_at[b].push_back(n ? optimum_fraction(optimum, run.best_ms[n - 1]) : 0.0);
+          sim_at[b].push_back(n ? run.sim_s[n - 1] : 0.0);
+        }
+        for (double t : study.time_budgets_s) {
+          std::size_t n = 0;
+          while (n < timed.sim_s.size() && timed.sim_s[n] <= t) ++n;
+          frac_in[t].push_back(n ? optimum_fraction(optimum, timed.best_ms[n - 1]) : 0.0);
+          evals_in[t].push_back(static_cast<double>(n));
+        }
+      }
+    }
+    for (long long b : study.budgets) {
+      cells.push_back({strategy, std::to_string(b), median(frac_at[b]), lowest(frac_at[b]),
+                       median(sim_at[b]), static_cast<double>(b),
+                       static_cast<int>(frac_at[b].size())});
+    }
+    for (double t : study.time_budgets_s) {
+      cells.push_back({strategy, seconds_label(t), median(frac_in[t]), lowest(frac_in[t]), t,
+                       median(evals_in[t]), static_cast<int>(frac_in[t].size())});
+    }
+  }
+  return cells;
+}
+
+std::string replay_markdown(std::vector<ReplayCell> const& cells, ReplayStudy const& study) {
+  auto pct = [](double f) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(1);
+    o << 100.0 * f;
+    return o.str();
+  };
+  auto table = [&](std::vector<std::string> const& budgets, std::string const& what) {
+    std::ostringstream o;
+    o << "| strategy |";
+    for (auto const& b : budgets) o << " " << b << " " << what << " |";
+    o << "\n|---|";
+    for (std::size_t i = 0; i < budgets.size(); ++i) o << "---|";
+    o << "\n";
+    for (std::string const& s : study.strategies) {
+      o << "| " << s << " |";
+      for (auto const& b : budgets) {
+        for (ReplayCell const& c : cells) {
+          if (c.strategy != s || c.budget != b) continue;
+          o << " " << pct(c.median) << " / " << pct(c.worst);
+          if (what == "evals") o << " (" << std::lround(c.median_sim_s) << " s)";
+          else o << " (" << std::lround(c.median_evals) << " ev)";
+          o << " |";
+        }
+      }
+      o << "\n";
+    }
+    return o.str();
+  };
+  std::vector<std::string> evals, times;
+  for (long long b : study.budgets) evals.push_back(std::to_string(b));
+  for (double t : study.time_budgets_s) times.push_back(seconds_label(t));
+  std::string out;
+  if (!evals.empty()) out += table(evals, "evals");
+  if (!times.empty()) out += (out.empty() ? "" : "\n") + table(times, "sim");
+  return out;
+}
+
+}  // namespace gemmtune

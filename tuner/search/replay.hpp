@@ -1,0 +1,104 @@
+// Replay: runs a strategy against stored trials of a search with no GPU. The evaluator answers
+// with the stored disposition and time; a model of the compile pool and the GPU gives the
+// simulated wall time. Measures how fast a strategy gets near the optimum of the stored space.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/disposition.hpp"
+#include "core/eval_job.hpp"
+#include "core/problem.hpp"
+#include "core/trial.hpp"
+#include "search/search_session.hpp"
+#include "search/strategy.hpp"
+
+namespace gemmtune {
+
+/// One stored trial: all a replay needs of it.
+struct ReplayRecord {
+  KernelConfig config;
+  Disposition disposition = Disposition::kSkipped;
+  double time_ms = 0.0;     ///< kOk only
+  double compile_ms = 0.0;
+};
+
+/// The stored trials of one (GPU, problem): the space a replay searches, in stored order.
+struct ReplayProblem {
+  std::string gpu;          ///< GpuIdentity::describe()
+  Problem problem;
+  std::vector<ReplayRecord> records;
+  /// The fastest verified time, or 0 when none verified.
+  double optimum_ms() const;
+};
+
+/// Reads JSON lines {"gpu":{"name","cc","sm_count"}, "problem":{...}, "kernel", "disposition",
+/// "time_ms", "compile_ms"} (scripts/export_replay_data.py); throws Error naming the file and
+/// line of anything malformed.
+std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path);
+
+/// Groups trials (a cache's, say) into replay problems. The first trial of each (GPU, problem,
+/// kernel) counts — by id: the quick search-time figure, not a later re-time — and a compile
+/// time of 0 (a cubin-cache hit) takes the kernel's compile time on another problem.
+std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials);
+
+/// The simulated cost of a search: a pool of compile threads fed in proposal order, `ahead`
+/// compiles in flight, one GPU evaluating the oldest compiled proposal.
+struct ReplayCost {
+  int compile_threads = 16;       ///< the H200 machine's cores
+  int compile_ahead = 8;          ///< SearchOptions::compile_ahead (also the strategy's lag)
+  double eval_overhead_s = 0.12;  ///< per run candidate: round trip, load, two verified runs
+  TimingSpec timing = quick_timing();  ///< warm-up + repeats × max(target, one call)
+  /// Simulated GPU seconds of evaluating one record (0 when it never reaches the GPU).
+  double eval_seconds(ReplayRecord const& r) const;
+};
+
+/// One replayed search: after each evaluation, the best time found and the simulated time.
+struct ReplayRun {
+  std::vector<double> best_ms;  ///< 0 until something verified
+  std::vector<double> sim_s;
+};
+
+/// Replays `strategy` with `seed` on one problem for at most `budget` evaluations (0 = all),
+/// stopping early once both `budget` is spent and the simulated time passed `until_s` (0 =
+/// no time goal). `warm_start` as in StrategyContext.
+ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
+                      std::uint64_t seed, long long budget, ReplayCost const& cost,
+                      std::vector<KernelConfig> const& warm_start = {}, double until_s = 0.0);
+
+/// Fraction of the optimum reached: optimum / best found (1 = found it; 0 = nothing verified).
+double optimum_fraction(double optimum_ms, double best_ms);
+
+/// What a replay study measures.
+struct ReplayStudy {
+  std::vector<std::string> strategies;
+  std::vector<long long> budgets;      ///< evaluations per problem
+  std::vector<double> time_budgets_s;  ///< simulated seconds per problem
+  int seeds = 20;                      ///< seeds 1..seeds
+  bool warm_start = false;             ///< from the other problems of the data (same GPU and
+                                       ///< precision), as a search over a cache would
+  ReplayCost cost;
+};
+
+/// One cell of the result: a strategy at a budget, over every (problem, seed).
+struct ReplayCell {
+  std::string strategy;
+  std::string budget;       ///< "50" or "30s"
+  double median = 0.0;      ///< median fraction of the optimum
+  double worst = 0.0;
+  double median_sim_s = 0.0;  ///< simulated time spent (evaluation budgets)
+  double median_evals = 0.0;  ///< evaluations spent (time budgets)
+  int runs = 0;
+};
+
+/// Runs every strategy × seed on every problem once with the largest budget and reads each
+/// budget off the curves.
+std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& problems,
+                                         ReplayStudy const& study);
+
+/// The cells as a Markdown table: rows strategies, columns budgets, "median % / worst %".
+std::string replay_markdown(std::vector<ReplayCell> const& cells, ReplayStudy const& study);
+
+}  // namespace gemmtune
