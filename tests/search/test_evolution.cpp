@@ -148,7 +148,7 @@ TEST(Evolution, WarmStartConfigsComeFirstAndUnknownOnesAreIgnored) {
   EXPECT_EQ(order, (std::vector<std::string>{"bowl:A=5,B=2,C=3", "bowl:A=6,B=1,C=3"}));
 }
 
-TEST(Evolution, SamplesEveryFamilyFirst) {
+TEST(Evolution, CanSampleEveryFamilyFirst) {
   std::vector<KernelConfig> v = grid();
   for (int i = 0; i < 3; ++i) {
     KernelConfig c;
@@ -156,7 +156,9 @@ TEST(Evolution, SamplesEveryFamilyFirst) {
     c.set("X", i);
     v.push_back(c);
   }
-  auto s = make_evolution(v, ctx(4));
+  EvolutionParams params;
+  params.family_first = true;
+  auto s = make_evolution(v, ctx(4), params);
   std::set<std::string> families;
   for (int i = 0; i < 2; ++i) {
     auto const c = s->next();

@@ -88,7 +88,7 @@ TEST(Replay, GuidedBeatsRandomAtASmallBudgetOnTheLadderData) {
   auto const problems = load_replay_jsonl(kDir + "/h200-fp32-ladder-1024-4096.jsonl");
   ReplayStudy study;
   study.strategies = {"random", "evolution"};
-  study.budgets = {30};
+  study.budgets = {50};
   study.seeds = 20;
   auto const cells = run_replay_study(problems, study);
   ASSERT_EQ(cells.size(), 2u);

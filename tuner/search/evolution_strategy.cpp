@@ -133,6 +133,7 @@ class EvolutionStrategy : public Strategy {
       }
     }
     proposal_of_.assign(cands_.size(), -1);
+    family_best_.assign(by_family_.size(), -1);
     time_.assign(cands_.size(), -1.0);
     near_fail_.assign(cands_.size(), 0);
     near_ok_.assign(cands_.size(), 0);
@@ -177,6 +178,8 @@ class EvolutionStrategy : public Strategy {
       }
     }
     if (ok) {
+      int& fb = family_best_[static_cast<std::size_t>(cand.family)];
+      if (fb < 0 || time < time_[static_cast<std::size_t>(fb)]) fb = c;
       elite_.push_back(c);
       std::sort(elite_.begin(), elite_.end(), [&](int x, int y) {
         double const tx = time_[static_cast<std::size_t>(x)], ty = time_[static_cast<std::size_t>(y)];
@@ -221,7 +224,7 @@ class EvolutionStrategy : public Strategy {
   /// A random unproposed candidate: from the next family not yet sampled, else from the whole
   /// space, preferring ones outside failure neighbourhoods.
   int explore() {
-    while (next_family_ < family_order_.size()) {
+    while (params_.family_first && next_family_ < family_order_.size()) {
       auto const& members = by_family_[static_cast<std::size_t>(family_order_[next_family_++])];
       int const c = random_unproposed(members);
       if (c >= 0) return c;
@@ -250,6 +253,15 @@ class EvolutionStrategy : public Strategy {
   }
 
   int tournament() {
+    // Now and then a parent from another competitive family, so a family whose first samples
+    // were unlucky still gets explored (the best family differs by shape).
+    if (uniform() < params_.niche_rate) {
+      std::vector<int> niches;
+      for (int fb : family_best_) {
+        if (fb >= 0 && time_[static_cast<std::size_t>(fb)] <= params_.niche_slack * best_) niches.push_back(fb);
+      }
+      if (!niches.empty()) return niches[static_cast<std::size_t>(below(static_cast<int>(niches.size())))];
+    }
     int best = -1;
     for (int i = 0; i < params_.tournament; ++i) {
       int const c = elite_[static_cast<std::size_t>(below(static_cast<int>(elite_.size())))];
@@ -325,6 +337,7 @@ class EvolutionStrategy : public Strategy {
   std::vector<double> time_;         ///< −1 unknown, kFailed, or ms
   std::vector<int> near_fail_, near_ok_;
   std::vector<int> elite_;           ///< fastest first
+  std::vector<int> family_best_;     ///< per family, its fastest config (−1 = none yet)
   double best_ = kFailed;
   int since_improvement_ = 0;
 

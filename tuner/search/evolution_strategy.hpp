@@ -12,13 +12,16 @@ namespace gemmtune {
 
 /// Tunables of the evolution strategy (the defaults are what `--strategy evolution` uses).
 struct EvolutionParams {
-  int elite = 8;                 ///< configs kept as parents
+  int elite = 5;                 ///< configs kept as parents
   int tournament = 3;            ///< parents drawn per selection; the fastest wins
+  double niche_rate = 0.3;       ///< share of parents taken as the best of a random family
+  double niche_slack = 1.5;      ///< ... among families within this factor of the best time
   double crossover_rate = 0.25;  ///< share of children made by crossover (else mutation)
   double immigrant_rate = 0.10;  ///< share of proposals drawn at random from the whole space
   double double_step_rate = 0.3; ///< share of mutations that move two parameters
   int patience = 16;             ///< reports without improvement before a restart
   int restart_size = 4;          ///< random proposals after a restart
+  bool family_first = false;     ///< the first proposals sample each family once
 };
 
 /// Never proposes a config twice; proposes every candidate before it returns "finished"; the
