@@ -1,6 +1,9 @@
 // gemmtune's entry point: builds the CLI, runs the chosen subcommand, and maps failures to the
 // documented exit codes (0 ok, 1 error, 2 usage, 3 no result).
+#include <cstdio>
 #include <iostream>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +13,34 @@
 #include "core/gpu_identity.hpp"
 
 namespace gemmtune {
+
+namespace {
+
+/// An error message as one line: control characters a user typed (a newline inside --shape, a
+/// kernel id or a table value) are shown escaped instead of breaking the line.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto const u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 int& command_status() {
   static int status = 0;
@@ -86,16 +117,17 @@ int main(int argc, char** argv) {
   } catch (CLI::CallForVersion const& e) {
     return app.exit(e);
   } catch (CLI::ParseError const& e) {
-    app.exit(e);
+    // CLI11's own printer adds a second line; keep the one-line contract.
+    std::cerr << "gemmtune: " << one_line(e.what()) << " (see gemmtune --help)" << std::endl;
     return 2;
   } catch (UsageError const& e) {
-    std::cerr << "gemmtune: " << e.what() << std::endl;
+    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
     return 2;
   } catch (Error const& e) {
-    std::cerr << "gemmtune: " << e.what() << std::endl;
+    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
     return e.exit_code();
   } catch (std::exception const& e) {
-    std::cerr << "gemmtune: " << e.what() << std::endl;
+    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
     return 1;
   }
   return command_status();
