@@ -126,6 +126,12 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
   };
   for (auto const& s : shapes) add(s);
   if (!shapes_file.empty()) {
+    // An ifstream opens a directory without complaint and then reads nothing, which would
+    // end in a misleading "no shape given".
+    std::error_code ec;
+    if (std::filesystem::is_directory(shapes_file, ec)) {
+      throw UsageError("cannot read shapes file '" + shapes_file + "': it is a directory");
+    }
     std::ifstream in(shapes_file);
     if (!in) throw UsageError("cannot read shapes file '" + shapes_file + "'");
     std::string line;
