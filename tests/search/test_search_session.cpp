@@ -159,3 +159,30 @@ TEST(SearchSession, NoDeviceIsAClearError) {
 }
 
 }  // namespace gemmtune
+
+namespace gemmtune {
+
+TEST(PhaseTimes, WorkerStepsTravelInEvalResultAndSortIntoPhases) {
+  EvalResult r;
+  r.disposition = Disposition::kOk;
+  r.steps = {{"problem data", 4.0}, {"load", 2.0}, {"first run: compare", 6.0},
+             {"rotation pool", 1.0}, {"timing", 50.0}};
+  nlohmann::json j = r;
+  EvalResult back = j.get<EvalResult>();
+  EXPECT_EQ(back.steps, r.steps);
+  j.erase("steps");  // an answer from a worker that sends no steps still parses
+  EXPECT_TRUE(j.get<EvalResult>().steps.empty());
+  PhaseTimes p;
+  p.add_steps(back.steps);
+  EXPECT_DOUBLE_EQ(p.load_s, 0.002);
+  EXPECT_DOUBLE_EQ(p.verify_s, 0.010);
+  EXPECT_DOUBLE_EQ(p.time_s, 0.051);
+  p.wall_s = 10.0;
+  p.gpu_s = 6.0;
+  p.baseline_s = 1.0;
+  EXPECT_DOUBLE_EQ(p.idle_s(), 3.0);
+  EXPECT_DOUBLE_EQ(p.gpu_busy(), 0.7);
+  EXPECT_NE(p.to_json().find("\"idle_s\""), std::string::npos);
+}
+
+}  // namespace gemmtune
