@@ -327,6 +327,9 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
         auto const gpu_start = Clock::now();
         EvalResult r = gpu_.evaluate(job, options.job_timeout_s);
         phases.gpu_s += seconds_since(gpu_start);
+        // Cut short by Ctrl-C or a stopped device, the candidate never ran: storing it as
+        // skipped would make every resumed search pass it over for good.
+        if (r.disposition == Disposition::kSkipped && (interrupted() || gpu_.stopped())) break;
         phases.add_steps(r.steps);
         trial.disposition = r.disposition;
         trial.reason = r.reason;
