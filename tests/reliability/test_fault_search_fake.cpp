@@ -5,6 +5,7 @@
 // worker-killing job must cost one respawn.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <map>
 
@@ -12,6 +13,7 @@
 #include "memory_store.hpp"
 #include "scripted_search.hpp"
 #include "timed_evaluator.hpp"
+#include "worker/interrupt.hpp"
 
 namespace gemmtune::reliability {
 
@@ -60,6 +62,60 @@ TEST(FaultSearchFake, WorkerKillingJobsAreClassifiedAndTheSearchGoesOn) {
               "worker-killing job took (s): %s(warm: %.4f s)\n",
               injected, classified, false_passes, r.interrupted || r.device_stopped ? 1 : 0,
               good_ok, good, r.worker_restarts, after.c_str(), gpu.median_warm_ok());
+}
+
+}  // namespace gemmtune::reliability
+
+namespace gemmtune::reliability {
+
+/// Scripted results, but the third evaluation is cut short by Ctrl-C: the flag is raised and
+/// the result is what WorkerEvaluator returns for an interrupted wait (skipped, "interrupted").
+class InterruptingGpu : public ScriptedGpu {
+ public:
+  InterruptingGpu() : ScriptedGpu(0, -1) {}
+  EvalResult evaluate(EvalJob const& job, double d) override {
+    if (++calls_ == 3) {
+      ::raise(SIGINT);
+      EvalResult r;
+      r.disposition = Disposition::kSkipped;
+      r.reason = "interrupted";
+      interrupted_id = job.kernel_id;
+      return r;
+    }
+    return ScriptedGpu::evaluate(job, d);
+  }
+  std::string interrupted_id;
+
+ private:
+  int calls_ = 0;
+};
+
+TEST(FaultSearchFake, ACandidateCutShortByCtrlCIsNotStoredAndRunsOnResume) {
+  install_interrupt_handler();
+  clear_interrupt();
+  ScriptedFamily family;
+  MemoryStore store;
+  InterruptingGpu gpu;
+  SearchOptions o;
+  o.problems = {parse_shape("64x64x64")};
+  o.families = {&family};
+  o.retime_top = 0;
+  o.budget.evaluations = 10;
+  SearchReport const r = SearchSession(gpu, store, immediate_compile(), "/nonexistent").run(o);
+  clear_interrupt();
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_FALSE(gpu.interrupted_id.empty());
+  for (Trial const& t : store.trials) {
+    EXPECT_NE(t.config.id(), gpu.interrupted_id) << "stored as " << to_string(t.disposition)
+                                                 << " (" << t.reason << "): a resume would never run it";
+  }
+  ScriptedGpu again(0, -1);
+  SearchSession(again, store, immediate_compile(), "/nonexistent").run(o);
+  bool ran = false;
+  for (Trial const& t : store.trials) {
+    if (t.config.id() == gpu.interrupted_id) ran = t.disposition != Disposition::kSkipped;
+  }
+  EXPECT_TRUE(ran) << gpu.interrupted_id << " never ran";
 }
 
 }  // namespace gemmtune::reliability
