@@ -1,0 +1,69 @@
+"""Leave-one-out check of the query fallback chain (issue 7): for every tuned shape in a cache,
+drop its own entry from the exported table, ask `query --table` which kernel the chain picks, and
+bench that kernel and the shape's own tuned best back to back on the GPU. Writes JSON + Markdown.
+
+usage: python3 bench/leave_one_out.py GEMMTUNE CACHE.db OUT_STEM
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run(g, *args):
+    r = subprocess.run([g, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def bench_ms(g, db, shape, kernel):
+    code, out, err = run(g, "--db", db, "--json", "-q", "bench", "--shape", shape, "--kernel", kernel)
+    if not out.strip():
+        return None, err.strip()
+    res = json.loads(out)[0]["result"]
+    return (res["median_ms"] if res["disposition"] == "ok" else None), res["disposition"]
+
+
+def main():
+    g, db, stem = sys.argv[1:4]
+    code, out, err = run(g, "--db", db, "export")
+    table = json.loads(out)
+    rows = []
+    for entry in table["entries"]:
+        shape = f"{entry['m']}x{entry['n']}x{entry['k']}"
+        others = dict(table)
+        others["entries"] = [e for e in table["entries"] if e is not entry]
+        others["defaults"] = []  # defaults were computed with this shape in them
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(others, f)
+            path = f.name
+        code, out, err = run(g, "--json", "query", "--table", path, "--shape", shape,
+                             "--precision", entry["precision"], "--layout", entry["layout"])
+        os.unlink(path)
+        q = json.loads(out)[0] if out.strip() else {}
+        chosen = q.get("kernel")
+        own_ms, _ = bench_ms(g, db, shape, entry["kernel"])
+        loo_ms, why = bench_ms(g, db, shape, chosen) if chosen else (None, "no kernel")
+        frac = own_ms / loo_ms if own_ms and loo_ms else 0.0
+        rows.append({"shape": shape, "precision": entry["precision"], "own": entry["kernel"],
+                     "own_ms": own_ms, "rule": q.get("rule"), "chosen": chosen,
+                     "chosen_ms": loo_ms, "fraction_of_tuned": frac, "note": why})
+        print(f"{shape}: {q.get('rule')} -> {chosen}: {frac:.3f} of tuned", flush=True)
+    fracs = [r["fraction_of_tuned"] for r in rows]
+    doc = {"cache": os.path.basename(db), "rows": rows,
+           "median_fraction": statistics.median(fracs) if fracs else None}
+    json.dump(doc, open(stem + ".json", "w"), indent=2)
+    with open(stem + ".md", "w") as md:
+        md.write("# Leave-one-out: the fallback chain without a shape's own entry\n\n")
+        md.write(f"Cache `{doc['cache']}`. Each shape's own tuned kernel and the kernel the chain picks "
+                 "without that shape's entry (defaults dropped too) are benched back to back in one "
+                 "GPU worker session each; fraction = own time / chosen time.\n\n")
+        md.write("| shape | rule | chosen kernel | fraction of tuned |\n|---|---|---|---|\n")
+        for r in rows:
+            md.write(f"| {r['shape']} | {r['rule']} | `{r['chosen']}` | {r['fraction_of_tuned']:.3f} |\n")
+        md.write(f"\nMedian fraction: {doc['median_fraction']:.3f}\n")
+
+
+if __name__ == "__main__":
+    main()
