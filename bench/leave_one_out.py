@@ -57,8 +57,8 @@ def main():
     with open(stem + ".md", "w") as md:
         md.write("# Leave-one-out: the fallback chain without a shape's own entry\n\n")
         md.write(f"Cache `{doc['cache']}`. Each shape's own tuned kernel and the kernel the chain picks "
-                 "without that shape's entry (defaults dropped too) are benched back to back in one "
-                 "GPU worker session each; fraction = own time / chosen time.\n\n")
+                 "without that shape's entry (defaults dropped too) are benched in two consecutive "
+                 "`gemmtune bench` runs; fraction = own time / chosen time.\n\n")
         md.write("| shape | rule | chosen kernel | fraction of tuned |\n|---|---|---|---|\n")
         for r in rows:
             md.write(f"| {r['shape']} | {r['rule']} | `{r['chosen']}` | {r['fraction_of_tuned']:.3f} |\n")

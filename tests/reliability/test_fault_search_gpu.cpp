@@ -90,7 +90,10 @@ TEST(FaultSearchGpu, EveryFaultIsClassifiedNothingFalselyPassesGoodConfigsAreFou
   EXPECT_EQ(false_passes, 0);
   EXPECT_EQ(good_ok, good);
   ASSERT_TRUE(r.problems[0].best.has_value());
-  EXPECT_NE(r.problems[0].best->config.family, "fault") << "a fault kernel won";  // F=0 is naive-slow at best
+  Trial const& best = *r.problems[0].best;
+  EXPECT_EQ(best.disposition, Disposition::kOk);
+  // The correct control (F=0) is naive with 16×16 tiles and may tie with it; no faulty one may win.
+  EXPECT_TRUE(best.config.family != "fault" || best.config.at("F") == kCorrect) << best.config.id();
 
   std::string after;
   for (double s : gpu.after_worker_loss()) after += std::to_string(s).substr(0, 5) + " ";

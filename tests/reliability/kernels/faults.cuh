@@ -5,7 +5,7 @@
 //   0 correct (control)            5 one tile of C never written (NaN poison stays)
 //   1 out-of-bounds write (700)    6 TF32 inside an fp32 kernel (cvt.rna.tf32.f32 on inputs)
 //   2 misaligned float4 load (716) 7 race between warps: a K-split whose halves meet in shared
-//   3 infinite loop (timeout)        memory without __syncthreads, reader delayed at random
+//   3 infinite loop (timeout)        memory without __syncthreads
 //   4 K loop one tile (8) short    8 compile error (static_assert)
 //                                  9 launched with 1 MiB of dynamic shared memory (too much)
 #ifndef GEMMTUNE_TEST_FAULTS_CUH
@@ -36,25 +36,25 @@ __global__ void __launch_bounds__(256) fault(GemmArgs args) {
   int const t = static_cast<int>(threadIdx.x);
 
   if constexpr (F == 7) {
-    // Threads 0-127 sum the first half of K into shared memory; threads 128-255 sum the second
-    // half, wait a pseudo-random few microseconds instead of __syncthreads, and add what is
-    // there. Whether the first half has landed varies from block to block and run to run.
+    // Threads 0-127 (warps 0-3) sum the start of K into shared memory; threads 128-255
+    // (warps 4-7) sum the rest and add what is in shared memory, with no __syncthreads between.
+    // Every fourth block gives the readers only the last eighth of K, so they usually get there
+    // first; the others split K evenly and the winner depends on scheduling. Which blocks read
+    // stale shared memory varies from run to run.
     int const e = t & 127;
     long long const m = m0 + e / 16, n = n0 + e % 16;
     bool const inside = m < args.M && n < args.N;
-    long long const half = args.K / 2;
+    long long const split = blockIdx.x % 4 == 0 ? args.K - args.K / 8 : args.K / 2;
     float acc = 0.0f;
     if (t < 128) {
       if (inside) {
-        for (long long k = 0; k < half; ++k) acc += fp32::a_at<TA>(args, m, k) * fp32::b_at<TB>(args, k, n);
+        for (long long k = 0; k < split; ++k) acc += fp32::a_at<TA>(args, m, k) * fp32::b_at<TB>(args, k, n);
       }
       partial[e] = acc;
     } else {
       if (inside) {
-        for (long long k = half; k < args.K; ++k) acc += fp32::a_at<TA>(args, m, k) * fp32::b_at<TB>(args, k, n);
+        for (long long k = split; k < args.K; ++k) acc += fp32::a_at<TA>(args, m, k) * fp32::b_at<TB>(args, k, n);
       }
-      unsigned int const noise = static_cast<unsigned int>(clock64()) * 2654435761u ^ blockIdx.x * 40503u;
-      __nanosleep(noise % 4096u);
       if (inside) fp32::store_c(args, m, n, acc + partial[e]);
     }
     return;
