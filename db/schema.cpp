@@ -243,6 +243,13 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
   bool const migrate = needs_migration(state, path);
 
   if (db.read_only()) {
+    if (state.user_version == 0 && mode == Database::Mode::kReadOnly) {
+      // A search killed while it created the file leaves it empty: for a reader that is the
+      // same as no cache yet (exit 3), not a broken one.
+      throw Error("no tuning cache in '" + path.string() + "' yet: the file is empty (a search "
+                  "stopped before setting it up); run gemmtune search, or use --db to pick "
+                  "another file", 3);
+    }
     if (state.user_version == 0) {
       throw Error("'" + path.string() + "' is empty and read-only, so it cannot be set up as a "
                   "cache: " + std::string(kPickAnother));
