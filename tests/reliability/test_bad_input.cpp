@@ -165,6 +165,7 @@ TEST_F(BadInput, EveryMalformedInputGivesOneClearLineAndLeavesTheCacheAlone) {
   write_file(p("shapes_bad.txt"), "64 64 64\n# fine\n64 x 64\n");
 
   // Cache files.
+  write_file(p("empty.db"), "");
   write_file(p("garbage.db"), "this is not a database, and it must stay exactly like this\n");
   sql(p("foreign.db"), "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES('mine');");
   sql(p("foreign_appid.db"), "PRAGMA application_id = 1234; CREATE TABLE t(x);");
@@ -274,6 +275,7 @@ TEST_F(BadInput, EveryMalformedInputGivesOneClearLineAndLeavesTheCacheAlone) {
       {"100 MB", {"import", p("huge.json")}, 1, "huge.json"},
       {"100 MB query", {"query", "--shape", "8x8x8", "--table", p("huge.json")}, 1, "huge.json"},
       // Cache files.
+      {"empty cache file", {"list", "shapes"}, 3, "no tuning cache", p("empty.db")},
       {"garbage cache", {"list", "shapes"}, 1, "garbage.db", p("garbage.db")},
       {"garbage cache import", {"import", p("table.json")}, 1, "garbage.db", p("garbage.db")},
       {"foreign sqlite", {"list", "shapes"}, 1, "not a gemmtune cache", p("foreign.db")},
