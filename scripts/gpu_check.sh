@@ -16,6 +16,10 @@ mkdir -p "$build_root/build/cli" "$build_root/build/tests/gpu" "$build_root/buil
 cp .gpu/gemmtune "$build_root/build/cli/gemmtune"
 cp .gpu/gpu_session_test "$build_root/build/tests/gpu/"
 cp .gpu/test_cli_gpu "$build_root/build/tests/cli/"
+if [[ -f .gpu/test_reliability_faults_gpu ]]; then
+  mkdir -p "$build_root/build/tests/reliability"
+  cp .gpu/test_reliability_faults_gpu "$build_root/build/tests/reliability/"
+fi
 if [[ -f .gpu/test_runtime_gpu ]]; then
   mkdir -p "$build_root/build/tests/runtime"
   cp .gpu/test_runtime_gpu "$build_root/build/tests/runtime/"
@@ -38,7 +42,12 @@ for what in "$@"; do
       "$build_root/build/tests/gpu/gpu_session_test" 2>&1 | tail -40
       "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40
       [[ -x "$build_root/build/tests/runtime/test_runtime_gpu" ]] &&
-        "$build_root/build/tests/runtime/test_runtime_gpu" 2>&1 | tail -40 ;;
+        "$build_root/build/tests/runtime/test_runtime_gpu" 2>&1 | tail -40
+      [[ -x "$build_root/build/tests/reliability/test_reliability_faults_gpu" ]] &&
+        "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -60 ;;
+    faults)
+      step "fault injection"
+      "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -70 ;;
     profile=*)
       # ncu on the first launch of a kernel run by `bench` (the worker is a child process).
       kernel=${what#profile=}

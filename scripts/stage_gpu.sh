@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 rm -rf .gpu && mkdir -p .gpu
 for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
-    tests/runtime/test_runtime_gpu; do
+    tests/runtime/test_runtime_gpu tests/reliability/test_reliability_faults_gpu; do
   strip -o ".gpu/$(basename "$bin")" "$build_dir/$bin"
 done
 strip -o .gpu/libgemmtune_runtime.so.0 "$build_dir/src/runtime/libgemmtune_runtime.so.0"
