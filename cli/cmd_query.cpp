@@ -9,6 +9,7 @@
 #include "core/table_lookup.hpp"
 #include "core/tuning_table.hpp"
 #include "db/sqlite_trial_store.hpp"
+#include "family.hpp"
 #include "gpu_choice.hpp"
 #include "output.hpp"
 
@@ -42,7 +43,13 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
   bool any = false;
   for (Problem const& raw : problems) {
     Problem const p = raw.resolved();
-    LookupResult r = index.lookup(gpu, p);
+    // The chain offers only kernels that can run the shape on this GPU's arch (limits from the
+    // arch table and the GPU's SM count: the parent never opens the device).
+    DeviceLimits limits = arch_limits(gpu.arch()).value_or(DeviceLimits{});
+    limits.sm_count = gpu.sm_count;
+    LookupResult r = index.lookup(gpu, p, [&](KernelConfig const& k, Problem const& q) {
+      return limits.arch.empty() ? std::string() : runnable_reason(k, q, limits);
+    });
     nlohmann::json j{{"problem", p},
                      {"gpu", gpu.describe()},
                      {"rule", to_string(r.rule)},

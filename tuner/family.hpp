@@ -76,6 +76,12 @@ class Family {
   std::vector<KernelConfig> enumerate() const;
 };
 
+/// Why `cfg` cannot run `problem` on a device with `limits` ("" when it can): an unknown family,
+/// parameters outside the family's lists, or a failed constraint. What the query chain and the
+/// runtime ask before offering a stored kernel for a problem it was not tuned on.
+std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits);
+
 /// Every family gemmtune knows, in a fixed order.
 std::vector<Family const*> all_families();
 /// The family with this name, or nullptr.

@@ -74,17 +74,19 @@ TableIndex::Bucket const* TableIndex::bucket(int gpu_id, Precision p, Layout l) 
   return it == buckets_.end() ? nullptr : &it->second;
 }
 
-int TableIndex::pick_default(Bucket const& b, int align) const {
+int TableIndex::pick_default(Bucket const& b, Problem const& p, KernelFilter const& can_run) const {
   // The default chosen among configs verified at the largest alignment class still ≤ the
-  // problem's: the widest choice that is safe.
+  // problem's: the widest choice that is safe, and one the problem's checks accept.
   int best = -1;
   for (int i : b.defaults) {
-    if (table_.defaults[static_cast<std::size_t>(i)].align <= align) best = i;
+    auto const& d = table_.defaults[static_cast<std::size_t>(i)];
+    if (d.align <= p.align && (!can_run || can_run(d.kernel, p).empty())) best = i;
   }
   return best;
 }
 
-LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) const {
+LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
+                                KernelFilter const& can_run) const {
   LookupResult r;
   Problem const p = asked.resolved();
   std::string const what = p.describe();
@@ -98,8 +100,10 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) co
   Bucket const* own = gpu_it == gpu_ids_.end() ? nullptr
                                                : bucket(gpu_it->second, p.precision, p.layout);
   if (own) {
+    auto const runs = [&](KernelConfig const& k) { return !can_run || can_run(k, p).empty(); };
     auto const exact = own->exact.find(shape_key(p.m, p.n, p.k, p.align));
-    if (exact != own->exact.end()) {
+    if (exact != own->exact.end() &&
+        runs(table_.entries[static_cast<std::size_t>(exact->second)].kernel)) {
       r.rule = LookupRule::kExact;
       r.entry_index = exact->second;
       r.kernel = table_.entries[static_cast<std::size_t>(exact->second)].kernel;
@@ -112,6 +116,8 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) co
       auto const& e = table_.entries[static_cast<std::size_t>(i)];
       if (e.problem.align > p.align) continue;
       double const d = log_distance(p, e.problem);
+      if (!(best < 0 || d <= best_distance)) continue;  // checks only for closer candidates
+      if (!runs(e.kernel)) continue;
       bool const better =
           best < 0 || d < best_distance ||
           (d == best_distance &&
@@ -132,7 +138,7 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) co
                       fixed(best_distance, 2) + ")";
       return r;
     }
-    int const d = pick_default(*own, p.align);
+    int const d = pick_default(*own, p, can_run);
     if (d >= 0) {
       auto const& def = table_.defaults[static_cast<std::size_t>(d)];
       r.rule = LookupRule::kGpuDefault;
@@ -164,7 +170,7 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) co
   for (TableGpu const* g : peers) {
     Bucket const* b = bucket(g->id, p.precision, p.layout);
     if (!b) continue;
-    int const d = pick_default(*b, p.align);
+    int const d = pick_default(*b, p, can_run);
     if (d < 0) continue;
     auto const& def = table_.defaults[static_cast<std::size_t>(d)];
     r.rule = LookupRule::kArchDefault;
@@ -180,8 +186,9 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked) co
   return r;
 }
 
-LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem) {
-  return TableIndex(table).lookup(gpu, problem);
+LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem,
+                    KernelFilter const& can_run) {
+  return TableIndex(table).lookup(gpu, problem, can_run);
 }
 
 }  // namespace gemmtune

@@ -3,6 +3,7 @@
 // same-arch default → none (use cuBLAS).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,11 @@ struct LookupResult {
   std::string explanation; ///< one line saying which rule matched and why
 };
 
+/// Why a kernel cannot run a problem ("" when it can). The chain skips candidates it rejects
+/// (a config tuned for one shape may break a constraint of another, e.g. a split-K slice count
+/// that leaves too few K steps), so callers pass their family checks here.
+using KernelFilter = std::function<std::string(KernelConfig const&, Problem const&)>;
+
 /// An index over one table, built once, so each lookup is a hash lookup plus a scan of the
 /// entries of one (GPU, precision, layout).
 ///
@@ -54,7 +60,8 @@ class TableIndex {
 
   /// Runs the chain for a problem on a GPU. A problem with align 0 is resolved from packed
   /// storage first; a shape outside [1, kMaxDim] gets kNone.
-  LookupResult lookup(GpuIdentity const& gpu, Problem const& problem) const;
+  LookupResult lookup(GpuIdentity const& gpu, Problem const& problem,
+                      KernelFilter const& can_run = {}) const;
 
  private:
   struct Bucket {
@@ -63,7 +70,7 @@ class TableIndex {
     std::vector<int> defaults;                     // default indices, ascending align
   };
   Bucket const* bucket(int gpu_id, Precision p, Layout l) const;
-  int pick_default(Bucket const& b, int align) const;
+  int pick_default(Bucket const& b, Problem const& p, KernelFilter const& can_run) const;
 
   TuningTable table_;
   std::unordered_map<std::string, int> gpu_ids_;      // identity key → TableGpu::id
@@ -71,6 +78,7 @@ class TableIndex {
 };
 
 /// One-off lookup: builds a TableIndex and asks it. Keep a TableIndex for repeated lookups.
-LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem);
+LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem,
+                    KernelFilter const& can_run = {});
 
 }  // namespace gemmtune

@@ -216,7 +216,11 @@ struct Runtime::Impl {
       d->detail = "cuBLAS: K = 0 only scales C by beta";
       return d;
     }
-    LookupResult const r = index->lookup(dev.gpu, p);
+    // Entries whose kernel cannot run this call are passed over, so a nearer-but-invalid
+    // entry does not hide a valid one further away.
+    LookupResult const r = index->lookup(dev.gpu, p, [&](KernelConfig const& k, Problem const& q) {
+      return runnable_reason(k, q, dev.limits);
+    });
     d->rule = std::string(to_string(r.rule));
     if (!r.kernel) {
       d->detail = "cuBLAS: " + r.explanation;

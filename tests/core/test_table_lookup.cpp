@@ -63,6 +63,28 @@ TEST_F(Lookup, ExactHit) {
   EXPECT_EQ(r.explanation.rfind("exact: ", 0), 0u) << r.explanation;
 }
 
+TEST_F(Lookup, NearestSkipsKernelsThatCannotRunTheProblem) {
+  // The nearest entry (V=1, tuned at 4096³) is refused for this problem: the next nearest wins.
+  auto const refuse_v1 = [](KernelConfig const& k, Problem const&) {
+    return k.id() == "simt:V=1" ? std::string("split_k: too few K steps") : std::string();
+  };
+  LookupResult const r = index.lookup(h200(), shape(3000, 3000, 3000, 16), refuse_v1);
+  EXPECT_EQ(r.rule, LookupRule::kNearest);
+  ASSERT_TRUE(r.kernel.has_value());
+  EXPECT_NE(r.kernel->id(), "simt:V=1");
+  // An exact entry that cannot run falls through to the chain as well.
+  LookupResult const e = index.lookup(h200(), shape(4096, 4096, 4096, 16), refuse_v1);
+  EXPECT_NE(e.rule, LookupRule::kExact);
+  if (e.kernel) EXPECT_NE(e.kernel->id(), "simt:V=1");
+  // A filter that refuses everything leaves cuBLAS.
+  LookupResult const none = index.lookup(h200(), shape(3000, 3000, 3000, 16),
+                                         [](KernelConfig const&, Problem const&) {
+                                           return std::string("no");
+                                         });
+  EXPECT_EQ(none.rule, LookupRule::kNone);
+  EXPECT_FALSE(none.kernel.has_value());
+}
+
 TEST_F(Lookup, AlignZeroIsResolvedFromPackedStorage) {
   // 4096 fp32 rows are 16-byte multiples, so the packed problem is a16: an exact hit.
   EXPECT_EQ(index.lookup(h200(), shape(4096, 4096, 4096, 0)).rule, LookupRule::kExact);

@@ -172,4 +172,11 @@ std::vector<Family const*> select_families(std::string_view text) {
   return out;
 }
 
+std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits) {
+  Family const* family = find_family(cfg.family);
+  if (!family) return "family '" + cfg.family + "' is not in this build";
+  return family->reject_reason(cfg, problem, limits);
+}
+
 }  // namespace gemmtune

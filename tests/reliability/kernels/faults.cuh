@@ -87,9 +87,13 @@ __global__ void __launch_bounds__(256) fault(GemmArgs args) {
     acc += a * b;
   }
   if constexpr (F == 2) {
-    // A 16-byte load from 4 bytes past A: a misaligned address.
-    float4 const v = *reinterpret_cast<float4 const*>(static_cast<char const*>(args.A) + 4);
-    acc += v.x * 0.0f;
+    // A 16-byte load from 4 bytes past A: a misaligned address. Written as PTX so the
+    // compiler cannot narrow it to the one component a plain float4 read would use.
+    float x, y, z, w;
+    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                 : "l"(static_cast<char const*>(args.A) + 4));
+    acc += (x + y + z + w) * 0.0f;
   }
   if constexpr (F == 9) {
     dynamic_smem[t] = acc;
