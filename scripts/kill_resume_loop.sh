@@ -26,7 +26,7 @@ for ((i = 1; i <= kills; i++)); do
   read -r before _ <<<"$(rows)"
   "$G" --db "$db" -q "${args[@]}" >/dev/null 2>&1 &
   pid=$!
-  sleep "$(python3 -c 'import random; print(round(random.uniform(0.8, 3.0), 2))')"
+  sleep "$(python3 -c 'import random; print(round(random.uniform(1.5, 4.5), 2))')"
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   read -r after check <<<"$(rows)"
