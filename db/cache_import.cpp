@@ -17,6 +17,7 @@
 #include "schema.hpp"
 #include "sqlite_handle.hpp"
 #include "sqlite_trial_store.hpp"
+#include "trial_row.hpp"
 
 namespace gemmtune {
 namespace {
@@ -63,13 +64,7 @@ class Merger {
         fastest_ok_(db_, "SELECT min(time_ms) FROM trials WHERE gpu_id = ?1 AND m = ?2 "
                          "AND n = ?3 AND k = ?4 AND precision = ?5 AND layout = ?6 "
                          "AND align = ?7 AND disposition = 'ok'"),
-        insert_trial_(db_, "INSERT INTO trials (search_id, gpu_id, m, n, k, precision, layout, "
-                           "align, kernel_id, family, provenance_id, attempt, disposition, "
-                           "reason, time_ms, min_ms, tflops, cublas_ms, cublaslt_ms, "
-                           "max_abs_err, max_err_ratio, rel_fro_err, exact_mismatches, "
-                           "registers, spill_bytes, smem_bytes, compile_ms, created_at) VALUES "
-                           "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                           "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)"),
+        insert_trial_(db_, kInsertTrialSql),
         same_baseline_(db_, "SELECT count(*) FROM baselines WHERE gpu_id = ?1 AND m = ?2 "
                             "AND n = ?3 AND k = ?4 AND precision = ?5 AND layout = ?6 "
                             "AND align = ?7 AND provenance_id = ?8 AND ok = ?9 "
@@ -118,34 +113,7 @@ class Merger {
 
     auto use = insert_trial_.use();
     Statement& s = insert_trial_;
-    s.bind(1, search_id())
-        .bind(2, gpu_id)
-        .bind(3, p.m)
-        .bind(4, p.n)
-        .bind(5, p.k)
-        .bind(6, to_string(p.precision))
-        .bind(7, to_string(p.layout))
-        .bind(8, p.align)
-        .bind(9, std::string_view(kernel_id))
-        .bind(10, std::string_view(t.config.family))
-        .bind(11, provenance_id)
-        .bind(12, attempt)
-        .bind(13, to_string(t.disposition))
-        .bind(14, std::string_view(t.reason))
-        .bind(15, t.time_ms)
-        .bind(16, t.min_ms)
-        .bind(17, t.tflops)
-        .bind(18, t.cublas_ms)
-        .bind(19, t.cublaslt_ms)
-        .bind(20, t.max_abs_err)
-        .bind(21, t.max_err_ratio)
-        .bind(22, t.rel_fro_err)
-        .bind(23, t.exact_mismatches)
-        .bind(24, t.registers)
-        .bind(25, t.spill_bytes)
-        .bind(26, t.smem_bytes)
-        .bind(27, t.compile_ms)
-        .bind(28, t.created_at > 0 ? t.created_at : now());
+    bind_trial_row(s, t, kernel_id, {search_id(), gpu_id, provenance_id, attempt, now()});
     s.run();
     next_attempt_[key] = attempt + 1;
     ++report_.added;

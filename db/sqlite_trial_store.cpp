@@ -11,6 +11,7 @@
 #include "default_configs.hpp"
 #include "schema.hpp"
 #include "sqlite_handle.hpp"
+#include "trial_row.hpp"
 
 namespace gemmtune {
 namespace {
@@ -176,14 +177,7 @@ struct SqliteTrialStore::Impl {
                      "AND t.m = ?5 AND t.n = ?6 AND t.k = ?7 AND t.precision = ?8 "
                      "AND t.layout = ?9 AND t.align = ?10 AND t.kernel_id = ?11 "
                      "AND t.provenance_id = ?12"),
-        insert_trial(db,
-                     "INSERT INTO trials (search_id, gpu_id, m, n, k, precision, layout, align, "
-                     "kernel_id, family, provenance_id, attempt, disposition, reason, time_ms, "
-                     "min_ms, tflops, cublas_ms, cublaslt_ms, max_abs_err, max_err_ratio, "
-                     "rel_fro_err, exact_mismatches, registers, spill_bytes, smem_bytes, "
-                     "compile_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                     "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-                     "?26, ?27, ?28)"),
+        insert_trial(db, kInsertTrialSql),
         insert_search(db, "INSERT INTO searches (arguments, started_at) VALUES (?1, ?2)"),
         update_search(db,
                       "UPDATE searches SET finished_at = ?2, phase_times_json = ?3 WHERE id = ?1"),
@@ -365,34 +359,8 @@ std::int64_t SqliteTrialStore::record_trial(Trial const& trial) {
   {
     auto use = d.insert_trial.use();
     Statement& s = d.insert_trial;
-    if (trial.search_id > 0) s.bind(1, trial.search_id); else s.bind_null(1);
-    s.bind(2, gpu_id)
-        .bind(3, p.m)
-        .bind(4, p.n)
-        .bind(5, p.k)
-        .bind(6, to_string(p.precision))
-        .bind(7, to_string(p.layout))
-        .bind(8, p.align)
-        .bind(9, std::string_view(kernel_id))
-        .bind(10, std::string_view(trial.config.family))
-        .bind(11, provenance_id)
-        .bind(12, attempt)
-        .bind(13, to_string(trial.disposition))
-        .bind(14, std::string_view(trial.reason))
-        .bind(15, trial.time_ms)
-        .bind(16, trial.min_ms)
-        .bind(17, trial.tflops)
-        .bind(18, trial.cublas_ms)
-        .bind(19, trial.cublaslt_ms)
-        .bind(20, trial.max_abs_err)
-        .bind(21, trial.max_err_ratio)
-        .bind(22, trial.rel_fro_err)
-        .bind(23, trial.exact_mismatches)
-        .bind(24, trial.registers)
-        .bind(25, trial.spill_bytes)
-        .bind(26, trial.smem_bytes)
-        .bind(27, trial.compile_ms)
-        .bind(28, trial.created_at > 0 ? trial.created_at : now_seconds());
+    bind_trial_row(s, trial, kernel_id,
+                   {trial.search_id, gpu_id, provenance_id, attempt, now_seconds()});
     s.run();
   }
   std::int64_t const id = d.db.last_insert_rowid();

@@ -1,0 +1,53 @@
+// Binding of one trial row.
+#include "trial_row.hpp"
+
+#include <string>
+
+namespace gemmtune {
+
+char const* const kInsertTrialSql =
+    "INSERT INTO trials (search_id, gpu_id, m, n, k, precision, layout, align, kernel_id, family, "
+    "provenance_id, attempt, disposition, reason, time_ms, min_ms, tflops, cublas_ms, "
+    "cublaslt_ms, max_abs_err, max_err_ratio, rel_fro_err, exact_mismatches, registers, "
+    "spill_bytes, smem_bytes, compile_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+    "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, "
+    "?27, ?28)";
+
+void bind_trial_row(Statement& s, Trial const& t, std::string_view kernel_id,
+                    TrialRowKeys const& keys) {
+  Problem const p = t.problem.resolved();  // a row always carries its alignment class
+  if (keys.search_id > 0) {
+    s.bind(1, keys.search_id);
+  } else {
+    s.bind_null(1);
+  }
+  s.bind(2, keys.gpu_id)
+      .bind(3, p.m)
+      .bind(4, p.n)
+      .bind(5, p.k)
+      .bind(6, to_string(p.precision))
+      .bind(7, to_string(p.layout))
+      .bind(8, p.align)
+      .bind(9, kernel_id)
+      .bind(10, std::string_view(t.config.family))
+      .bind(11, keys.provenance_id)
+      .bind(12, keys.attempt)
+      .bind(13, to_string(t.disposition))
+      .bind(14, std::string_view(t.reason))
+      .bind(15, t.time_ms)
+      .bind(16, t.min_ms)
+      .bind(17, t.tflops)
+      .bind(18, t.cublas_ms)
+      .bind(19, t.cublaslt_ms)
+      .bind(20, t.max_abs_err)
+      .bind(21, t.max_err_ratio)
+      .bind(22, t.rel_fro_err)
+      .bind(23, t.exact_mismatches)
+      .bind(24, t.registers)
+      .bind(25, t.spill_bytes)
+      .bind(26, t.smem_bytes)
+      .bind(27, t.compile_ms)
+      .bind(28, t.created_at > 0 ? t.created_at : keys.created_at);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,29 @@
+// The one INSERT of a trial row, shared by the store and the importer, so the column list and
+// its binding cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/trial.hpp"
+#include "sqlite_handle.hpp"
+
+namespace gemmtune {
+
+/// INSERT INTO trials with parameters ?1..?28 in the order bind_trial_row() binds them.
+extern char const* const kInsertTrialSql;
+
+/// Where a trial row points besides the trial itself.
+struct TrialRowKeys {
+  std::int64_t search_id = 0;  ///< 0 binds NULL
+  std::int64_t gpu_id = 0;
+  std::int64_t provenance_id = 0;
+  std::int64_t attempt = 1;
+  std::int64_t created_at = 0; ///< used when the trial has none
+};
+
+/// Binds every column of `trial` to `s` (prepared from kInsertTrialSql); the caller runs it.
+void bind_trial_row(Statement& s, Trial const& trial, std::string_view kernel_id,
+                    TrialRowKeys const& keys);
+
+}  // namespace gemmtune
