@@ -1,6 +1,9 @@
 // Lookup over the generated table of embedded kernel templates.
 #include "nvrtc/embedded_sources.hpp"
 
+#include <map>
+#include <mutex>
+
 #include "core/error.hpp"
 #include "nvrtc/content_hash.hpp"
 #include "nvrtc/embedded_sources_data.hpp"
@@ -24,6 +27,15 @@ std::vector<std::string> embedded_paths() {
 }
 
 std::string template_hash(std::string_view path) {
+  // The embedded files are fixed at build time, so a path's hash never changes: the search asks
+  // for it with every proposed config (provenance), which would otherwise re-hash the template
+  // and every common header each time.
+  static std::mutex mutex;
+  static std::map<std::string, std::string, std::less<>> memo;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(path); it != memo.end()) return it->second;
+  }
   auto const text = embedded_source(path);
   if (!text) {
     throw Error("no embedded kernel template '" + std::string(path) +
@@ -35,7 +47,10 @@ std::string template_hash(std::string_view path) {
     auto const& f = detail::kEmbeddedFiles[i];
     if (f.path.substr(0, 7) == "common/" && f.path != path) h.add(f.path).add(f.text);
   }
-  return h.hex();
+  std::string hex = h.hex();
+  std::lock_guard<std::mutex> lock(mutex);
+  memo.emplace(std::string(path), hex);
+  return hex;
 }
 
 }  // namespace gemmtune
