@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,7 +30,39 @@ struct ChildRun {
   std::string err;
 };
 
+/// The binary an unprivileged child can execute. The build tree may sit in a directory only its
+/// owner can enter (e.g. a clone under `mktemp -d`, mode 0700), so for a root-run suite the binary
+/// is copied once into a world-readable temporary directory, removed when the tests end.
+inline std::string const& unprivileged_binary() {
+  struct Copy {
+    std::string dir, path;
+    Copy() {
+      if (::geteuid() != 0) {
+        path = GEMMTUNE_BINARY;
+        return;
+      }
+      char tmpl[] = "/tmp/gemmtune-bin-XXXXXX";
+      if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+      dir = tmpl;
+      namespace fs = std::filesystem;
+      fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+      path = dir + "/gemmtune";
+      fs::copy_file(GEMMTUNE_BINARY, path);
+      fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    }
+    ~Copy() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  };
+  static Copy const copy;
+  return copy.path;
+}
+
 inline ChildRun run_gemmtune(std::vector<std::string> const& args, ChildOptions const& o = {}) {
+  std::string bin = o.unprivileged ? unprivileged_binary() : std::string(GEMMTUNE_BINARY);
   int out_pipe[2], err_pipe[2];
   if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   pid_t const pid = ::fork();
@@ -47,7 +81,6 @@ inline ChildRun run_gemmtune(std::vector<std::string> const& args, ChildOptions 
       if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(126);
     }
     std::vector<char*> argv;
-    std::string bin = GEMMTUNE_BINARY;
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());
