@@ -1,0 +1,442 @@
+// The `wgmma` family (sm_90a): TMA loads with 128-byte swizzle into a ring of ST shared-memory
+// stages, guarded by a full/empty mbarrier pair per stage; one producer warpgroup (one thread
+// issues the copies) and CW consumer warpgroups that run wgmma.mma_async on the stages and
+// write C with predicated stores (alpha, beta), or FP32 partials for split-K.
+//
+//   BM, BN   block tile of C; each consumer warpgroup owns WM = BM/CW rows (64 or 128: one or
+//            two m64 wgmma per k16 step) and all BN columns (one wgmma of N = BN)
+//   ST       shared-memory stages
+//   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
+//   PE       0: one work unit per block; 1: persistent, each block walks units blockIdx.x,
+//            blockIdx.x + gridDim.x, ... (the grid is sized to the SMs by the host)
+//   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
+//   SK       split-K slices; SK > 1 writes FP32 partials to the workspace and wgmma_reduce
+//            applies alpha and beta
+//   T        element type (wgmma_detail::ElementType): fp16, bf16 or tf32 (tf32: K-major only)
+//   TA, TB   A stored K×M (MN-major in shared memory), B stored N×K (K-major in shared memory)
+//
+// Shared-memory layouts (the TMA box writes them, the wgmma descriptors read them):
+//   K-major operand (A when !TA, B when TB): one box of BK elements (128 bytes) × rows; row r
+//     at r·128 bytes, 16-byte chunks XOR-swizzled by r%8 (128B swizzle). Descriptor: SBO =
+//     1024 (next 8-row group), LBO unused; a k step advances the start by its bytes in a row.
+//   MN-major operand (A when TA, B when !TB): boxes of 64 MN elements (128 bytes) × BK k-rows,
+//     box c at c·BK·128 bytes. Descriptor: LBO = BK·128 (next 64-wide MN chunk), SBO = 1024
+//     (next 8 k-rows); a k16 step advances the start by 16·128 bytes.
+// Every stage and operand tile starts on a 1024-byte boundary (the swizzle atom), so the
+// descriptors' base offset is 0.
+#ifndef GEMMTUNE_WGMMA_WGMMA_CUH
+#define GEMMTUNE_WGMMA_WGMMA_CUH
+
+#include "common/gemm_args.cuh"
+#include "wgmma/wgmma_instructions.cuh"
+
+namespace gemmtune {
+namespace wgmma_detail {
+
+constexpr int kWarpgroup = 128;
+constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box row
+constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
+constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
+constexpr int kReduceThreads = 256;
+/// setmaxnreg targets with two consumer warpgroups: 128·40 + 256·232 = 64512 ≤ 65536.
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = 232;
+
+__host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : 2; }
+/// K depth of one stage: one 128-byte swizzle row of K-major data.
+__host__ __device__ constexpr int block_k(int T) { return kSwizzleRow / elem_bytes(T); }
+/// K of one wgmma: 16 for 16-bit inputs, 8 for tf32.
+__host__ __device__ constexpr int mma_k(int T) { return T == kTF32 ? 8 : 16; }
+__host__ __device__ constexpr int round_up(int a, int b) { return (a + b - 1) / b * b; }
+/// Rows (K-major) or MN columns (MN-major, whole 64-wide boxes) of an operand tile of X rows.
+__host__ __device__ constexpr int tile_extent(int X, bool mn_major) {
+  return mn_major ? round_up(X, kMnChunk) : X;
+}
+/// Bytes of one stage of A (BM) or B (BN); a multiple of 1024.
+__host__ __device__ constexpr int tile_bytes(int X, bool mn_major) {
+  return tile_extent(X, mn_major) * kSwizzleRow;
+}
+/// Dynamic shared memory of the main kernel: slack to align the base to 1024 bytes, the ring,
+/// then 2·ST mbarriers.
+__host__ __device__ constexpr int smem_bytes(int BM, int BN, int ST, bool TA, bool TB) {
+  return kSwizzleAtom + ST * (tile_bytes(BM, TA) + tile_bytes(BN, !TB)) + 2 * ST * 8;
+}
+
+__device__ __forceinline__ unsigned smem_addr(void const* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier ---------------------------------------------------------------------------
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+/// Arrives once and adds `bytes` to the transaction count the current phase waits for.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+/// Returns once the phase with this parity has completed. A barrier in phase n (none of its
+/// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
+/// waiting for parity 1 on a fresh barrier returns at once.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// ---- TMA --------------------------------------------------------------------------------
+/// 2-D tiled copy of the box at (c0 = column, c1 = row) of the tensor map into shared memory;
+/// completes `bytes` of transactions on `bar` (always the whole box: out-of-bounds elements are
+/// written as zeros and counted).
+__device__ __forceinline__ void tma_load(void* dst, TmaDescriptor const* map, unsigned bar,
+                                         int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_prefetch(TmaDescriptor const* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map))
+               : "memory");
+}
+
+// ---- wgmma ------------------------------------------------------------------------------
+/// Shared-memory matrix descriptor with 128-byte swizzle (layout type 1 in bits 62–63).
+__device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned lbo,
+                                                        unsigned sbo) {
+  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>(lbo >> 4) << 16) |
+         (static_cast<unsigned long long>(sbo >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+/// Keeps the compiler from moving accesses of the accumulators across the asynchronous
+/// wgmma boundaries (they are read and written by the tensor cores between issue and wait).
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// ---- epilogue conversions (no fp16/bf16 headers: plain bit patterns) ----------------------
+template <int T>
+__device__ __forceinline__ float load_elem(void const* C, long long i) {
+  if constexpr (T == kTF32) {
+    return static_cast<float const*>(C)[i];
+  } else {
+    unsigned short const h = static_cast<unsigned short const*>(C)[i];
+    if constexpr (T == kBF16) {
+      return __uint_as_float(static_cast<unsigned>(h) << 16);
+    } else {
+      float f;
+      asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+      return f;
+    }
+  }
+}
+template <int T>
+__device__ __forceinline__ void store_elem(void* C, long long i, float v) {
+  if constexpr (T == kTF32) {
+    static_cast<float*>(C)[i] = v;
+  } else {
+    unsigned short h;
+    if constexpr (T == kBF16) {
+      asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    } else {
+      asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    }
+    static_cast<unsigned short*>(C)[i] = h;
+  }
+}
+/// Stores columns i and i + 1 with one access (i even, the row start aligned to 16 bytes).
+template <int T>
+__device__ __forceinline__ void store_pair(void* C, long long i, float v0, float v1) {
+  if constexpr (T == kTF32) {
+    *reinterpret_cast<float2*>(static_cast<float*>(C) + i) = make_float2(v0, v1);
+  } else {
+    unsigned u;
+    // cvt packs its first source into the upper half: column i + 1.
+    if constexpr (T == kBF16) {
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
+    } else {
+      asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
+    }
+    *reinterpret_cast<unsigned*>(static_cast<unsigned short*>(C) + i) = u;
+  }
+}
+
+/// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
+/// walked column by column, so blocks running together share A rows and B columns in L2.
+template <int GM>
+__device__ __forceinline__ void unit_coords(long long u, long long tiles_m, long long tiles_n,
+                                            int& slice, long long& tm, long long& tn) {
+  long long const tiles = tiles_m * tiles_n;
+  slice = static_cast<int>(u / tiles);
+  long long const t = u % tiles;
+  long long const per_group = static_cast<long long>(GM) * tiles_n;
+  long long const first_m = (t / per_group) * GM;
+  long long const rows = tiles_m - first_m < GM ? tiles_m - first_m : GM;
+  long long const r = t % per_group;
+  tm = first_m + r % rows;
+  tn = r / rows;
+}
+
+/// K blocks [begin, end) of a slice: ceil(KB/SK) each, the last one shorter (empty slices are
+/// rejected on the host, but handled: they write zeros).
+template <int SK>
+__device__ __forceinline__ void slice_range(long long kb_total, int slice, long long& begin,
+                                            long long& end) {
+  long long const per = (kb_total + SK - 1) / SK;
+  begin = slice * per;
+  end = begin + per < kb_total ? begin + per : kb_total;
+  if (begin > end) begin = end;
+}
+
+}  // namespace wgmma_detail
+
+/// C = alpha·op(A)·op(B) + beta·C (SK = 1) or FP32 partials per slice into the workspace.
+/// Synchronisation (per stage s of the ring; `it` counts k blocks over all units a block walks,
+/// identically in producer and consumers; s = it % ST, n = it / ST is the use of stage s):
+///   full[s]  count 1: the producer's arrive.expect_tx(stage bytes); completes when the TMA
+///            copies have written all those bytes. Consumers wait parity n & 1.
+///   empty[s] count 4·CW: lane 0 of every consumer warp arrives once its wgmma reading stage s
+///            have completed (wgmma.wait_group). The producer waits parity (n & 1) ^ 1 before
+///            refilling (for n = 0 that is the fresh barrier's "previous" phase: no wait).
+/// No block-wide barrier follows the role split (the producer's idle threads exit).
+template <int BM, int BN, int ST, int CW, int PE, int GM, int SK, int T, bool TA, bool TB>
+__global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
+    wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
+  using namespace wgmma_detail;
+  constexpr int BK = block_k(T);
+  constexpr int WM = BM / CW;          // rows per consumer warpgroup
+  constexpr int MI = WM / 64;          // m64 wgmma per k step
+  constexpr int KSTEPS = BK / mma_k(T);
+  constexpr int A_BYTES = tile_bytes(BM, TA);
+  constexpr int B_BYTES = tile_bytes(BN, !TB);
+  constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
+  static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
+  static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
+  static_assert(T != kTF32 || (!TA && TB), "tf32 wgmma reads K-major shared operands only");
+  static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
+
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* const ring = reinterpret_cast<unsigned char*>(
+      (reinterpret_cast<unsigned long long>(smem_raw) + kSwizzleAtom - 1) &
+      ~static_cast<unsigned long long>(kSwizzleAtom - 1));
+  unsigned long long* const bars = reinterpret_cast<unsigned long long*>(ring + ST * STAGE_BYTES);
+  unsigned const full0 = smem_addr(bars);       // full[s] at full0 + 8s
+  unsigned const empty0 = smem_addr(bars + ST); // empty[s] at empty0 + 8s
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < ST; ++s) {
+      mbar_init(full0 + 8 * s, 1);
+      mbar_init(empty0 + 8 * s, 4 * CW);
+    }
+    // Make the initialised barriers visible to the async proxy (TMA complete_tx).
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+
+  long long const tiles_m = (args.M + BM - 1) / BM;
+  long long const tiles_n = (args.N + BN - 1) / BN;
+  long long const units = tiles_m * tiles_n * SK;
+  long long const kb_total = (args.K + BK - 1) / BK;
+  long long const first_unit = blockIdx.x;
+  long long const unit_step = PE ? gridDim.x : units;  // PE = 0: one unit per block
+
+  int const wg = threadIdx.x / kWarpgroup;
+  if (wg == 0) {
+    // ---------------- producer ----------------
+    if constexpr (CW == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
+    if (threadIdx.x != 0) return;
+    tma_prefetch(&maps.a);
+    tma_prefetch(&maps.b);
+    int s = 0;
+    unsigned phase = 0;  // parity of n = it / ST
+    for (long long u = first_unit; u < units; u += unit_step) {
+      int slice;
+      long long tm, tn, kb, kb_end;
+      unit_coords<GM>(u, tiles_m, tiles_n, slice, tm, tn);
+      slice_range<SK>(kb_total, slice, kb, kb_end);
+      int const m0 = static_cast<int>(tm * BM), n0 = static_cast<int>(tn * BN);
+      for (; kb < kb_end; ++kb) {
+        int const k0 = static_cast<int>(kb * BK);
+        unsigned const full = full0 + 8 * s;
+        mbar_wait(empty0 + 8 * s, phase ^ 1);
+        mbar_arrive_expect_tx(full, STAGE_BYTES);
+        unsigned char* const a = ring + s * STAGE_BYTES;
+        unsigned char* const b = a + A_BYTES;
+        if constexpr (TA) {
+#pragma unroll
+          for (int c = 0; c < BM / kMnChunk; ++c) {
+            tma_load(a + c * BK * kSwizzleRow, &maps.a, full, m0 + c * kMnChunk, k0);
+          }
+        } else {
+          tma_load(a, &maps.a, full, k0, m0);
+        }
+        if constexpr (TB) {
+          tma_load(b, &maps.b, full, k0, n0);
+        } else {
+#pragma unroll
+          for (int c = 0; c < tile_extent(BN, true) / kMnChunk; ++c) {
+            tma_load(b + c * BK * kSwizzleRow, &maps.b, full, n0 + c * kMnChunk, k0);
+          }
+        }
+        if (++s == ST) {
+          s = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  if constexpr (CW == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
+  int const t = threadIdx.x % kWarpgroup;
+  int const warp = t / 32, lane = t % 32;
+  int const row0 = (wg - 1) * WM;  // first row of this warpgroup in the block tile
+  // Descriptor strides: K-major SBO = 1024, LBO unused (1 by convention); MN-major LBO = one
+  // 64-wide box (BK rows of 128 bytes), SBO = 1024.
+  constexpr unsigned A_LBO = TA ? BK * kSwizzleRow : 16, B_LBO = !TB ? BK * kSwizzleRow : 16;
+  // Start-address step per wgmma k: K-major moves along the row, MN-major down the k-rows.
+  constexpr int A_KSTEP = TA ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
+  constexpr int B_KSTEP = !TB ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
+  // The warpgroup's rows: K-major at row0·128 bytes; MN-major in box row0/64 (also row0·128).
+  constexpr int MBLOCK = 64 * kSwizzleRow;  // bytes from one m64 block to the next (both majors)
+  unsigned const ring_addr = smem_addr(ring);
+
+  float d[MI][ACC];
+  int s = 0;
+  unsigned phase = 0;
+  for (long long u = first_unit; u < units; u += unit_step) {
+    int slice;
+    long long tm, tn, kb, kb_end;
+    unit_coords<GM>(u, tiles_m, tiles_n, slice, tm, tn);
+    slice_range<SK>(kb_total, slice, kb, kb_end);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int j = 0; j < ACC; ++j) d[mi][j] = 0.f;
+    }
+    int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
+    for (; kb < kb_end; ++kb) {
+      mbar_wait(full0 + 8 * s, phase);
+      unsigned const a = ring_addr + s * STAGE_BYTES + row0 * kSwizzleRow;
+      unsigned const b = ring_addr + s * STAGE_BYTES + A_BYTES;
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < KSTEPS; ++ks) {
+        unsigned long long const db = smem_desc(b + ks * B_KSTEP, B_LBO, kSwizzleAtom);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+          unsigned long long const da =
+              smem_desc(a + mi * MBLOCK + ks * A_KSTEP, A_LBO, kSwizzleAtom);
+          Mma<BN>::template run<T, TA, !TB>(d[mi], da, db, 1);
+        }
+      }
+      wgmma_commit();
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+      // Keep this stage's group in flight; the previous group is complete after this wait.
+      wgmma_wait<1>();
+      if (prev >= 0 && lane == 0) mbar_arrive(empty0 + 8 * prev);
+      prev = s;
+      if (++s == ST) {
+        s = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+    if (prev >= 0 && lane == 0) mbar_arrive(empty0 + 8 * prev);
+
+    // Epilogue: d[mi][j] is row 16·warp + lane/4 + 8·((j/2)%2) of m64 block mi, column
+    // 8·(j/4) + 2·(lane%4) + j%2. Column pairs are stored with one access.
+    long long const M = args.M, N = args.N;
+    long long const mbase = tm * BM + row0 + 16 * warp + lane / 4;
+    long long const nbase = tn * BN + 2 * (lane % 4);
+    float const alpha = args.alpha, beta = args.beta;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int j = 0; j < ACC; j += 2) {
+        long long const row = mbase + mi * 64 + 8 * ((j / 2) % 2);
+        long long const col = nbase + 8 * (j / 4);
+        if (row >= M || col >= N) continue;
+        float v0 = d[mi][j], v1 = d[mi][j + 1];
+        if constexpr (SK > 1) {
+          // Partials: rows of round_up(N, 4) floats per slice, so pairs stay 8-byte aligned.
+          long long const ldw = (N + 3) / 4 * 4;
+          float* const w = static_cast<float*>(args.workspace) + slice * M * ldw + row * ldw + col;
+          if (col + 1 < N) {
+            *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
+          } else {
+            *w = v0;
+          }
+        } else {
+          long long const i = row * args.ldc + col;
+          bool const pair = col + 1 < N;
+          v0 *= alpha;
+          v1 *= alpha;
+          if (beta != 0.f) {
+            v0 += beta * load_elem<T>(args.C, i);
+            if (pair) v1 += beta * load_elem<T>(args.C, i + 1);
+          }
+          if (pair) {
+            store_pair<T>(args.C, i, v0, v1);
+          } else {
+            store_elem<T>(args.C, i, v0);
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.
+template <int SK, int T>
+__global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
+    wgmma_reduce(GemmArgs const args) {
+  using namespace wgmma_detail;
+  long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
+  long long const total = M * N;
+  float const* const w = static_cast<float const*>(args.workspace);
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    long long const row = e / N, col = e % N;
+    float acc = 0.f;
+#pragma unroll
+    for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
+    long long const i = row * args.ldc + col;
+    float v = args.alpha * acc;
+    if (args.beta != 0.f) v += args.beta * load_elem<T>(args.C, i);
+    store_elem<T>(args.C, i, v);
+  }
+}
+
+}  // namespace gemmtune
+
+#endif  // GEMMTUNE_WGMMA_WGMMA_CUH

@@ -1,0 +1,251 @@
+// The wgmma descriptor: the size of its space at the benchmark shape, that every constraint
+// can decide a rejection with a reason, layouts and precisions, launch plans (grid, persistent
+// grid, threads, shared memory, tensor-map boxes that match the kernel's loads, split-K) and the
+// NVRTC request (built, not compiled).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "families/wgmma_family.hpp"
+#include "family.hpp"
+
+namespace gemmtune {
+namespace {
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision = Precision::kBF16,
+             Layout layout = Layout::kNN, int align = 0) {
+  Problem p{.m = m, .n = n, .k = k, .precision = precision, .layout = layout};
+  p.align = align;
+  return p.resolved();
+}
+
+DeviceLimits sm90() { return *arch_limits("sm_90"); }
+
+WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
+
+KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
+                 std::int64_t pe, std::int64_t gm, std::int64_t sk) {
+  KernelConfig c;
+  c.family = "wgmma";
+  c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw},
+              {"PE", pe}, {"GM", gm}, {"SK", sk}};
+  return c;
+}
+
+std::vector<KernelConfig> valid(Problem const& p, DeviceLimits const& limits = sm90()) {
+  std::vector<KernelConfig> out;
+  for (KernelConfig const& c : wgmma().enumerate()) {
+    if (wgmma().reject_reason(c, p, limits).empty()) out.push_back(c);
+  }
+  return out;
+}
+
+/// The constraint name a rejection starts with ("tile_fit: ..." → "tile_fit").
+std::string rule(std::string const& reason) { return reason.substr(0, reason.find(':')); }
+
+TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
+  EXPECT_EQ(find_family("wgmma"), &wgmma_family());
+  EXPECT_TRUE(wgmma().supports(Precision::kBF16));
+  EXPECT_TRUE(wgmma().supports(Precision::kFP16));
+  EXPECT_TRUE(wgmma().supports(Precision::kTF32));
+  EXPECT_FALSE(wgmma().supports(Precision::kFP32));
+  EXPECT_EQ(wgmma().min_arch(), 90);
+  KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1");
+  EXPECT_EQ(wgmma().canonical(c), c);
+  std::string const old = wgmma().reject_reason(c, make(4096, 4096, 4096), *arch_limits("sm_80"));
+  EXPECT_NE(old.find("needs sm_90"), std::string::npos) << old;
+  std::string const fp32 =
+      wgmma().reject_reason(c, make(4096, 4096, 4096, Precision::kFP32), sm90());
+  EXPECT_NE(fp32.find("does not compute fp32"), std::string::npos) << fp32;
+}
+
+TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
+  for (Precision precision : {Precision::kBF16, Precision::kFP16}) {
+    for (Layout layout : kAllLayouts) {
+      std::vector<KernelConfig> const all = valid(make(4096, 4096, 4096, precision, layout));
+      std::printf("wgmma valid at 4096^3 %s %s: %zu of %zu\n",
+                  std::string(to_string(precision)).c_str(),
+                  std::string(to_string(layout)).c_str(), all.size(),
+                  wgmma().enumerate().size());
+      EXPECT_GE(all.size(), 30u) << to_string(layout);
+      EXPECT_LE(all.size(), 150u) << to_string(layout);
+      std::set<std::int64_t> bn, pe;
+      for (KernelConfig const& c : all) {
+        bn.insert(c.at("BN"));
+        pe.insert(c.at("PE"));
+        EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
+      }
+      EXPECT_TRUE(bn.count(192) && bn.count(208) && bn.count(256)) << to_string(layout);
+      EXPECT_EQ(pe.size(), 2u);
+    }
+  }
+  std::size_t const tf32 = valid(make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)).size();
+  std::printf("wgmma valid at 4096^3 tf32 NT: %zu\n", tf32);
+  EXPECT_GE(tf32, 20u);
+}
+
+TEST(WgmmaFamily, Tf32TakesOnlyTheLayoutWithBothOperandsKMajor) {
+  KernelConfig const c = cfg(128, 128, 4, 2, 1, 8, 1);
+  for (Layout layout : kAllLayouts) {
+    std::string const why =
+        wgmma().reject_reason(c, make(4096, 4096, 4096, Precision::kTF32, layout), sm90());
+    if (layout == Layout::kNT) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_EQ(rule(why), "layout") << why;
+      EXPECT_NE(why.find("K-major"), std::string::npos) << why;
+    }
+  }
+}
+
+TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
+  Problem const big = make(4096, 4096, 4096);
+  struct Case {
+    KernelConfig config;
+    Problem problem;
+    std::string rule;
+  };
+  std::vector<Case> const cases = {
+      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kTF32, Layout::kTT),
+       "layout"},
+      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8),
+       "alignment"},
+      {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      {cfg(256, 128, 4, 1, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      {cfg(128, 256, 4, 1, 0, 1, 1), make(512, 512, 512), "accumulators"},
+      {cfg(256, 256, 3, 2, 0, 1, 1), make(512, 512, 512), "accumulators"},
+      {cfg(256, 128, 4, 2, 0, 1, 1), make(100, 4096, 4096), "tile_fit"},
+      {cfg(128, 256, 4, 2, 0, 1, 1), make(4096, 96, 4096), "tile_fit"},
+      {cfg(64, 128, 4, 1, 1, 8, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 1, 1, 8, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 2, 1, 1, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 2, 1, 1, 1), make(512, 512, 4096), "persistent"},
+      {cfg(128, 128, 4, 2, 0, 8, 1), make(128, 4096, 4096), "raster"},
+      {cfg(128, 128, 4, 2, 1, 8, 2), big, "split_k"},
+      {cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 512), "split_k"},
+      {cfg(128, 256, 6, 2, 1, 8, 1), big, "smem"},
+  };
+  std::set<std::string> seen;
+  for (Case const& c : cases) {
+    std::string const why = wgmma().reject_reason(c.config, c.problem, sm90());
+    EXPECT_EQ(rule(why), c.rule) << c.config.id() << " " << c.problem.describe() << ": " << why;
+    EXPECT_GT(why.size(), c.rule.size() + 10) << why;
+    seen.insert(rule(why));
+  }
+  for (Constraint const& k : wgmma().constraints()) {
+    if (k.name == "arch" || k.name == "wgmma_n" || k.name == "grid_size") continue;
+    EXPECT_TRUE(seen.count(k.name)) << "no case exercises " << k.name;
+  }
+  // The same split-K config is welcome where 16 tiles leave most SMs idle and K is deep.
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 8192), sm90()),
+            "");
+}
+
+TEST(WgmmaFamily, RaggedShapesAreAcceptedWithSixteenByteAlignment) {
+  Problem const ragged = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN, 16);
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 208, 4, 2, 0, 8, 1), ragged, sm90()), "");
+  // Packed 16-bit storage with an odd K is not 16-byte aligned: rejected, not misread.
+  Problem const odd = make(1000, 1000, 999, Precision::kBF16, Layout::kNN);
+  EXPECT_LT(odd.align, 16);
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 8, 1), odd, sm90())), "alignment");
+}
+
+TEST(WgmmaFamily, ThreadsAndSharedMemoryFollowTheRing) {
+  Problem const nn = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  Problem const tn = make(4096, 4096, 4096, Precision::kBF16, Layout::kTN);
+  Problem const nt = make(4096, 4096, 4096, Precision::kBF16, Layout::kNT);
+  EXPECT_EQ(wgmma().threads(cfg(128, 256, 4, 2, 1, 8, 1)), 384);
+  EXPECT_EQ(wgmma().threads(cfg(128, 128, 4, 1, 1, 8, 1)), 256);
+  // Stage = (rows of A + rows of B) × 128 bytes; 1024 bytes of alignment slack; 2 barriers per
+  // stage.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 256, 4, 2, 1, 8, 1), nn), 1024 + 4 * 384 * 128 + 64);
+  // MN-major B (NN) is loaded in 64-wide boxes: BN = 208 takes 256 rows; K-major (NT) 208.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), nn), 1024 + 4 * 384 * 128 + 64);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), nt), 1024 + 4 * 336 * 128 + 64);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), tn), 1024 + 4 * 384 * 128 + 64);
+  // tf32: BK = 32 floats is still 128 bytes per row.
+  Problem const tf = make(4096, 4096, 4096, Precision::kTF32, Layout::kNT);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 128, 4, 2, 1, 8, 1), tf), 1024 + 4 * 256 * 128 + 64);
+  EXPECT_EQ(WgmmaFamily::block_k(Precision::kTF32), 32);
+  EXPECT_EQ(WgmmaFamily::block_k(Precision::kBF16), 64);
+}
+
+TEST(WgmmaFamily, TensorMapBoxesMatchTheKernelsLoadsPerLayout) {
+  KernelConfig const c = cfg(128, 192, 4, 2, 1, 8, 1);
+  std::map<Layout, std::vector<TensorMapSpec>> const expected = {
+      // A K-major: BK × BM box; B MN-major: 64-wide boxes of BK rows.
+      {Layout::kNN, {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 64, 64, 128}}},
+      {Layout::kNT, {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 192, 64, 128}}},
+      {Layout::kTN, {{TmaOperand::kA, 64, 64, 128}, {TmaOperand::kB, 64, 64, 128}}},
+      {Layout::kTT, {{TmaOperand::kA, 64, 64, 128}, {TmaOperand::kB, 192, 64, 128}}},
+  };
+  for (auto const& [layout, maps] : expected) {
+    Problem const p = make(4096, 4096, 4096, Precision::kFP16, layout);
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    EXPECT_EQ(plan.tensor_maps, maps) << to_string(layout);
+    ASSERT_EQ(plan.launches.size(), 1u);
+    EXPECT_TRUE(plan.launches[0].takes_tensor_maps);
+    for (TensorMapSpec const& m : plan.tensor_maps) {
+      // 128-byte swizzle: a box row is at most 128 bytes; TMA boxes are at most 256 per side.
+      EXPECT_LE(m.box_cols * 2, m.swizzle_bytes);
+      EXPECT_LE(m.box_rows, 256);
+    }
+  }
+  Problem const tf = make(4096, 4096, 4096, Precision::kTF32, Layout::kNT);
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1), tf).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 32, 128},
+                                        {TmaOperand::kB, 128, 32, 128}}));
+}
+
+TEST(WgmmaFamily, GridIsTilesOrOnePersistentBlockPerSm) {
+  Problem const p = make(4096, 4096, 4096);
+  LaunchPlan const plain = wgmma().launch_plan(cfg(128, 256, 4, 2, 0, 8, 1), p);
+  EXPECT_EQ(plain.launches[0].grid, (Dim3{32 * 16, 1, 1}));
+  EXPECT_EQ(plain.launches[0].block, (Dim3{384, 1, 1}));
+  EXPECT_EQ(plain.launches[0].dynamic_smem, 1024 + 4 * 384 * 128 + 64);
+  EXPECT_EQ(plain.workspace_bytes, 0);
+  LaunchPlan const persistent = wgmma().launch_plan(cfg(128, 256, 4, 2, 1, 8, 1), p);
+  EXPECT_EQ(persistent.launches[0].grid, (Dim3{132, 1, 1}));
+  // Ragged: ceil(1000/128)·ceil(1000/208) = 8·5 tiles.
+  Problem const r = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN, 16);
+  EXPECT_EQ(WgmmaFamily::tiles(cfg(128, 208, 4, 2, 0, 8, 1), r), 40);
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 208, 4, 2, 1, 8, 1), r).launches[0].grid.x, 40);
+}
+
+TEST(WgmmaFamily, SplitKAddsTheReduceKernelAndWorkspace) {
+  Problem const p = make(512, 510, 8192, Precision::kFP16, Layout::kNN, 16);
+  KernelConfig const c = cfg(128, 128, 4, 2, 0, 1, 4);
+  ASSERT_EQ(wgmma().reject_reason(c, p, sm90()), "");
+  LaunchPlan const plan = wgmma().launch_plan(c, p);
+  ASSERT_EQ(plan.launches.size(), 2u);
+  EXPECT_EQ(plan.launches[0].grid.x, 4 * 4 * 4);
+  EXPECT_EQ(plan.launches[1].name_expression, "gemmtune::wgmma_reduce<4,0>");
+  EXPECT_FALSE(plan.launches[1].takes_tensor_maps);
+  EXPECT_EQ(plan.workspace_bytes, 4 * 512 * 512 * 4);  // rows padded to a multiple of 4
+  EXPECT_FALSE(plan.zero_workspace);
+}
+
+TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kTN);
+  CompileRequest const r = wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90");
+  EXPECT_EQ(r.arch, "sm_90a");
+  EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
+  ASSERT_EQ(r.name_expressions.size(), 1u);
+  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,8,1,1,true,false>");
+  EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
+  Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
+  EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
+            "gemmtune::wgmma_gemm<128,128,4,2,1,8,1,0,false,true>");
+  KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
+  bad.params[1].second = 100;  // not a declared BN
+  EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,300 @@
+// The wgmma descriptor: value lists, the constraints that keep a default search to the configs
+// worth timing on Hopper, name expressions, and the launch plan (TMA descriptors for A and B,
+// the main kernel over work units or a persistent grid, then the split-K reduce kernel).
+#include "families/wgmma_family.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "nvrtc/embedded_sources.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kWarpgroup = 128;
+constexpr int kSwizzleBytes = 128;  // TMA swizzle and one shared-memory row of every box
+constexpr int kSwizzleAtom = 1024;  // = wgmma_detail::kSwizzleAtom: base alignment slack
+constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
+constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 232
+constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
+constexpr std::int64_t kMaxReduceBlocks = 4096;
+constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+std::string str(std::int64_t v) { return std::to_string(v); }
+char const* flag(bool b) { return b ? "true" : "false"; }
+
+int sm_count(DeviceLimits const& limits) {
+  return limits.sm_count > 0 ? limits.sm_count : WgmmaFamily::kPersistentSms;
+}
+
+/// The template's element-type code (wgmma_detail::ElementType).
+int element_code(Precision p) {
+  switch (p) {
+    case Precision::kFP16: return 0;
+    case Precision::kBF16: return 1;
+    case Precision::kTF32: return 2;
+    case Precision::kFP32: break;
+  }
+  throw Error("wgmma has no element type for " + std::string(to_string(p)));
+}
+
+/// A is MN-major in shared memory when stored K×M; B when stored K×N.
+bool a_mn_major(Problem const& p) { return a_transposed(p.layout); }
+bool b_mn_major(Problem const& p) { return !b_transposed(p.layout); }
+
+/// Rows of 128 bytes an operand tile of X rows/columns takes per stage (MN-major tiles are
+/// loaded as whole 64-wide boxes).
+std::int64_t tile_rows(std::int64_t x, bool mn_major) {
+  return mn_major ? round_up(x, kMnChunk) : x;
+}
+
+/// Large problems fill the SMs twice even with 128×128 tiles: compute-bound.
+bool compute_bound(Problem const& p, DeviceLimits const& l) {
+  return ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 2 * sm_count(l);
+}
+
+}  // namespace
+
+std::string_view WgmmaFamily::description() const {
+  return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
+         "wgmma consumer warpgroups with setmaxnreg, persistent grouped raster, split-K";
+}
+
+bool WgmmaFamily::supports(Precision p) const {
+  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32;
+}
+
+int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / element_bytes(p); }
+
+std::vector<ParamSpec> WgmmaFamily::params() const {
+  return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
+          {"BN", {64, 96, 128, 160, 192, 208, 224, 256},
+           "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
+          {"ST", {3, 4, 5, 6}, "shared-memory pipeline stages"},
+          {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
+          {"PE", {0, 1}, "0 = one tile per block, 1 = persistent grid of one block per SM"},
+          {"GM", {1, 8}, "rasterization group: tile rows walked together"},
+          {"SK", {1, 2, 4}, "split-K slices (FP32 partials + reduce kernel)"}};
+}
+
+int WgmmaFamily::threads(KernelConfig const& cfg) const {
+  return static_cast<int>((cfg.at("CW") + 1) * kWarpgroup);
+}
+
+std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
+  return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
+}
+
+std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
+  return tiles(cfg, p) * cfg.at("SK");
+}
+
+std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const u = units(cfg, p);
+  return cfg.at("PE") == 1 ? std::min<std::int64_t>(u, kPersistentSms) : u;
+}
+
+int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
+  Problem const p = problem.resolved();
+  std::int64_t const stage =
+      (tile_rows(cfg.at("BM"), a_mn_major(p)) + tile_rows(cfg.at("BN"), b_mn_major(p))) *
+      kSwizzleBytes;
+  // = wgmma_detail::smem_bytes: alignment slack, the ring, 2·ST mbarriers of 8 bytes.
+  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + 2 * cfg.at("ST") * 8);
+}
+
+std::vector<Constraint> WgmmaFamily::constraints() const {
+  std::vector<Constraint> out;
+  out.push_back({"arch", [](KernelConfig const&, Problem const&, DeviceLimits const& l) {
+                   int const a = arch_number(l.arch);
+                   if (a == 0 || a == 90) return std::string();
+                   return "wgmma and setmaxnreg exist only on sm_90a, not " + l.arch;
+                 }});
+  out.push_back({"layout", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
+                   if (p.precision != Precision::kTF32 || p.layout == Layout::kNT) {
+                     return std::string();
+                   }
+                   return "tf32 wgmma reads shared-memory operands K-major only; layout " +
+                          std::string(to_string(p.layout)) +
+                          " stores " + (a_transposed(p.layout) ? "A" : "B") +
+                          " MN-major and this version has no transpose pass (NT only)";
+                 }});
+  out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
+                   if (p.align >= 16) return std::string();
+                   return "TMA needs 16-byte aligned pointers and row strides; the alignment "
+                          "class is " + str(p.align) + " bytes";
+                 }});
+  out.push_back({"warpgroups", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const wm = c.at("BM") / c.at("CW");
+                   if (wm == 64 || wm == 128) return std::string();
+                   return "BM=" + str(c.at("BM")) + " over CW=" + str(c.at("CW")) +
+                          " consumer warpgroups gives " + str(wm) +
+                          " rows each; a warpgroup runs one or two m64 wgmma (64 or 128 rows)";
+                 }});
+  out.push_back({"wgmma_n", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const bn = c.at("BN");
+                   if (bn % 16 == 0 && bn >= 16 && bn <= 256) return std::string();
+                   return "BN=" + str(bn) + " is not a wgmma N (multiple of 16, at most 256)";
+                 }});
+  out.push_back({"accumulators", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const acc = c.at("BM") / c.at("CW") / 64 * c.at("BN") / 2;
+                   if (acc <= kMaxAccumulators) return std::string();
+                   return str(acc) + " FP32 accumulators per consumer thread (" +
+                          str(c.at("BM") / c.at("CW")) + " rows × BN=" + str(c.at("BN")) +
+                          " / 128 threads) > " + str(kMaxAccumulators) +
+                          "; they would spill past the 232 registers a consumer gets";
+                 }});
+  out.push_back({"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const bm = c.at("BM"), bn = c.at("BN");
+                   if (bm > 64 && p.m <= bm / 2) {
+                     return "BM=" + str(bm) + " is over twice M=" + str(p.m) +
+                            "; a smaller tile covers it";
+                   }
+                   if (bn > 64 && p.n <= bn / 2) {
+                     return "BN=" + str(bn) + " is over twice N=" + str(p.n) +
+                            "; a smaller tile covers it";
+                   }
+                   return std::string();
+                 }});
+  out.push_back(
+      {"compute_bound", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+         // Large problems: tiles below 128×128 re-read A and B from L2 too often, a single
+         // consumer warpgroup cannot overlap its epilogue, and ungrouped rasterization thrashes
+         // L2; none of those configs is worth a compile.
+         if (!compute_bound(p, l)) return std::string();
+         if (c.at("BM") < 128 || c.at("BN") < 128) {
+           return "the " + p.shape() + " grid fills the SMs twice even with 128×128 tiles; " +
+                  str(c.at("BM")) + "×" + str(c.at("BN")) + " re-reads operands too often";
+         }
+         if (c.at("CW") == 1) {
+           return "the " + p.shape() +
+                  " problem is compute-bound; one consumer warpgroup leaves the tensor cores "
+                  "idle during its epilogue (CW=2)";
+         }
+         if (c.at("GM") == 1) {
+           return "the " + p.shape() +
+                  " problem is compute-bound; row-order rasterization (GM=1) thrashes L2";
+         }
+         return std::string();
+       }});
+  out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   if (c.at("PE") == 0) return std::string();
+                   std::int64_t const u = units(c, p);
+                   if (u > sm_count(l)) return std::string();
+                   return str(u) + " work units fit one wave of " + str(sm_count(l)) +
+                          " SMs: PE=1 launches the same blocks as PE=0";
+                 }});
+  out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
+                   if (c.at("GM") == 1 || (tm > 1 && tn > 1)) return std::string();
+                   return "GM=" + str(c.at("GM")) + " regroups tile rows, but the grid is " +
+                          str(tm) + "×" + str(tn) + " tiles: same order as GM=1";
+                 }});
+  out.push_back({"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   std::int64_t const sk = c.at("SK");
+                   if (sk == 1) return std::string();
+                   std::int64_t const t = tiles(c, p);
+                   if (t >= sm_count(l)) {
+                     return str(t) + " tiles already cover the " + str(sm_count(l)) +
+                            " SMs; SK=" + str(sk) + " would only add a reduction";
+                   }
+                   std::int64_t const kb = ceil_div(p.k, block_k(p.precision));
+                   if (kb < 4 * sk || (sk - 1) * ceil_div(kb, sk) >= kb) {
+                     return "K=" + str(p.k) + " is " + str(kb) + " stages of " +
+                            str(block_k(p.precision)) + ": fewer than 4 per slice for SK=" +
+                            str(sk);
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const u = units(c, p);
+                   if (u <= kMaxGridX) return std::string();
+                   return str(u) + " work units > the grid limit " + str(kMaxGridX);
+                 }});
+  return out;
+}
+
+std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
+  Problem const p = problem.resolved();
+  std::string s = "gemmtune::wgmma_gemm<";
+  for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
+  s += std::to_string(element_code(p.precision)) + "," + flag(a_transposed(p.layout)) + "," +
+       flag(b_transposed(p.layout)) + ">";
+  return s;
+}
+
+std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
+         std::to_string(element_code(problem.precision)) + ">";
+}
+
+std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const sk = cfg.at("SK");
+  if (sk == 1) return 0;
+  return sk * p.m * round_up(p.n, 4) * 4;
+}
+
+std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
+                                                    Problem const& problem) {
+  Problem const p = problem.resolved();
+  int const bk = block_k(p.precision);
+  int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
+  // K-major: one box of BK columns (128 bytes) × the tile's rows. MN-major: boxes of 64
+  // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
+  TensorMapSpec a{TmaOperand::kA, bm, bk, kSwizzleBytes};
+  if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
+  TensorMapSpec b{TmaOperand::kB, bn, bk, kSwizzleBytes};
+  if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
+  return {a, b};
+}
+
+CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
+                                            std::string const& arch) const {
+  std::string const file(template_file());
+  auto const source = embedded_source(file);
+  if (!source) throw Error("kernel template '" + file + "' was not embedded in the build");
+  CompileRequest r;
+  r.source_name = file;
+  r.source = std::string(*source);
+  r.name_expressions = {main_expression(cfg, problem)};
+  if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, problem));
+  // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
+  r.arch = (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch;
+  return r;
+}
+
+LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  Problem const p = problem.resolved();
+  LaunchPlan plan;
+  KernelLaunch main;
+  main.name_expression = main_expression(canon, p);
+  main.grid = Dim3{grid_blocks(canon, p), 1, 1};
+  main.block = Dim3{threads(canon), 1, 1};
+  main.dynamic_smem = smem_bytes(canon, p);
+  main.takes_tensor_maps = true;
+  plan.launches.push_back(std::move(main));
+  plan.tensor_maps = tensor_maps(canon, p);
+  if (canon.at("SK") > 1) {
+    KernelLaunch reduce;
+    reduce.name_expression = reduce_expression(canon, p);
+    reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,
+                                                kMaxReduceBlocks),
+                       1, 1};
+    reduce.block = Dim3{kReduceThreads, 1, 1};
+    plan.launches.push_back(std::move(reduce));
+    plan.workspace_bytes = workspace_bytes(canon, p);
+  }
+  return plan;
+}
+
+Family const& wgmma_family() {
+  static WgmmaFamily const family;
+  return family;
+}
+
+}  // namespace gemmtune

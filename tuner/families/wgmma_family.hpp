@@ -1,0 +1,57 @@
+// Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
+// TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
+// wgmma consumer warpgroups, persistent grouped-raster scheduling and split-K. The registry
+// (family.cpp) lists it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "family.hpp"
+
+namespace gemmtune {
+
+/// The wgmma descriptor: its space, constraints, NVRTC request (always sm_90a) and launch plan
+/// (the main kernel with TMA descriptors for A and B, then a reduce kernel when SK > 1).
+class WgmmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  std::string_view description() const override;
+  std::string_view template_file() const override { return "wgmma/wgmma.cuh"; }
+  int min_arch() const override { return 90; }
+  bool supports(Precision p) const override;
+
+  std::vector<ParamSpec> params() const override;
+  std::vector<Constraint> constraints() const override;
+  CompileRequest compile_request(KernelConfig const& cfg, Problem const& problem,
+                                 std::string const& arch) const override;
+  LaunchPlan launch_plan(KernelConfig const& cfg, Problem const& problem) const override;
+  int smem_bytes(KernelConfig const& cfg, Problem const& problem) const override;
+  int threads(KernelConfig const& cfg) const override;
+
+  /// K depth of one pipeline stage: 64 elements for fp16/bf16, 32 for tf32 (128 bytes).
+  static int block_k(Precision p);
+  /// Tiles of C: ceil(M/BM)·ceil(N/BN).
+  static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
+  /// Work units the blocks walk: tiles · SK.
+  static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
+  /// Blocks of the main launch: units (PE=0) or min(units, SM count assumed) (PE=1).
+  static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
+  /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
+  static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,PE,GM,SK,T,TA,TB>".
+  std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// "gemmtune::wgmma_reduce<SK,T>".
+  std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// FP32 partials of SK slices, rows padded to a multiple of 4; 0 when SK = 1.
+  static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
+
+  /// SMs the persistent grid is sized for: the launch plan does not see the device, so it
+  /// assumes an H100/H200 (132).
+  static constexpr int kPersistentSms = 132;
+};
+
+/// The registered instance.
+Family const& wgmma_family();
+
+}  // namespace gemmtune
