@@ -1,0 +1,163 @@
+// The wgmma family through NVRTC for sm_90a: a sample of the valid space at 4096³ for fp16 and
+// bf16 in every layout, tf32 NT, a ragged shape and split-K compile with no spills, no stack
+// and no ignored setmaxnreg; where cuobjdump is installed, the SASS of each cubin holds HGMMA
+// (the tensor-core path) and UTMALDG (TMA loads).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "core/gpu_identity.hpp"
+#include "core/kernel_config.hpp"
+#include "families/wgmma_family.hpp"
+#include "family.hpp"
+#include "nvrtc/compile_pool.hpp"
+
+namespace gemmtune {
+namespace {
+
+struct Candidate {
+  KernelConfig config;
+  Problem problem;
+};
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision, Layout layout,
+             int align = 0) {
+  Problem p{.m = m, .n = n, .k = k, .precision = precision, .layout = layout};
+  p.align = align;
+  return p.resolved();
+}
+
+DeviceLimits sm90() { return *arch_limits("sm_90"); }
+
+/// n configs spread evenly over the valid space of p.
+std::vector<Candidate> spread(Problem const& p, std::size_t n) {
+  Family const& f = wgmma_family();
+  std::vector<Candidate> all;
+  for (KernelConfig const& cfg : f.enumerate()) {
+    if (f.reject_reason(cfg, p, sm90()).empty()) all.push_back({cfg, p});
+  }
+  if (all.size() <= n) return all;
+  std::vector<Candidate> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(all[i * (all.size() - 1) / (n - 1)]);
+  return out;
+}
+
+KernelConfig parse(std::string const& id) { return parse_kernel_id(id); }
+
+/// cuobjdump on PATH or in the CUDA toolkit, or "" (its SASS check is then skipped).
+std::string find_cuobjdump() {
+  std::vector<std::string> dirs;
+  if (char const* path = std::getenv("PATH")) {
+    std::string const s = path;
+    std::size_t start = 0;
+    while (start <= s.size()) {
+      std::size_t const end = s.find(':', start);
+      dirs.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  dirs.push_back("/usr/local/cuda/bin");
+  for (std::string const& d : dirs) {
+    std::filesystem::path const p = std::filesystem::path(d) / "cuobjdump";
+    if (!d.empty() && ::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return {};
+}
+
+/// The SASS of a cubin, through cuobjdump; "" when it cannot be run.
+std::string sass_of(std::string const& cuobjdump, std::string const& cubin) {
+  char dir_template[] = "/tmp/gemmtune_wgmma_XXXXXX";
+  char* const dir = ::mkdtemp(dir_template);
+  if (dir == nullptr) return {};
+  std::string const bin = std::string(dir) + "/k.cubin", txt = std::string(dir) + "/k.sass";
+  { std::ofstream(bin, std::ios::binary) << cubin; }
+  std::string const cmd = "'" + cuobjdump + "' -sass '" + bin + "' > '" + txt + "' 2>&1";
+  int const rc = std::system(cmd.c_str());
+  std::string sass;
+  if (rc == 0) {
+    std::ifstream in(txt);
+    sass.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove_all(dir);
+  return sass;
+}
+
+void compile_all(std::vector<Candidate> const& candidates) {
+  Family const& f = wgmma_family();
+  Compiler const compiler(CompilerSettings{});
+  CompilePool pool(compiler, 2);
+  std::string const cuobjdump = find_cuobjdump();
+  if (cuobjdump.empty()) std::printf("cuobjdump not found: SASS checks skipped\n");
+  std::vector<std::future<CompileResult>> futures;
+  for (Candidate const& c : candidates) {
+    ASSERT_EQ(f.reject_reason(c.config, c.problem, sm90()), "") << c.config.id();
+    futures.push_back(pool.submit(f.compile_request(c.config, c.problem, "sm_90")));
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Candidate const& c = candidates[i];
+    CompileResult const r = futures[i].get();
+    std::string const what = c.config.id() + " " + c.problem.describe();
+    ASSERT_TRUE(r.ok) << what << "\n" << r.log;
+    ASSERT_EQ(r.resources.size(), f.launch_plan(c.config, c.problem).launches.size()) << what;
+    KernelResources const& k = r.resources[0];
+    std::printf("%-52s %-28s regs=%3d spill=%d/%d stack=%d %.0f ms\n", c.config.id().c_str(),
+                c.problem.describe().c_str(), k.registers, k.spill_stores, k.spill_loads,
+                k.stack_bytes, r.compile_ms);
+    for (KernelResources const& kr : r.resources) {
+      EXPECT_EQ(kr.spill_stores, 0) << what << " " << kr.lowered_name;
+      EXPECT_EQ(kr.spill_loads, 0) << what << " " << kr.lowered_name;
+      EXPECT_EQ(kr.stack_bytes, 0) << what << " " << kr.lowered_name;
+    }
+    // ptxas says so when it ignores setmaxnreg (C7508) or serializes wgmma.
+    EXPECT_EQ(r.log.find("setmaxnreg"), std::string::npos) << what << "\n" << r.log;
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << what << "\n" << r.log;
+    if (cuobjdump.empty()) continue;
+    std::string const sass = sass_of(cuobjdump, r.cubin);
+    ASSERT_FALSE(sass.empty()) << what << ": cuobjdump failed";
+    EXPECT_NE(sass.find("HGMMA.64x" + std::to_string(c.config.at("BN"))), std::string::npos)
+        << what;
+    EXPECT_NE(sass.find("UTMALDG"), std::string::npos) << what;
+    EXPECT_EQ(sass.find("LDL"), std::string::npos) << what;
+  }
+}
+
+TEST(WgmmaCompile, SixteenBitSampleInEveryLayoutAtTheBenchmarkShape) {
+  std::vector<Candidate> all;
+  for (Precision precision : {Precision::kBF16, Precision::kFP16}) {
+    for (Layout layout : kAllLayouts) {
+      for (Candidate const& c : spread(make(4096, 4096, 4096, precision, layout), 3)) {
+        all.push_back(c);
+      }
+    }
+  }
+  compile_all(all);
+}
+
+TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
+  Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  std::vector<Candidate> const all = {
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=192,ST=5,CW=2,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=256,BN=128,ST=4,CW=2,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,PE=0,GM=8,SK=1"),
+       make(1000, 1000, 1000, Precision::kFP16, Layout::kTT, 16)},
+      {parse("wgmma:BM=64,BN=96,ST=6,CW=1,PE=0,GM=1,SK=1"),
+       make(100, 200, 300, Precision::kBF16, Layout::kTN, 16)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,PE=0,GM=1,SK=4"),
+       make(512, 512, 8192, Precision::kBF16, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1"),
+       make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=128,ST=3,CW=1,PE=0,GM=1,SK=2"),
+       make(256, 512, 4096, Precision::kTF32, Layout::kNT)},
+  };
+  compile_all(all);
+}
+
+}  // namespace
+}  // namespace gemmtune
