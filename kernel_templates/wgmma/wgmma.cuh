@@ -183,6 +183,14 @@ __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float
   }
 }
 
+/// 64-wide boxes of an MN-major tile of `width` that start inside the `remaining` rows or
+/// columns left of the matrix from the tile's origin (at least 1: a tile never starts outside).
+__device__ __forceinline__ int boxes_in(long long remaining, int width) {
+  long long const needed = (remaining + kMnChunk - 1) / kMnChunk;
+  int const all = width / kMnChunk;
+  return needed < all ? static_cast<int>(needed) : all;
+}
+
 /// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
 /// walked column by column, so blocks running together share A rows and B columns in L2.
 template <int GM>
@@ -232,6 +240,7 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
   constexpr int A_BYTES = tile_bytes(BM, TA);
   constexpr int B_BYTES = tile_bytes(BN, !TB);
   constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  constexpr int kMnBoxBytes = BK * kSwizzleRow;  // one 64-wide MN-major box (16-bit: 8 KiB)
   constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
   static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
@@ -282,13 +291,19 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
         int const k0 = static_cast<int>(kb * BK);
         unsigned const full = full0 + 8 * s;
         mbar_wait(empty0 + 8 * s, phase ^ 1);
-        mbar_arrive_expect_tx(full, STAGE_BYTES);
         unsigned char* const a = ring + s * STAGE_BYTES;
         unsigned char* const b = a + A_BYTES;
+        // MN-major tiles come in 64-wide boxes; boxes that start past the matrix edge are not
+        // issued (their rows/columns of C are never stored, so stale shared memory there is
+        // harmless), and the barrier expects exactly the bytes of the boxes issued.
+        int const a_boxes = TA ? boxes_in(args.M - m0, BM) : 1;
+        int const b_boxes = !TB ? boxes_in(args.N - n0, tile_extent(BN, true)) : 1;
+        unsigned const bytes = (TA ? a_boxes * kMnBoxBytes : A_BYTES) +
+                               (!TB ? b_boxes * kMnBoxBytes : B_BYTES);
+        mbar_arrive_expect_tx(full, bytes);
         if constexpr (TA) {
-#pragma unroll
-          for (int c = 0; c < BM / kMnChunk; ++c) {
-            tma_load(a + c * BK * kSwizzleRow, &maps.a, full, m0 + c * kMnChunk, k0);
+          for (int c = 0; c < a_boxes; ++c) {
+            tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
           }
         } else {
           tma_load(a, &maps.a, full, k0, m0);
@@ -296,9 +311,8 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
         if constexpr (TB) {
           tma_load(b, &maps.b, full, k0, n0);
         } else {
-#pragma unroll
-          for (int c = 0; c < tile_extent(BN, true) / kMnChunk; ++c) {
-            tma_load(b + c * BK * kSwizzleRow, &maps.b, full, n0 + c * kMnChunk, k0);
+          for (int c = 0; c < b_boxes; ++c) {
+            tma_load(b + c * kMnBoxBytes, &maps.b, full, n0 + c * kMnChunk, k0);
           }
         }
         if (++s == ST) {
