@@ -6,7 +6,9 @@
 
 #include "core/error.hpp"
 #include "families/ladder_families.hpp"
+#include "families/mma_family.hpp"
 #include "families/simt_family.hpp"
+#include "families/wgmma_family.hpp"
 
 namespace gemmtune {
 namespace {
@@ -125,7 +127,8 @@ std::vector<KernelConfig> Family::enumerate() const {
 std::vector<Family const*> all_families() {
   return {&naive_family(),        &coalesced_family(), &smem_tiled_family(),
           &blocktile_1d_family(), &blocktile_2d_family(), &vectorized_family(),
-          &warptile_family(),     &simt_family()};
+          &warptile_family(),     &simt_family(),        &mma_family(),
+          &wgmma_family()};
 }
 
 Family const* find_family(std::string_view name) {

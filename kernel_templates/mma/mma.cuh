@@ -1,0 +1,506 @@
+// The `mma` family: tensor-core GEMM through warp-level mma.sync (sm_80+). fp16 and bf16 use
+// m16n8k16, tf32 uses m16n8k8, all with FP32 accumulators. Operands keep their global
+// orientation in shared memory (so every cp.async moves a whole 16-byte chunk) inside a ring of
+// ST stages; fragments come from ldmatrix (.trans for the MN-major operand of 16-bit types) or,
+// for MN-major tf32 operands that ldmatrix cannot transpose, from 32-bit LDS. The 16-byte chunks
+// of each shared row are XOR-swizzled so that the cp.async stores, the 8-row ldmatrix phases and
+// the 4-row LDS phases of tf32 all hit distinct banks.
+//
+//   BM, BN, BK   block tile of C and depth of one stage (BK·element size is 64 or 128 bytes)
+//   WM, WN       warp tile (multiples of 16 and 16); (BM/WM)·(BN/WN) warps
+//   ST           cp.async stages (2..5)
+//   SW           rasterization: blocks walk groups of SW tile rows column by column
+//   SK           split-K slices (blockIdx.z): FP32 partials in the workspace, then mma_reduce
+//   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, rounded with cvt.rna.tf32)
+//   TA, TB       A stored K×M, B stored N×K (from the layout)
+//   ALIGN        alignment class in bytes: 16 takes cp.async chunks, less a scalar fill path
+#ifndef GEMMTUNE_MMA_MMA_CUH
+#define GEMMTUNE_MMA_MMA_CUH
+
+#include "common/gemm_args.cuh"
+
+namespace gemmtune {
+namespace mma_detail {
+
+constexpr int kWarpSize = 32;
+constexpr int kReduceThreads = 256;
+
+__host__ __device__ constexpr int elem_bytes(int PREC) { return PREC == 2 ? 4 : 2; }
+__host__ __device__ constexpr int block_threads(int BM, int BN, int WM, int WN) {
+  return (BM / WM) * (BN / WN) * kWarpSize;
+}
+__host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
+__host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
+
+/// One operand's shared tile: ROWS rows of COLS elements (bytes per element EB), chunks of 16
+/// bytes XOR-swizzled within their row. Rows narrower than 128 bytes share a 128-byte bank line
+/// with their neighbours, so the XOR key advances once per line; SPREAD = 2 moves the key in
+/// steps of two chunks, for the 4-row × 2-chunk phases of tf32 scalar fragment loads.
+template <int ROWS, int COLS, int EB, int SPREAD>
+struct SwizzledTile {
+  static constexpr int kChunkElems = 16 / EB;
+  static constexpr int kChunks = COLS / kChunkElems;  // per row
+  static constexpr int kRowsPerLine = cmax(1, 8 / kChunks);
+  static constexpr int kKeys = cmin(kChunks, 8);
+  static constexpr int kBytes = ROWS * COLS * EB;
+  static_assert(COLS % kChunkElems == 0, "rows hold whole 16-byte chunks");
+
+  /// Byte offset of chunk `chunk` of row `row`.
+  __device__ __forceinline__ static int chunk_offset(int row, int chunk) {
+    int const key = ((row / kRowsPerLine) * SPREAD) & (kKeys - 1);
+    return (row * kChunks + (chunk ^ key)) * 16;
+  }
+  /// Byte offset of element `col` of row `row`.
+  __device__ __forceinline__ static int offset(int row, int col) {
+    return chunk_offset(row, col / kChunkElems) + (col % kChunkElems) * EB;
+  }
+};
+
+// Device primitives, one PTX instruction each. A host test that runs the template on the CPU
+// defines GEMMTUNE_MMA_EMULATED and supplies these same functions (warp-collective versions
+// included) before including this file.
+#ifndef GEMMTUNE_MMA_EMULATED
+
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ unsigned lds32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+
+/// FP32 bits rounded to TF32 (nearest, ties away), as the tensor core reads only 19 bits.
+__device__ __forceinline__ unsigned to_tf32(unsigned x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(x)));
+  return r;
+}
+
+/// d += a·b for one 16×8 tile: m16n8k16 for fp16/bf16, m16n8k8 for tf32.
+template <int PREC>
+__device__ __forceinline__ void mma(float (&d)[4], unsigned const (&a)[4], unsigned const (&b)[2]) {
+  if constexpr (PREC == 0) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else if constexpr (PREC == 1) {
+    asm(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+}
+
+/// One 16-byte cp.async to shared address `dst`; `bytes` (0..16) are read from src, the rest
+/// zero-filled (src is not read when bytes is 0).
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+/// FP32 value of a 16-bit output element (PREC 0: fp16, 1: bf16).
+template <int PREC>
+__device__ __forceinline__ float half_bits_to_float(unsigned short h) {
+  float f;
+  if constexpr (PREC == 0) {
+    asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
+  } else {
+    f = __uint_as_float(static_cast<unsigned>(h) << 16);
+  }
+  return f;
+}
+
+/// FP32 rounded (nearest even) to a 16-bit output element.
+template <int PREC>
+__device__ __forceinline__ unsigned short to_half_bits(float f) {
+  unsigned short h;
+  if constexpr (PREC == 0) {
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h) : "f"(f));
+  } else {
+    asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(h) : "f"(f));
+  }
+  return h;
+}
+
+#endif  // GEMMTUNE_MMA_EMULATED
+
+/// Output element as FP32 (for beta·C) and back, rounding to nearest even.
+template <int PREC>
+__device__ __forceinline__ float load_out(const void* base, long long i) {
+  if constexpr (PREC == 2) {
+    return static_cast<const float*>(base)[i];
+  } else {
+    return half_bits_to_float<PREC>(static_cast<const unsigned short*>(base)[i]);
+  }
+}
+
+template <int PREC>
+__device__ __forceinline__ void store_out(void* base, long long i, float v) {
+  if constexpr (PREC == 2) {
+    static_cast<float*>(base)[i] = v;
+  } else {
+    static_cast<unsigned short*>(base)[i] = to_half_bits<PREC>(v);
+  }
+}
+
+/// Two adjacent outputs (i, i+1) in one store; the caller guarantees the pair's alignment.
+template <int PREC>
+__device__ __forceinline__ void store_out2(void* base, long long i, float v0, float v1) {
+  if constexpr (PREC == 2) {
+    *reinterpret_cast<float2*>(static_cast<float*>(base) + i) = make_float2(v0, v1);
+  } else {
+    unsigned const packed = static_cast<unsigned>(to_half_bits<PREC>(v0)) |
+                            (static_cast<unsigned>(to_half_bits<PREC>(v1)) << 16);
+    *reinterpret_cast<unsigned*>(static_cast<unsigned short*>(base) + i) = packed;
+  }
+}
+
+/// C(m, n), C(m, n+1) = alpha·v + beta·C for the pair that lies inside C; C is read only when
+/// beta ≠ 0. PAIR: the pair can be one store when both columns are inside.
+template <int PREC, bool PAIR>
+__device__ __forceinline__ void write_c_pair(GemmArgs const& args, long long m, long long n,
+                                             float v0, float v1) {
+  if (m >= args.M || n >= args.N) return;
+  long long const i = m * args.ldc + n;
+  v0 *= args.alpha;
+  v1 *= args.alpha;
+  bool const second = n + 1 < args.N;
+  if (args.beta != 0.0f) {
+    v0 += args.beta * load_out<PREC>(args.C, i);
+    if (second) v1 += args.beta * load_out<PREC>(args.C, i + 1);
+  }
+  if (PAIR && second) {
+    store_out2<PREC>(args.C, i, v0, v1);
+  } else {
+    store_out<PREC>(args.C, i, v0);
+    if (second) store_out<PREC>(args.C, i + 1, v1);
+  }
+}
+
+/// Global → shared traffic of one operand tile of ROWS rows × COLS contiguous elements, taken
+/// at (r0, c0) of a matrix of `rows` × `cols` elements with leading dimension ld. ALIGN 16: one
+/// cp.async of 16 bytes per chunk, zero-filled past the matrix; otherwise element loads and a
+/// 16-byte shared store (synchronous, for pointers or strides that are not 16-byte aligned).
+template <typename Tile, int THREADS, int EB, int ALIGN>
+struct TileLoader {
+  static constexpr int kRowChunks = Tile::kChunks;
+  static constexpr int kItems = Tile::kBytes / 16;
+  static constexpr int kPerThread = (kItems + THREADS - 1) / THREADS;
+  static constexpr int kE = 16 / EB;
+
+  __device__ __forceinline__ static void issue(unsigned char* s, const unsigned char* g,
+                                               long long ld, long long rows, long long cols,
+                                               long long r0, long long c0) {
+#pragma unroll
+    for (int it = 0; it < kPerThread; ++it) {
+      int const i = it * THREADS + static_cast<int>(threadIdx.x);
+      if (kItems % THREADS != 0 && i >= kItems) continue;
+      int const row = i / kRowChunks, chunk = i % kRowChunks;
+      long long const gr = r0 + row, gc = c0 + chunk * kE;
+      unsigned char* const dst = s + Tile::chunk_offset(row, chunk);
+      long long const left = cols - gc;
+      int const n = gr < rows ? (left >= kE ? kE : (left > 0 ? static_cast<int>(left) : 0)) : 0;
+      const unsigned char* const src = g + (gr * ld + gc) * EB;
+      if constexpr (ALIGN >= 16) {
+        cp_async16(smem_addr(dst), n > 0 ? src : g, n * EB);
+      } else {
+        unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int e = 0; e < kE; ++e) {
+          if (e < n) {
+            unsigned v;
+            if constexpr (EB == 4) {
+              v = *reinterpret_cast<const unsigned*>(src + e * 4);
+              w[e] = v;
+            } else {
+              v = *reinterpret_cast<const unsigned short*>(src + e * 2);
+              w[e / 2] |= v << (16 * (e % 2));
+            }
+          }
+        }
+        *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+  }
+};
+
+}  // namespace mma_detail
+
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
+          bool TB, int ALIGN>
+__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
+    mma_gemm(GemmArgs args) {
+  using namespace mma_detail;
+  constexpr int kEB = elem_bytes(PREC);
+  constexpr int kThreads = block_threads(BM, BN, WM, WN);
+  constexpr int kKStep = PREC == 2 ? 8 : 16;  // k of one mma
+  constexpr int kSteps = BK / kKStep;
+  constexpr int kMT = WM / 16, kNT = WN / 8;  // mma tiles per warp
+  constexpr int kSpread = PREC == 2 ? 2 : 1;
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must divide the block tile");
+  static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles hold whole 16×16 fragment pairs");
+  static_assert(BK % kKStep == 0 && ST >= 2 && SK >= 1, "stage depth, ring and split-K");
+
+  // Shared tiles in global orientation: A is BM×BK (K-major) or BK×BM (TA); B is BK×BN
+  // (N-major) or BN×BK (TB). tf32 MN-major tiles spread their XOR keys for 4-row LDS phases.
+  using TileA = SwizzledTile<TA ? BK : BM, TA ? BM : BK, kEB, (TA && PREC == 2) ? kSpread : 1>;
+  using TileB = SwizzledTile<TB ? BN : BK, TB ? BK : BN, kEB, (!TB && PREC == 2) ? kSpread : 1>;
+  using LoadA = TileLoader<TileA, kThreads, kEB, ALIGN>;
+  using LoadB = TileLoader<TileB, kThreads, kEB, ALIGN>;
+  constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
+
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned char* const A = static_cast<const unsigned char*>(args.A);
+  const unsigned char* const B = static_cast<const unsigned char*>(args.B);
+
+  long long const tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
+  long long const tile = static_cast<long long>(blockIdx.x);
+  long long tile_m, tile_n;
+  if constexpr (SW <= 1) {
+    tile_m = tile / tiles_n;
+    tile_n = tile % tiles_n;
+  } else {
+    // Groups of SW tile rows walked column by column: blocks resident together share A rows
+    // and B columns in L2.
+    long long const per_group = SW * tiles_n;
+    long long const first = (tile / per_group) * SW;
+    long long const rows = tiles_m - first < SW ? tiles_m - first : SW;
+    long long const in = tile % per_group;
+    tile_m = first + in % rows;
+    tile_n = in / rows;
+  }
+  long long const m0 = tile_m * BM, n0 = tile_n * BN;
+
+  long long const k_tiles = (args.K + BK - 1) / BK;
+  long long kt_begin = 0, kt_count = k_tiles;
+  if constexpr (SK > 1) {
+    long long const per = (k_tiles + SK - 1) / SK;
+    kt_begin = static_cast<long long>(blockIdx.z) * per;
+    kt_count = k_tiles - kt_begin;
+    if (kt_count > per) kt_count = per;
+    if (kt_count < 0) kt_count = 0;
+  }
+  int const KT = static_cast<int>(kt_count);
+
+  int const tid = static_cast<int>(threadIdx.x);
+  int const warp = tid / kWarpSize, lane = tid % kWarpSize;
+  int const wm0 = (warp / (BN / WN)) * WM, wn0 = (warp % (BN / WN)) * WN;
+
+  auto issue_stage = [&](int slot, long long kt) {
+    unsigned char* const sa = smem + slot * kStageBytes;
+    unsigned char* const sb = sa + TileA::kBytes;
+    long long const k0 = (kt_begin + kt) * BK;
+    if constexpr (TA) {
+      LoadA::issue(sa, A, args.lda, args.K, args.M, k0, m0);
+    } else {
+      LoadA::issue(sa, A, args.lda, args.M, args.K, m0, k0);
+    }
+    if constexpr (TB) {
+      LoadB::issue(sb, B, args.ldb, args.N, args.K, n0, k0);
+    } else {
+      LoadB::issue(sb, B, args.ldb, args.K, args.N, k0, n0);
+    }
+  };
+
+  // Fragments of one k step: A per 16-row tile, B per 8-column tile.
+  struct Frags {
+    unsigned a[kMT][4];
+    unsigned b[kNT][2];
+  };
+  auto load_frags = [&](Frags& f, unsigned sa, unsigned sb, int ks) {
+    if constexpr (!TA) {
+      // K-major A: matrices (rows 0-7 | 8-15) × (chunk 0 | 1) of the k step.
+      int const r = lane % 8 + ((lane / 8) % 2) * 8, c = ks * 2 + lane / 16;
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+        ldmatrix_x4(f.a[i], sa + TileA::chunk_offset(wm0 + i * 16 + r, c));
+      }
+    } else if constexpr (PREC != 2) {
+      // M-major A, transposed by ldmatrix: k rows (0-7 | 8-15) × m chunk (0 | 1).
+      int const k = ks * 16 + lane % 8 + (lane / 16) * 8, c = (lane / 8) % 2;
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+        ldmatrix_x4_trans(f.a[i], sa + TileA::chunk_offset(k, (wm0 + i * 16) / 8 + c));
+      }
+    } else {
+      int const g = lane / 4, t = lane % 4, k = ks * 8 + t;
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+        int const m = wm0 + i * 16 + g;
+        f.a[i][0] = lds32(sa + TileA::offset(k, m));
+        f.a[i][1] = lds32(sa + TileA::offset(k, m + 8));
+        f.a[i][2] = lds32(sa + TileA::offset(k + 4, m));
+        f.a[i][3] = lds32(sa + TileA::offset(k + 4, m + 8));
+      }
+    }
+    if constexpr (TB) {
+      // K-major B: n rows (0-7 | 8-15 → two n tiles) × chunk (0 | 1).
+      int const r = lane % 8 + (lane / 16) * 8, c = ks * 2 + (lane / 8) % 2;
+#pragma unroll
+      for (int j = 0; j < kNT; j += 2) {
+        unsigned r4[4];
+        ldmatrix_x4(r4, sb + TileB::chunk_offset(wn0 + j * 8 + r, c));
+        f.b[j][0] = r4[0];
+        f.b[j][1] = r4[1];
+        f.b[j + 1][0] = r4[2];
+        f.b[j + 1][1] = r4[3];
+      }
+    } else if constexpr (PREC != 2) {
+      // N-major B, transposed by ldmatrix: k rows (0-7 | 8-15) × n chunk (0 | 1).
+      int const k = ks * 16 + lane % 8 + ((lane / 8) % 2) * 8, c = lane / 16;
+#pragma unroll
+      for (int j = 0; j < kNT; j += 2) {
+        unsigned r4[4];
+        ldmatrix_x4_trans(r4, sb + TileB::chunk_offset(k, (wn0 + j * 8) / 8 + c));
+        f.b[j][0] = r4[0];
+        f.b[j][1] = r4[1];
+        f.b[j + 1][0] = r4[2];
+        f.b[j + 1][1] = r4[3];
+      }
+    } else {
+      int const g = lane / 4, t = lane % 4, k = ks * 8 + t;
+#pragma unroll
+      for (int j = 0; j < kNT; ++j) {
+        int const n = wn0 + j * 8 + g;
+        f.b[j][0] = lds32(sb + TileB::offset(k, n));
+        f.b[j][1] = lds32(sb + TileB::offset(k + 4, n));
+      }
+    }
+    if constexpr (PREC == 2) {
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) f.a[i][q] = to_tf32(f.a[i][q]);
+      }
+#pragma unroll
+      for (int j = 0; j < kNT; ++j) {
+        f.b[j][0] = to_tf32(f.b[j][0]);
+        f.b[j][1] = to_tf32(f.b[j][1]);
+      }
+    }
+  };
+
+  float acc[kMT][kNT][4];
+#pragma unroll
+  for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+    for (int j = 0; j < kNT; ++j) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.0f;
+    }
+  }
+
+  // Ring of ST stages: ST-1 tiles in flight while one is consumed.
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < KT) issue_stage(s, s);
+    cp_async_commit();
+  }
+  unsigned const smem_base = smem_addr(smem);
+  int read = 0, write = ST - 1;
+  Frags frag[2];
+  for (int kt = 0; kt < KT; ++kt) {
+    cp_async_wait<ST - 2>();
+    __syncthreads();  // tile kt is visible; every warp is done with the slot refilled below
+    if (kt + ST - 1 < KT) issue_stage(write, kt + ST - 1);
+    cp_async_commit();
+    unsigned const sa = smem_base + read * kStageBytes, sb = sa + TileA::kBytes;
+    // Fragments double-buffered in registers: step ks+1 loads while step ks multiplies.
+    load_frags(frag[0], sa, sb, 0);
+#pragma unroll
+    for (int ks = 0; ks < kSteps; ++ks) {
+      if (ks + 1 < kSteps) load_frags(frag[(ks + 1) % 2], sa, sb, ks + 1);
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) mma<PREC>(acc[i][j], frag[ks % 2].a[i], frag[ks % 2].b[j]);
+      }
+    }
+    read = read + 1 == ST ? 0 : read + 1;
+    write = write + 1 == ST ? 0 : write + 1;
+  }
+  cp_async_wait<0>();
+
+  // Epilogue from the accumulator layout: lane (g, t) holds rows g and g+8, columns 2t, 2t+1
+  // of each 16×8 tile.
+  int const g = lane / 4, t = lane % 4;
+  constexpr bool kPair = PREC == 2 ? ALIGN >= 8 : ALIGN >= 4;
+  float* const ws = static_cast<float*>(args.workspace) +
+                    (SK > 1 ? static_cast<long long>(blockIdx.z) * args.M * args.N : 0LL);
+  bool const ws_pair = (args.N % 2) == 0;
+#pragma unroll
+  for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      long long const m = m0 + wm0 + i * 16 + g + h * 8;
+#pragma unroll
+      for (int j = 0; j < kNT; ++j) {
+        long long const n = n0 + wn0 + j * 8 + 2 * t;
+        float const v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
+        if constexpr (SK == 1) {
+          write_c_pair<PREC, kPair>(args, m, n, v0, v1);
+        } else if (m < args.M && n < args.N) {
+          float* const w = ws + m * args.N + n;
+          if (ws_pair && n + 1 < args.N) {
+            *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
+          } else {
+            w[0] = v0;
+            if (n + 1 < args.N) w[1] = v1;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// C = alpha·Σ_z W[z] + beta·C over SLICES FP32 partial products W[z] (M×N each, packed) in
+/// args.workspace, summed in slice order. One thread per element, grid-stride.
+template <int SLICES, int PREC>
+__global__ void __launch_bounds__(mma_detail::kReduceThreads) mma_reduce(GemmArgs args) {
+  long long const total = args.M * args.N;
+  const float* const ws = static_cast<const float*>(args.workspace);
+  long long const stride = static_cast<long long>(gridDim.x) * mma_detail::kReduceThreads;
+  for (long long e = static_cast<long long>(blockIdx.x) * mma_detail::kReduceThreads + threadIdx.x;
+       e < total; e += stride) {
+    float s = ws[e];
+#pragma unroll
+    for (int z = 1; z < SLICES; ++z) s += ws[e + z * total];
+    long long const m = e / args.N, n = e % args.N;
+    long long const i = m * args.ldc + n;
+    float v = args.alpha * s;
+    if (args.beta != 0.0f) v += args.beta * mma_detail::load_out<PREC>(args.C, i);
+    mma_detail::store_out<PREC>(args.C, i, v);
+  }
+}
+
+}  // namespace gemmtune
+
+#endif  // GEMMTUNE_MMA_MMA_CUH
