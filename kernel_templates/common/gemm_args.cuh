@@ -1,4 +1,4 @@
-// The one argument every gemmtune kernel takes, by value. Plain C++ with fixed-size fields, so
+// The arguments every gemmtune kernel takes, by value. Plain C++ with fixed-size fields, so
 // the host (src/core/kernel_abi.hpp) includes this same file and the layouts cannot drift.
 #pragma once
 
@@ -18,4 +18,18 @@ struct GemmArgs {
   void* workspace;
   float alpha;
   float beta;
+};
+
+/// One TMA descriptor (CUtensorMap): 128 opaque bytes the host encodes, 64-byte aligned.
+struct alignas(64) TmaDescriptor {
+  unsigned long long opaque[16];
+};
+
+/// The second kernel parameter of launches that read or write through TMA, passed as
+/// `const __grid_constant__ TensorMaps`. The host encodes the slots the launch plan names
+/// (over the same pointers and leading dimensions as GemmArgs) and leaves the others zero.
+struct TensorMaps {
+  TmaDescriptor a;
+  TmaDescriptor b;
+  TmaDescriptor c;
 };

@@ -1,6 +1,8 @@
 // JSON forms of the worker messages.
 #include "core/eval_job.hpp"
 
+#include "core/tensor_map_geometry.hpp"
+
 namespace gemmtune {
 
 using nlohmann::json;
@@ -25,11 +27,20 @@ void to_json(json& j, LaunchPlan const& v) {
                         {"lowered_name", l.lowered_name},
                         {"grid", {l.grid.x, l.grid.y, l.grid.z}},
                         {"block", {l.block.x, l.block.y, l.block.z}},
-                        {"dynamic_smem", l.dynamic_smem}});
+                        {"dynamic_smem", l.dynamic_smem},
+                        {"takes_tensor_maps", l.takes_tensor_maps}});
+  }
+  json maps = json::array();
+  for (auto const& t : v.tensor_maps) {
+    maps.push_back({{"operand", to_string(t.operand)},
+                    {"box_rows", t.box_rows},
+                    {"box_cols", t.box_cols},
+                    {"swizzle_bytes", t.swizzle_bytes}});
   }
   j = json{{"launches", launches},
            {"workspace_bytes", v.workspace_bytes},
-           {"zero_workspace", v.zero_workspace}};
+           {"zero_workspace", v.zero_workspace},
+           {"tensor_maps", maps}};
 }
 void from_json(json const& j, LaunchPlan& v) {
   v.launches.clear();
@@ -43,10 +54,30 @@ void from_json(json const& j, LaunchPlan& v) {
     k.block = {b.at(0).get<std::int64_t>(), b.at(1).get<std::int64_t>(),
                b.at(2).get<std::int64_t>()};
     l.at("dynamic_smem").get_to(k.dynamic_smem);
+    l.at("takes_tensor_maps").get_to(k.takes_tensor_maps);
     v.launches.push_back(std::move(k));
   }
   j.at("workspace_bytes").get_to(v.workspace_bytes);
   j.at("zero_workspace").get_to(v.zero_workspace);
+  v.tensor_maps.clear();
+  for (auto const& t : j.at("tensor_maps")) {
+    TensorMapSpec spec;
+    std::string const operand = t.at("operand").get<std::string>();
+    if (operand == "A") {
+      spec.operand = TmaOperand::kA;
+    } else if (operand == "B") {
+      spec.operand = TmaOperand::kB;
+    } else if (operand == "C") {
+      spec.operand = TmaOperand::kC;
+    } else {
+      throw json::other_error::create(501, "tensor map operand '" + operand + "' is not A, B or C",
+                                      &t);
+    }
+    t.at("box_rows").get_to(spec.box_rows);
+    t.at("box_cols").get_to(spec.box_cols);
+    t.at("swizzle_bytes").get_to(spec.swizzle_bytes);
+    v.tensor_maps.push_back(spec);
+  }
 }
 
 void to_json(json& j, TimingSpec const& v) {

@@ -11,6 +11,27 @@
 namespace gemmtune {
 
 static_assert(sizeof(GemmArgs) == 88, "GemmArgs layout must match the device side");
+static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 64,
+              "TmaDescriptor must have CUtensorMap's size and alignment");
+static_assert(sizeof(TensorMaps) == 384, "TensorMaps layout must match the device side");
+
+/// Which matrix a TMA descriptor covers. Its global extent is the matrix as stored
+/// (row-major): A is M×K (K×M when op(A) = Aᵀ), B is K×N (N×K when op(B) = Bᵀ), C is M×N;
+/// the row stride is the leading dimension. The element type follows the precision
+/// (fp32 and tf32: 4-byte floats; fp16; bf16).
+enum class TmaOperand { kA, kB, kC };
+
+/// A TMA descriptor the runner encodes before launching: the operand, the box copied per
+/// request (`box_cols` elements along the contiguous dimension × `box_rows` rows) and the
+/// shared-memory swizzle (0 = none, 32, 64 or 128 bytes). Encoding uses tiled mode,
+/// interleave none, L2 promotion 256 B and zero fill out of bounds.
+struct TensorMapSpec {
+  TmaOperand operand = TmaOperand::kA;
+  int box_rows = 0;
+  int box_cols = 0;
+  int swizzle_bytes = 0;
+  bool operator==(TensorMapSpec const&) const = default;
+};
 
 /// A 3-D launch extent.
 struct Dim3 {
@@ -26,6 +47,9 @@ struct KernelLaunch {
   Dim3 grid;
   Dim3 block;
   int dynamic_smem = 0;  ///< bytes; above 48 KiB the runner raises the kernel's limit first
+  /// The kernel takes `const __grid_constant__ TensorMaps` after GemmArgs, encoded from the
+  /// plan's tensor_maps.
+  bool takes_tensor_maps = false;
   bool operator==(KernelLaunch const&) const = default;
 };
 
@@ -35,6 +59,8 @@ struct LaunchPlan {
   std::vector<KernelLaunch> launches;
   std::int64_t workspace_bytes = 0;
   bool zero_workspace = false;  ///< memset the workspace to 0 before the first launch
+  /// Descriptors for the launches that take TensorMaps (at most one per operand).
+  std::vector<TensorMapSpec> tensor_maps;
   bool operator==(LaunchPlan const&) const = default;
 };
 

@@ -69,8 +69,10 @@ LaunchStatus CandidateRunner::load(std::string const& cubin_path, cudaLibrary_t&
 }
 
 LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan const& plan,
-                                      KernelFigures& first) {
+                                      Problem const& problem, KernelFigures& first) {
   prepared_.clear();
+  tensor_maps_ = plan.tensor_maps;
+  problem_ = problem;
   if (plan.launches.empty()) return {0, "launch plan has no launches"};
   cudaLibrary_t library = nullptr;
   if (LaunchStatus s = load(cubin_path, library); !s.ok()) return s;
@@ -110,6 +112,11 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
                   text(l.block) + " out of range (each extent 1 … 2^32−1)"};
     }
     p.dynamic_smem = static_cast<std::size_t>(l.dynamic_smem);
+    p.takes_tensor_maps = l.takes_tensor_maps;
+    if (p.takes_tensor_maps && plan.tensor_maps.empty()) {
+      return {static_cast<int>(cudaErrorInvalidValue),
+              "launch " + std::to_string(i) + " takes tensor maps but the plan describes none"};
+    }
     prepared_.push_back(std::move(p));
   }
   return {};
@@ -117,7 +124,13 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
 
 LaunchStatus CandidateRunner::launch(GemmArgs const& args, cudaStream_t stream) const {
   GemmArgs copy = args;
-  void* params[] = {&copy};  // cudaLaunchKernel copies the argument before returning
+  TensorMaps maps{};
+  if (!tensor_maps_.empty()) {
+    if (std::string why = encoder_.encode(tensor_maps_, problem_, args, maps); !why.empty()) {
+      return {static_cast<int>(cudaErrorInvalidValue), why};
+    }
+  }
+  void* params[] = {&copy, &maps};  // cudaLaunchKernel copies the arguments before returning
   for (Prepared const& p : prepared_) {
     cudaError_t e = cudaLaunchKernel(reinterpret_cast<void const*>(p.kernel), p.grid, p.block,
                                      params, p.dynamic_smem, stream);

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/eval_job.hpp"
+#include "gpu/tensor_map_encoder.hpp"
 #include "gpu/timing_protocol.hpp"
 
 namespace gemmtune {
@@ -33,13 +34,14 @@ class CandidateRunner {
   CandidateRunner(CandidateRunner const&) = delete;
   CandidateRunner& operator=(CandidateRunner const&) = delete;
 
-  /// Loads `cubin_path` (cached by path) and prepares every launch of `plan`. A refusal by
-  /// CUDA (bad image, missing kernel, shared memory over the limit, grid out of range) comes
-  /// back as a failed LaunchStatus; an unreadable file throws Error.
+  /// Loads `cubin_path` (cached by path) and prepares every launch of `plan` for `problem`. A
+  /// refusal by CUDA (bad image, missing kernel, shared memory over the limit, grid out of
+  /// range) comes back as a failed LaunchStatus; an unreadable file throws Error.
   LaunchStatus prepare(std::string const& cubin_path, LaunchPlan const& plan,
-                       KernelFigures& first);
+                       Problem const& problem, KernelFigures& first);
 
-  /// Queues the prepared launches in order on `stream`, each with `args`; does not wait.
+  /// Queues the prepared launches in order on `stream`, each with `args` (and the plan's TMA
+  /// descriptors over `args`' pointers where a launch takes them); does not wait.
   LaunchStatus launch(GemmArgs const& args, cudaStream_t stream) const;
 
  private:
@@ -49,6 +51,7 @@ class CandidateRunner {
     dim3 block;
     std::size_t dynamic_smem = 0;
     std::string name;
+    bool takes_tensor_maps = false;
   };
   LaunchStatus load(std::string const& cubin_path, cudaLibrary_t& library);
 
@@ -61,6 +64,9 @@ class CandidateRunner {
   };
   std::list<Loaded> libraries_;
   std::vector<Prepared> prepared_;
+  std::vector<TensorMapSpec> tensor_maps_;
+  Problem problem_;
+  TensorMapEncoder encoder_;
 };
 
 }  // namespace gemmtune

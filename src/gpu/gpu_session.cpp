@@ -295,7 +295,7 @@ struct GpuSession::Impl {
     mark("problem data");
 
     KernelFigures figures;
-    if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, figures); !s.ok()) {
+    if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
       fail_launch(r, s, "load: ");
       return;
     }

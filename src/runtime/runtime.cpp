@@ -18,6 +18,7 @@
 #include "core/table_lookup.hpp"
 #include "core/tuning_table.hpp"
 #include "family.hpp"
+#include "gpu/tensor_map_encoder.hpp"
 #include "runtime/cublas_gemm.hpp"
 #include "runtime/gemm_call.hpp"
 #include "runtime/kernel_library.hpp"
@@ -72,6 +73,7 @@ struct ReadyLaunch {
   cudaKernel_t kernel = nullptr;
   dim3 grid, block;
   std::size_t smem = 0;
+  bool takes_tensor_maps = false;
 };
 
 /// How calls of one (device, problem) run.
@@ -82,6 +84,9 @@ struct Decision {
   std::vector<ReadyLaunch> launches;  // empty: cuBLAS
   std::int64_t workspace_bytes = 0;
   bool zero_workspace = false;
+  std::vector<TensorMapSpec> tensor_maps;  // encoded per call's pointers (remembered)
+  Problem problem;                          // what the descriptors describe
+  TensorMapEncoder encoder;                 // thread-safe; its cache is internal
   bool tuned() const { return !launches.empty(); }
 };
 
@@ -263,6 +268,11 @@ struct Runtime::Impl {
         return d;
       }
       ready.smem = static_cast<std::size_t>(l.dynamic_smem);
+      ready.takes_tensor_maps = l.takes_tensor_maps;
+      if (l.takes_tensor_maps && plan.tensor_maps.empty()) {
+        d->detail = "cuBLAS: " + l.name_expression + " takes tensor maps the plan does not describe";
+        return d;
+      }
       if (l.dynamic_smem > kDefaultDynamicSmem) {
         // Per device: the attribute of a context-independent kernel applies to the current one.
         cudaError_t const e = cudaFuncSetAttribute(reinterpret_cast<void const*>(ready.kernel),
@@ -284,6 +294,8 @@ struct Runtime::Impl {
     d->launches = std::move(launches);
     d->workspace_bytes = plan.workspace_bytes;
     d->zero_workspace = plan.zero_workspace;
+    d->tensor_maps = plan.tensor_maps;
+    d->problem = p;
     d->detail = "tuned: " + d->kernel + " (" + r.explanation + ")";
     return d;
   }
@@ -293,6 +305,12 @@ struct Runtime::Impl {
   cudaError_t launch(Decision const& d, GemmCall const& call, cudaStream_t stream,
                      bool& partial) const {
     partial = false;
+    GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
+                  call.c, nullptr, call.alpha, call.beta};
+    TensorMaps maps{};
+    if (!d.tensor_maps.empty() && !d.encoder.encode(d.tensor_maps, d.problem, args, maps).empty()) {
+      return cudaErrorInvalidValue;  // nothing queued: the caller falls back to cuBLAS
+    }
     void* workspace = nullptr;
     if (d.workspace_bytes > 0) {
       if (cudaError_t e = cudaMallocAsync(&workspace, static_cast<std::size_t>(d.workspace_bytes), stream);
@@ -307,9 +325,8 @@ struct Runtime::Impl {
         }
       }
     }
-    GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
-                  call.c, workspace, call.alpha, call.beta};
-    void* params[] = {&args};
+    args.workspace = workspace;
+    void* params[] = {&args, &maps};  // a kernel without tensor maps reads only the first
     cudaError_t result = cudaSuccess;
     for (ReadyLaunch const& l : d.launches) {
       cudaError_t const e = cudaLaunchKernel(reinterpret_cast<void const*>(l.kernel), l.grid,

@@ -17,7 +17,11 @@ TEST(EvalJobJson, RoundTrips) {
   l.block = {32, 8, 1};
   l.dynamic_smem = 1024;
   job.plan.launches.push_back(l);
+  l.takes_tensor_maps = true;
+  job.plan.launches.push_back(l);
   job.plan.workspace_bytes = 64;
+  job.plan.tensor_maps = {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 64, 64, 128},
+                          {TmaOperand::kC, 32, 32, 0}};
   job.seed = 42;
   job.timing.early_stop_ms = 1.5;
   job.beta = 0.5f;
@@ -38,6 +42,15 @@ TEST(EvalJobJson, RoundTrips) {
   EXPECT_EQ(rb.disposition, Disposition::kWrongResult);
   EXPECT_EQ(rb.exact_mismatches, 7);
   EXPECT_EQ(rb.reason, r.reason);
+}
+
+TEST(EvalJobJson, RejectsUnknownTensorMapOperand) {
+  EvalJob job;
+  job.problem = parse_shape("8x8x8", Precision::kFP16, Layout::kNN).resolved();
+  job.plan.tensor_maps = {{TmaOperand::kB, 8, 8, 0}};
+  nlohmann::json j = job;
+  j["plan"]["tensor_maps"][0]["operand"] = "D";
+  EXPECT_ANY_THROW(j.get<EvalJob>());
 }
 
 TEST(EvalJobJson, RejectsMissingFields) {

@@ -1,0 +1,85 @@
+// The stored extent of each operand and the TMA encoding rules (box ≤ 256 per dimension,
+// 16-byte inner box and row stride, inner box within the swizzle span).
+#include "core/tensor_map_geometry.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr std::uint32_t kMaxBox = 256;
+constexpr std::uint64_t kMaxStride = std::uint64_t{1} << 40;
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+char const* to_string(TmaOperand operand) {
+  switch (operand) {
+    case TmaOperand::kA: return "A";
+    case TmaOperand::kB: return "B";
+    case TmaOperand::kC: return "C";
+  }
+  return "?";
+}
+
+std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
+                                std::int64_t ld, TensorMapGeometry& out) {
+  out = TensorMapGeometry{};
+  switch (problem.precision) {
+    case Precision::kFP32:
+    case Precision::kTF32: out.element = TensorElement::kFloat32; break;
+    case Precision::kFP16: out.element = TensorElement::kFloat16; break;
+    case Precision::kBF16: out.element = TensorElement::kBFloat16; break;
+  }
+  out.element_bytes = element_bytes(problem.precision);
+  std::int64_t rows = 0, cols = 0;
+  switch (spec.operand) {
+    case TmaOperand::kA:
+      rows = a_transposed(problem.layout) ? problem.k : problem.m;
+      cols = a_transposed(problem.layout) ? problem.m : problem.k;
+      break;
+    case TmaOperand::kB:
+      rows = b_transposed(problem.layout) ? problem.n : problem.k;
+      cols = b_transposed(problem.layout) ? problem.k : problem.n;
+      break;
+    case TmaOperand::kC:
+      rows = problem.m;
+      cols = problem.n;
+      break;
+  }
+  std::string const what = std::string("tensor map of ") + to_string(spec.operand) + ": ";
+  if (rows < 1 || cols < 1) return what + "empty matrix " + str(rows) + "×" + str(cols);
+  if (ld < cols) {
+    return what + "leading dimension " + str(ld) + " < " + str(cols) + " stored columns";
+  }
+  if (spec.box_cols < 1 || spec.box_rows < 1 || spec.box_cols > static_cast<int>(kMaxBox) ||
+      spec.box_rows > static_cast<int>(kMaxBox)) {
+    return what + "box " + str(spec.box_cols) + "×" + str(spec.box_rows) +
+           " outside 1…256 per dimension";
+  }
+  std::int64_t const inner_bytes = std::int64_t{spec.box_cols} * out.element_bytes;
+  if (inner_bytes % 16 != 0) {
+    return what + "inner box of " + str(inner_bytes) + " bytes is not a multiple of 16";
+  }
+  if (spec.swizzle_bytes != 0 && spec.swizzle_bytes != 32 && spec.swizzle_bytes != 64 &&
+      spec.swizzle_bytes != 128) {
+    return what + "swizzle of " + str(spec.swizzle_bytes) + " bytes (expected 0, 32, 64 or 128)";
+  }
+  if (spec.swizzle_bytes != 0 && inner_bytes > spec.swizzle_bytes) {
+    return what + "inner box of " + str(inner_bytes) + " bytes is wider than the " +
+           str(spec.swizzle_bytes) + "-byte swizzle span";
+  }
+  std::uint64_t const stride = static_cast<std::uint64_t>(ld) * out.element_bytes;
+  if (stride % 16 != 0 || stride >= kMaxStride) {
+    return what + "row stride of " + str(static_cast<std::int64_t>(stride)) +
+           " bytes is not a multiple of 16 below 2^40";
+  }
+  out.rows = static_cast<std::uint64_t>(rows);
+  out.cols = static_cast<std::uint64_t>(cols);
+  out.row_stride_bytes = stride;
+  out.box_cols = static_cast<std::uint32_t>(spec.box_cols);
+  out.box_rows = static_cast<std::uint32_t>(spec.box_rows);
+  out.swizzle_bytes = spec.swizzle_bytes;
+  return {};
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,39 @@
+// Where a TMA descriptor of a launch plan points: the stored matrix of an operand (extent,
+// row stride, element type) and the box, checked against the hardware's encoding rules. Plain
+// arithmetic, so the rules are tested without a GPU; src/gpu encodes the result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/kernel_abi.hpp"
+#include "core/problem.hpp"
+
+namespace gemmtune {
+
+/// Element type of a descriptor (the precision's storage type).
+enum class TensorElement { kFloat32, kFloat16, kBFloat16 };
+
+/// A 2-D tiled descriptor: `cols` is the contiguous (inner) dimension, `rows` the outer one.
+struct TensorMapGeometry {
+  TensorElement element = TensorElement::kFloat32;
+  int element_bytes = 4;
+  std::uint64_t cols = 0;
+  std::uint64_t rows = 0;
+  std::uint64_t row_stride_bytes = 0;
+  std::uint32_t box_cols = 0;
+  std::uint32_t box_rows = 0;
+  int swizzle_bytes = 0;
+};
+
+/// The geometry of `spec` over the problem's matrix stored with leading dimension `ld`
+/// (elements), or the reason it cannot be encoded: a box extent outside 1…256, an inner box
+/// not a multiple of 16 bytes or wider than the swizzle span, a row stride that is not a
+/// multiple of 16 bytes, or an unknown swizzle. Returns "" on success.
+std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
+                                std::int64_t ld, TensorMapGeometry& out);
+
+/// "A", "B" or "C".
+char const* to_string(TmaOperand operand);
+
+}  // namespace gemmtune

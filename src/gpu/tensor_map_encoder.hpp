@@ -1,0 +1,41 @@
+// TensorMapEncoder: turns a launch plan's TMA descriptor specs into encoded descriptors over a
+// call's pointers. The driver's encoder is found at run time through the CUDA runtime, so no
+// binary links libcuda. Shared by the worker's candidate runner and the runtime library.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/kernel_abi.hpp"
+#include "core/problem.hpp"
+
+namespace gemmtune {
+
+/// Encodes and remembers descriptors for the most recent argument sets (timing rotates over a
+/// few buffer sets, and a deployed GEMM is called with the same buffers again and again, so
+/// re-encoding per launch would only add host time).
+class TensorMapEncoder {
+ public:
+  /// Fills `out` with the descriptors of `specs` for `problem` over `args` (slots no spec names
+  /// are zero). Returns "" or why a descriptor cannot be encoded (geometry, a pointer not
+  /// 16-byte aligned, the driver's refusal or no driver entry point). Thread-safe.
+  std::string encode(std::vector<TensorMapSpec> const& specs, Problem const& problem,
+                     GemmArgs const& args, TensorMaps& out) const;
+
+ private:
+  struct Entry {
+    std::vector<TensorMapSpec> specs;
+    Problem problem;
+    std::array<std::int64_t, 6> dims{};      // M, N, K, lda, ldb, ldc
+    std::array<void const*, 3> pointers{};  // A, B, C
+    TensorMaps maps{};
+  };
+  static constexpr std::size_t kRemembered = 8;
+  mutable std::mutex mutex_;
+  mutable std::vector<Entry> recent_;  // most recent last
+};
+
+}  // namespace gemmtune
