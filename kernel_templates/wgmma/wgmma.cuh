@@ -7,8 +7,10 @@
 //            two m64 wgmma per k16 step) and all BN columns (one wgmma of N = BN)
 //   ST       shared-memory stages
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
-//   PE       0: one work unit per block; 1: persistent, each block walks units blockIdx.x,
-//            blockIdx.x + gridDim.x, ... (the grid is sized to the SMs by the host)
+//   CL       cluster size along M (1 or 2): the CL blocks of a cluster compute vertically
+//            adjacent tiles that share B; each loads its own A and 1/CL of B, multicast to all
+//   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
+//            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs)
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
 //   SK       split-K slices; SK > 1 writes FP32 partials to the workspace and wgmma_reduce
 //            applies alpha and beta
@@ -38,9 +40,13 @@ constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box ro
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
 constexpr int kReduceThreads = 256;
-/// setmaxnreg targets with two consumer warpgroups: 128·40 + 256·232 = 64512 ≤ 65536.
-constexpr int kProducerRegs = 40;
-constexpr int kConsumerRegs = 232;
+/// setmaxnreg targets with two consumer warpgroups. The block starts with 168 registers per
+/// thread (65536 / 384, rounded down to 8) and setmaxnreg.inc waits until the block's own pool
+/// has the registers, so the targets must fit that pool exactly or it never returns:
+/// 128·56 + 256·224 = 64512 = 384·168. (40 for the producer made its loop spill with clusters.)
+constexpr int kProducerRegs = 56;
+constexpr int kConsumerRegs = 224;
+static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "setmaxnreg beyond the block's pool");
 
 __host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : 2; }
 /// K depth of one stage: one 128-byte swizzle row of K-major data.
@@ -78,6 +84,25 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned byt
 __device__ __forceinline__ void mbar_arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
+/// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
+/// included), with release semantics at cluster scope.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+/// Every thread of every block of the cluster (none has exited): orders the barrier set-up
+/// before remote use, and keeps a block's shared memory alive until its peers are done with it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
 /// Returns once the phase with this parity has completed. A barrier in phase n (none of its
 /// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
 /// waiting for parity 1 on a fresh barrier returns at once.
@@ -103,6 +128,17 @@ __device__ __forceinline__ void tma_load(void* dst, TmaDescriptor const* map, un
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
       "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+/// The same copy written to the same offset of every block in `mask` of the cluster; each
+/// destination's barrier at `bar`'s offset receives the complete_tx of the bytes it got.
+__device__ __forceinline__ void tma_load_multicast(void* dst, TmaDescriptor const* map,
+                                                   unsigned bar, int c0, int c1,
+                                                   unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
 }
 __device__ __forceinline__ void tma_prefetch(TmaDescriptor const* map) {
@@ -183,12 +219,74 @@ __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float
   }
 }
 
-/// 64-wide boxes of an MN-major tile of `width` that start inside the `remaining` rows or
-/// columns left of the matrix from the tile's origin (at least 1: a tile never starts outside).
-__device__ __forceinline__ int boxes_in(long long remaining, int width) {
-  long long const needed = (remaining + kMnChunk - 1) / kMnChunk;
-  int const all = width / kMnChunk;
+/// Pieces of `span` rows or columns, out of `all`, that start inside the `remaining` ones left
+/// of the matrix from the tile's origin (at least 1: a loaded tile never starts outside).
+__device__ __forceinline__ int pieces_in(long long remaining, int span, int all) {
+  long long const needed = (remaining + span - 1) / span;
   return needed < all ? static_cast<int>(needed) : all;
+}
+/// 64-wide boxes of an MN-major tile of `width` that start inside the matrix.
+__device__ __forceinline__ int boxes_in(long long remaining, int width) {
+  return pieces_in(remaining, kMnChunk, width / kMnChunk);
+}
+
+/// A consumer warp's release of a stage: one arrival on the empty barrier of every block of
+/// the cluster (each of them may refill the stage in all blocks).
+template <int CL>
+__device__ __forceinline__ void release(unsigned empty) {
+  if constexpr (CL == 1) {
+    mbar_arrive(empty);
+  } else {
+#pragma unroll
+    for (int r = 0; r < CL; ++r) mbar_arrive_cluster(empty, r);
+  }
+}
+
+/// Epilogue of one tile: d[mi][j] is row r + 64·mi + 8·((j/2)%2), column c + 8·(j/4) + j%2 of
+/// the tile (r = warpgroup row + 16·warp + lane/4, c = 2·(lane%4)). Column pairs are stored
+/// with one access; C gets alpha·d + beta·C (C is read only when beta ≠ 0), or, with split-K,
+/// the slice's FP32 partials go to the workspace.
+template <int BM, int BN, int SK, int T, int MI, int ACC>
+__device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][ACC],
+                                           long long tm, long long tn, int slice, int r, int c) {
+  long long const M = args.M, N = args.N;
+  long long const mbase = tm * BM + r, nbase = tn * BN + c;
+  float const alpha = args.alpha, beta = args.beta;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int j = 0; j < ACC; j += 2) {
+      long long const row = mbase + mi * 64 + 8 * ((j / 2) % 2);
+      long long const col = nbase + 8 * (j / 4);
+      if (row >= M || col >= N) continue;
+      float v0 = d[mi][j], v1 = d[mi][j + 1];
+      bool const pair = col + 1 < N;
+      if constexpr (SK > 1) {
+        // Partials: rows of round_up(N, 4) floats per slice, so pairs stay 8-byte aligned.
+        long long const ldw = (N + 3) / 4 * 4;
+        float* const w =
+            static_cast<float*>(args.workspace) + slice * M * ldw + row * ldw + col;
+        if (pair) {
+          *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
+        } else {
+          *w = v0;
+        }
+      } else {
+        long long const i = row * args.ldc + col;
+        v0 *= alpha;
+        v1 *= alpha;
+        if (beta != 0.f) {
+          v0 += beta * load_elem<T>(args.C, i);
+          if (pair) v1 += beta * load_elem<T>(args.C, i + 1);
+        }
+        if (pair) {
+          store_pair<T>(args.C, i, v0, v1);
+        } else {
+          store_elem<T>(args.C, i, v0);
+        }
+      }
+    }
+  }
 }
 
 /// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
@@ -221,16 +319,28 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
 }  // namespace wgmma_detail
 
 /// C = alpha·op(A)·op(B) + beta·C (SK = 1) or FP32 partials per slice into the workspace.
-/// Synchronisation (per stage s of the ring; `it` counts k blocks over all units a block walks,
-/// identically in producer and consumers; s = it % ST, n = it / ST is the use of stage s):
-///   full[s]  count 1: the producer's arrive.expect_tx(stage bytes); completes when the TMA
-///            copies have written all those bytes. Consumers wait parity n & 1.
-///   empty[s] count 4·CW: lane 0 of every consumer warp arrives once its wgmma reading stage s
-///            have completed (wgmma.wait_group). The producer waits parity (n & 1) ^ 1 before
-///            refilling (for n = 0 that is the fresh barrier's "previous" phase: no wait).
-/// No block-wide barrier follows the role split (the producer's idle threads exit).
-template <int BM, int BN, int ST, int CW, int PE, int GM, int SK, int T, bool TA, bool TB>
-__global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
+///
+/// Synchronisation. `it` counts the k blocks a block walks over all its units, identically in
+/// the producer and the consumers (and identically in every block of a cluster, which walk the
+/// same units and k ranges); stage s = it % ST, and n = it / ST is the use of stage s.
+///   full[s]  count 1: the block's own producer arrive.expect_tx(bytes of the whole stage, its
+///            own A plus every piece of B, whichever block of the cluster issues it); completes
+///            when those bytes have landed. Consumers wait for parity n & 1. A peer's multicast
+///            bytes may land before the local expect_tx: the phase still cannot complete without
+///            the local arrival, and they cannot belong to use n + 1 (the peer issues those only
+///            after this block's consumers released use n). Every block of a cluster issues at
+///            least one piece of B into every block per stage, so use n of full[s] completes in
+///            a block only after every producer of the cluster saw its empty[s] phase n - 1 end.
+///   empty[s] count 4·CW·CL: lane 0 of every consumer warp of every block of the cluster arrives
+///            (on its own block's barrier and on each peer's) once the wgmma reading stage s
+///            have completed (wgmma.wait_group). A producer refills stage s in every block it
+///            multicasts to, so it waits until all of them have released it: parity (n & 1) ^ 1
+///            (for n = 0 the fresh barrier's preceding phase counts as complete: no wait).
+/// Clusters (CL = 2) also sync all threads once after the barriers are initialised (a peer may
+/// arrive or multicast into them) and once at the end (a block's barriers must outlive its
+/// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+__global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   using namespace wgmma_detail;
   constexpr int BK = block_k(T);
@@ -241,11 +351,19 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
   constexpr int B_BYTES = tile_bytes(BN, !TB);
   constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   constexpr int kMnBoxBytes = BK * kSwizzleRow;  // one 64-wide MN-major box (16-bit: 8 KiB)
+  // B arrives in pieces: MN-major, one per 64-wide box; K-major, CL slabs of BN/CL rows. Piece p
+  // is issued by cluster block p % CL (multicast to the whole cluster when CL > 1).
+  constexpr int B_PIECES = TB ? CL : tile_extent(BN, true) / kMnChunk;
+  constexpr int B_PIECE_SPAN = TB ? BN / CL : kMnChunk;  // columns of C per piece
+  constexpr int B_PIECE_BYTES = TB ? (BN / CL) * kSwizzleRow : kMnBoxBytes;
   constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
   static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(T != kTF32 || (!TA && TB), "tf32 wgmma reads K-major shared operands only");
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
+  static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
+  static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
+  static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* const ring = reinterpret_cast<unsigned char*>(
@@ -258,176 +376,160 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < ST; ++s) {
       mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 4 * CW);
+      mbar_init(empty0 + 8 * s, 4 * CW * CL);
     }
-    // Make the initialised barriers visible to the async proxy (TMA complete_tx).
+    // Make the initialised barriers visible to the async proxy (TMA complete_tx) and to the
+    // cluster.
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (CL > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
+  unsigned const rank = CL > 1 ? cluster_rank() : 0;
   long long const tiles_m = (args.M + BM - 1) / BM;
+  long long const groups_m = (tiles_m + CL - 1) / CL;  // rows of cluster tiles
   long long const tiles_n = (args.N + BN - 1) / BN;
-  long long const units = tiles_m * tiles_n * SK;
+  long long const units = groups_m * tiles_n * SK;
   long long const kb_total = (args.K + BK - 1) / BK;
-  long long const first_unit = blockIdx.x;
-  long long const unit_step = PE ? gridDim.x : units;  // PE = 0: one unit per block
+  long long const first_unit = blockIdx.x / CL;
+  long long const unit_step = PE ? gridDim.x / CL : units;  // PE = 0: one unit per cluster
 
   int const wg = threadIdx.x / kWarpgroup;
   if (wg == 0) {
     // ---------------- producer ----------------
     if constexpr (CW == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
-    if (threadIdx.x != 0) return;
-    tma_prefetch(&maps.a);
-    tma_prefetch(&maps.b);
+    if (threadIdx.x == 0) {
+      tma_prefetch(&maps.a);
+      tma_prefetch(&maps.b);
+      int s = 0;
+      unsigned phase = 0;  // parity of n = it / ST
+      for (long long u = first_unit; u < units; u += unit_step) {
+        int slice;
+        long long gm, tn, kb, kb_end;
+        unit_coords<GM>(u, groups_m, tiles_n, slice, gm, tn);
+        slice_range<SK>(kb_total, slice, kb, kb_end);
+        // A block whose tile lies below the matrix (odd tile rows with CL = 2) loads the last
+        // tile's A instead (its results are never stored) and still issues its share of B.
+        long long const tm = gm * CL + rank < tiles_m ? gm * CL + rank : tiles_m - 1;
+        int const m0 = static_cast<int>(tm * BM), n0 = static_cast<int>(tn * BN);
+        // Without clusters, pieces that start past the matrix edge are not issued (their rows or
+        // columns of C are never stored, so stale shared memory there is harmless) and the
+        // barrier expects exactly the bytes of the pieces issued. In a cluster every block
+        // issues its share of B pieces for every stage, so each block's full barrier depends on
+        // every producer of the cluster: a consumer can then never arrive for use n + 1 on a
+        // peer's empty barrier before that barrier's phase n is over. Pieces past the edge are
+        // loaded from a start clamped into the matrix instead (landing in columns never stored).
+        int const a_boxes = TA ? boxes_in(args.M - m0, BM) : 1;
+        int const b_pieces =
+            CL > 1 ? B_PIECES : pieces_in(args.N - n0, B_PIECE_SPAN, B_PIECES);
+        unsigned const bytes =
+            (TA ? a_boxes * kMnBoxBytes : A_BYTES) + b_pieces * B_PIECE_BYTES;
+        for (; kb < kb_end; ++kb) {
+          int const k0 = static_cast<int>(kb * BK);
+          unsigned const full = full0 + 8 * s;
+          mbar_wait(empty0 + 8 * s, phase ^ 1);
+          unsigned char* const a = ring + s * STAGE_BYTES;
+          unsigned char* const b = a + A_BYTES;
+          mbar_arrive_expect_tx(full, bytes);
+          if constexpr (TA) {
+            for (int c = 0; c < a_boxes; ++c) {
+              tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
+            }
+          } else {
+            tma_load(a, &maps.a, full, k0, m0);
+          }
+          for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
+            int const start = n0 + p * B_PIECE_SPAN;
+            int const n = start < args.N ? start : static_cast<int>(args.N) - 1;
+            int const c0 = TB ? k0 : n;
+            int const c1 = TB ? n : k0;
+            if constexpr (CL > 1) {
+              tma_load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
+                                 static_cast<unsigned short>((1u << CL) - 1));
+            } else {
+              tma_load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
+            }
+          }
+          if (++s == ST) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    // ---------------- consumers ----------------
+    if constexpr (CW == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
+    int const t = threadIdx.x % kWarpgroup;
+    int const warp = t / 32, lane = t % 32;
+    int const row0 = (wg - 1) * WM;  // first row of this warpgroup in the block tile
+    // Descriptor strides: K-major SBO = 1024, LBO unused (16 by convention); MN-major LBO =
+    // one 64-wide box (BK rows of 128 bytes), SBO = 1024.
+    constexpr unsigned A_LBO = TA ? BK * kSwizzleRow : 16, B_LBO = !TB ? BK * kSwizzleRow : 16;
+    // Start-address step per wgmma k: K-major moves along the row, MN-major down the k-rows.
+    constexpr int A_KSTEP = TA ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
+    constexpr int B_KSTEP = !TB ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
+    // Bytes from one m64 block of A to the next: 64 K-major rows, or one 64-wide MN-major box
+    // (both 64·128); the warpgroup's rows start row0/64 such blocks in.
+    constexpr int MBLOCK = 64 * kSwizzleRow;
+    unsigned const ring_addr = smem_addr(ring);
+
+    float d[MI][ACC];
     int s = 0;
-    unsigned phase = 0;  // parity of n = it / ST
+    unsigned phase = 0;
     for (long long u = first_unit; u < units; u += unit_step) {
       int slice;
-      long long tm, tn, kb, kb_end;
-      unit_coords<GM>(u, tiles_m, tiles_n, slice, tm, tn);
+      long long gm, tn, kb, kb_end;
+      unit_coords<GM>(u, groups_m, tiles_n, slice, gm, tn);
       slice_range<SK>(kb_total, slice, kb, kb_end);
-      int const m0 = static_cast<int>(tm * BM), n0 = static_cast<int>(tn * BN);
+      long long const tm = gm * CL + rank;  // may lie below the matrix: nothing is stored
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int j = 0; j < ACC; ++j) d[mi][j] = 0.f;
+      }
+      int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
       for (; kb < kb_end; ++kb) {
-        int const k0 = static_cast<int>(kb * BK);
-        unsigned const full = full0 + 8 * s;
-        mbar_wait(empty0 + 8 * s, phase ^ 1);
-        unsigned char* const a = ring + s * STAGE_BYTES;
-        unsigned char* const b = a + A_BYTES;
-        // MN-major tiles come in 64-wide boxes; boxes that start past the matrix edge are not
-        // issued (their rows/columns of C are never stored, so stale shared memory there is
-        // harmless), and the barrier expects exactly the bytes of the boxes issued.
-        int const a_boxes = TA ? boxes_in(args.M - m0, BM) : 1;
-        int const b_boxes = !TB ? boxes_in(args.N - n0, tile_extent(BN, true)) : 1;
-        unsigned const bytes = (TA ? a_boxes * kMnBoxBytes : A_BYTES) +
-                               (!TB ? b_boxes * kMnBoxBytes : B_BYTES);
-        mbar_arrive_expect_tx(full, bytes);
-        if constexpr (TA) {
-          for (int c = 0; c < a_boxes; ++c) {
-            tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
-          }
-        } else {
-          tma_load(a, &maps.a, full, k0, m0);
-        }
-        if constexpr (TB) {
-          tma_load(b, &maps.b, full, k0, n0);
-        } else {
-          for (int c = 0; c < b_boxes; ++c) {
-            tma_load(b + c * kMnBoxBytes, &maps.b, full, n0 + c * kMnChunk, k0);
+        mbar_wait(full0 + 8 * s, phase);
+        unsigned const a = ring_addr + s * STAGE_BYTES + row0 * kSwizzleRow;
+        unsigned const b = ring_addr + s * STAGE_BYTES + A_BYTES;
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          unsigned long long const db = smem_desc(b + ks * B_KSTEP, B_LBO, kSwizzleAtom);
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) {
+            unsigned long long const da =
+                smem_desc(a + mi * MBLOCK + ks * A_KSTEP, A_LBO, kSwizzleAtom);
+            Mma<BN>::template run<T, TA, !TB>(d[mi], da, db, 1);
           }
         }
+        wgmma_commit();
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+        // Keep this stage's group in flight; the previous group is complete after this wait.
+        wgmma_wait<1>();
+        if (prev >= 0 && lane == 0) release<CL>(empty0 + 8 * prev);
+        prev = s;
         if (++s == ST) {
           s = 0;
           phase ^= 1;
         }
       }
-    }
-    return;
-  }
-
-  // ---------------- consumers ----------------
-  if constexpr (CW == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
-  int const t = threadIdx.x % kWarpgroup;
-  int const warp = t / 32, lane = t % 32;
-  int const row0 = (wg - 1) * WM;  // first row of this warpgroup in the block tile
-  // Descriptor strides: K-major SBO = 1024, LBO unused (1 by convention); MN-major LBO = one
-  // 64-wide box (BK rows of 128 bytes), SBO = 1024.
-  constexpr unsigned A_LBO = TA ? BK * kSwizzleRow : 16, B_LBO = !TB ? BK * kSwizzleRow : 16;
-  // Start-address step per wgmma k: K-major moves along the row, MN-major down the k-rows.
-  constexpr int A_KSTEP = TA ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
-  constexpr int B_KSTEP = !TB ? mma_k(T) * kSwizzleRow : mma_k(T) * elem_bytes(T);
-  // The warpgroup's rows: K-major at row0·128 bytes; MN-major in box row0/64 (also row0·128).
-  constexpr int MBLOCK = 64 * kSwizzleRow;  // bytes from one m64 block to the next (both majors)
-  unsigned const ring_addr = smem_addr(ring);
-
-  float d[MI][ACC];
-  int s = 0;
-  unsigned phase = 0;
-  for (long long u = first_unit; u < units; u += unit_step) {
-    int slice;
-    long long tm, tn, kb, kb_end;
-    unit_coords<GM>(u, tiles_m, tiles_n, slice, tm, tn);
-    slice_range<SK>(kb_total, slice, kb, kb_end);
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int j = 0; j < ACC; ++j) d[mi][j] = 0.f;
-    }
-    int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
-    for (; kb < kb_end; ++kb) {
-      mbar_wait(full0 + 8 * s, phase);
-      unsigned const a = ring_addr + s * STAGE_BYTES + row0 * kSwizzleRow;
-      unsigned const b = ring_addr + s * STAGE_BYTES + A_BYTES;
+      wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-      wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < KSTEPS; ++ks) {
-        unsigned long long const db = smem_desc(b + ks * B_KSTEP, B_LBO, kSwizzleAtom);
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-          unsigned long long const da =
-              smem_desc(a + mi * MBLOCK + ks * A_KSTEP, A_LBO, kSwizzleAtom);
-          Mma<BN>::template run<T, TA, !TB>(d[mi], da, db, 1);
-        }
-      }
-      wgmma_commit();
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-      // Keep this stage's group in flight; the previous group is complete after this wait.
-      wgmma_wait<1>();
-      if (prev >= 0 && lane == 0) mbar_arrive(empty0 + 8 * prev);
-      prev = s;
-      if (++s == ST) {
-        s = 0;
-        phase ^= 1;
-      }
-    }
-    wgmma_wait<0>();
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-    if (prev >= 0 && lane == 0) mbar_arrive(empty0 + 8 * prev);
-
-    // Epilogue: d[mi][j] is row 16·warp + lane/4 + 8·((j/2)%2) of m64 block mi, column
-    // 8·(j/4) + 2·(lane%4) + j%2. Column pairs are stored with one access.
-    long long const M = args.M, N = args.N;
-    long long const mbase = tm * BM + row0 + 16 * warp + lane / 4;
-    long long const nbase = tn * BN + 2 * (lane % 4);
-    float const alpha = args.alpha, beta = args.beta;
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int j = 0; j < ACC; j += 2) {
-        long long const row = mbase + mi * 64 + 8 * ((j / 2) % 2);
-        long long const col = nbase + 8 * (j / 4);
-        if (row >= M || col >= N) continue;
-        float v0 = d[mi][j], v1 = d[mi][j + 1];
-        if constexpr (SK > 1) {
-          // Partials: rows of round_up(N, 4) floats per slice, so pairs stay 8-byte aligned.
-          long long const ldw = (N + 3) / 4 * 4;
-          float* const w = static_cast<float*>(args.workspace) + slice * M * ldw + row * ldw + col;
-          if (col + 1 < N) {
-            *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
-          } else {
-            *w = v0;
-          }
-        } else {
-          long long const i = row * args.ldc + col;
-          bool const pair = col + 1 < N;
-          v0 *= alpha;
-          v1 *= alpha;
-          if (beta != 0.f) {
-            v0 += beta * load_elem<T>(args.C, i);
-            if (pair) v1 += beta * load_elem<T>(args.C, i + 1);
-          }
-          if (pair) {
-            store_pair<T>(args.C, i, v0, v1);
-          } else {
-            store_elem<T>(args.C, i, v0);
-          }
-        }
-      }
+      if (prev >= 0 && lane == 0) release<CL>(empty0 + 8 * prev);
+      store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, row0 + 16 * warp + lane / 4,
+                                     2 * (lane % 4));
     }
   }
+  if constexpr (CL > 1) cluster_sync();
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

@@ -28,12 +28,13 @@ DeviceLimits sm90() { return *arch_limits("sm_90"); }
 
 WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
 
+/// A config in canonical order; the cluster size last here because most cases leave it 1.
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
-                 std::int64_t pe, std::int64_t gm, std::int64_t sk) {
+                 std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1) {
   KernelConfig c;
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw},
-              {"PE", pe}, {"GM", gm}, {"SK", sk}};
+              {"CL", cl}, {"PE", pe}, {"GM", gm}, {"SK", sk}};
   return c;
 }
 
@@ -56,7 +57,7 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   EXPECT_FALSE(wgmma().supports(Precision::kFP32));
   EXPECT_EQ(wgmma().min_arch(), 90);
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
-  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1");
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1");
   EXPECT_EQ(wgmma().canonical(c), c);
   std::string const old = wgmma().reject_reason(c, make(4096, 4096, 4096), *arch_limits("sm_80"));
   EXPECT_NE(old.find("needs sm_90"), std::string::npos) << old;
@@ -75,14 +76,16 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
                   wgmma().enumerate().size());
       EXPECT_GE(all.size(), 30u) << to_string(layout);
       EXPECT_LE(all.size(), 150u) << to_string(layout);
-      std::set<std::int64_t> bn, pe;
+      std::set<std::int64_t> bn, pe, cl;
       for (KernelConfig const& c : all) {
         bn.insert(c.at("BN"));
         pe.insert(c.at("PE"));
+        cl.insert(c.at("CL"));
         EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
       }
       EXPECT_TRUE(bn.count(192) && bn.count(208) && bn.count(256)) << to_string(layout);
       EXPECT_EQ(pe.size(), 2u);
+      EXPECT_EQ(cl.size(), 2u);
     }
   }
   std::size_t const tf32 = valid(make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)).size();
@@ -130,6 +133,8 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 4, 2, 1, 8, 2), big, "split_k"},
       {cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 512), "split_k"},
       {cfg(128, 256, 6, 2, 1, 8, 1), big, "smem"},
+      {cfg(128, 128, 4, 2, 0, 1, 1, 2), make(200, 4096, 4096), "cluster"},
+      {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -237,14 +242,57 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(r.arch, "sm_90a");
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
-  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,8,1,1,true,false>");
+  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,8,1,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kNT);
+  KernelConfig const plain = cfg(128, 256, 4, 2, 0, 8, 1, 2);
+  KernelConfig const persistent = cfg(128, 256, 4, 2, 1, 8, 1, 2);
+  ASSERT_EQ(wgmma().reject_reason(persistent, p, sm90()), "");
+  // 32 tile rows in 16 pairs × 16 tile columns: 256 cluster units of 2 blocks.
+  EXPECT_EQ(WgmmaFamily::units(plain, p), 256);
+  EXPECT_EQ(wgmma().launch_plan(plain, p).launches[0].grid, (Dim3{512, 1, 1}));
+  // Persistent: 66 clusters fill the 132 SMs.
+  EXPECT_EQ(wgmma().launch_plan(persistent, p).launches[0].grid, (Dim3{132, 1, 1}));
+  // K-major B (NT) is loaded as 2 slabs of 128 rows, one per block, multicast to both.
+  EXPECT_EQ(wgmma().launch_plan(persistent, p).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
+                                        {TmaOperand::kB, 128, 64, 128}}));
+  // MN-major B (NN) keeps its 64-wide boxes; the blocks take turns issuing them.
+  Problem const nn = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  EXPECT_EQ(wgmma().launch_plan(persistent, nn).tensor_maps[1],
+            (TensorMapSpec{TmaOperand::kB, 64, 64, 128}));
+  // ... so BN = 64 (one box) cannot feed two blocks there, but can as two K-major slabs.
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 64, 4, 2, 0, 1, 1, 2),
+                                       make(1024, 512, 4096, Precision::kBF16, Layout::kNN),
+                                       sm90())),
+            "cluster");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 64, 4, 2, 0, 1, 1, 2),
+                                  make(1024, 512, 4096, Precision::kBF16, Layout::kNT), sm90()),
+            "");
+  // An odd number of tile rows pads the last pair with a block below the matrix.
+  Problem const odd = make(800, 1024, 1024, Precision::kBF16, Layout::kNN);  // 7 tile rows
+  KernelConfig const small = cfg(128, 128, 4, 2, 0, 8, 1, 2);
+  ASSERT_EQ(wgmma().reject_reason(small, odd, sm90()), "");
+  EXPECT_EQ(WgmmaFamily::units(small, odd), 4 * 8);
+  EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
+  EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
+  EXPECT_EQ(wgmma().main_expression(small, odd),
+            "gemmtune::wgmma_gemm<128,128,4,2,2,0,8,1,1,false,false>");
 }
 
 }  // namespace

@@ -142,18 +142,21 @@ TEST(WgmmaCompile, SixteenBitSampleInEveryLayoutAtTheBenchmarkShape) {
 TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
   std::vector<Candidate> const all = {
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1"), big},
-      {parse("wgmma:BM=128,BN=192,ST=5,CW=2,PE=1,GM=8,SK=1"), big},
-      {parse("wgmma:BM=256,BN=128,ST=4,CW=2,PE=1,GM=8,SK=1"), big},
-      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,PE=0,GM=8,SK=1"),
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=192,ST=5,CW=2,CL=2,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1"),
+       make(4096, 4096, 4096, Precision::kBF16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=8,SK=1"),
        make(1000, 1000, 1000, Precision::kFP16, Layout::kTT, 16)},
-      {parse("wgmma:BM=64,BN=96,ST=6,CW=1,PE=0,GM=1,SK=1"),
+      {parse("wgmma:BM=64,BN=96,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1"),
        make(100, 200, 300, Precision::kBF16, Layout::kTN, 16)},
-      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,PE=0,GM=1,SK=4"),
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4"),
        make(512, 512, 8192, Precision::kBF16, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,PE=1,GM=8,SK=1"),
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1"),
        make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=128,ST=3,CW=1,PE=0,GM=1,SK=2"),
+      {parse("wgmma:BM=128,BN=128,ST=3,CW=1,CL=1,PE=0,GM=1,SK=2"),
        make(256, 512, 4096, Precision::kTF32, Layout::kNT)},
   };
   compile_all(all);

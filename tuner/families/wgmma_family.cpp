@@ -1,6 +1,7 @@
 // The wgmma descriptor: value lists, the constraints that keep a default search to the configs
 // worth timing on Hopper, name expressions, and the launch plan (TMA descriptors for A and B,
-// the main kernel over work units or a persistent grid, then the split-K reduce kernel).
+// the main kernel over work units or a persistent grid of clusters, then the split-K reduce
+// kernel).
 #include "families/wgmma_family.hpp"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ constexpr int kWarpgroup = 128;
 constexpr int kSwizzleBytes = 128;  // TMA swizzle and one shared-memory row of every box
 constexpr int kSwizzleAtom = 1024;  // = wgmma_detail::kSwizzleAtom: base alignment slack
 constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
-constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 232
+constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 224
 constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
@@ -59,7 +60,8 @@ bool compute_bound(Problem const& p, DeviceLimits const& l) {
 
 std::string_view WgmmaFamily::description() const {
   return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
-         "wgmma consumer warpgroups with setmaxnreg, persistent grouped raster, split-K";
+         "wgmma consumer warpgroups with setmaxnreg, 2-block clusters with B multicast, "
+         "persistent grouped raster, split-K";
 }
 
 bool WgmmaFamily::supports(Precision p) const {
@@ -74,6 +76,7 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
           {"ST", {3, 4, 5, 6}, "shared-memory pipeline stages"},
           {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
+          {"CL", {1, 2}, "cluster size along M: blocks share B through TMA multicast"},
           {"PE", {0, 1}, "0 = one tile per block, 1 = persistent grid of one block per SM"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
           {"SK", {1, 2, 4}, "split-K slices (FP32 partials + reduce kernel)"}};
@@ -88,12 +91,13 @@ std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
 }
 
 std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
-  return tiles(cfg, p) * cfg.at("SK");
+  std::int64_t const cl = cfg.at("CL");
+  return ceil_div(ceil_div(p.m, cfg.at("BM")), cl) * ceil_div(p.n, cfg.at("BN")) * cfg.at("SK");
 }
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const u = units(cfg, p);
-  return cfg.at("PE") == 1 ? std::min<std::int64_t>(u, kPersistentSms) : u;
+  std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
+  return (cfg.at("PE") == 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
 }
 
 int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
@@ -144,7 +148,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return str(acc) + " FP32 accumulators per consumer thread (" +
                           str(c.at("BM") / c.at("CW")) + " rows × BN=" + str(c.at("BN")) +
                           " / 128 threads) > " + str(kMaxAccumulators) +
-                          "; they would spill past the 232 registers a consumer gets";
+                          "; they would spill past the 224 registers a consumer gets";
                  }});
   out.push_back({"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const bm = c.at("BM"), bn = c.at("BN");
@@ -179,12 +183,25 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
          }
          return std::string();
        }});
+  out.push_back({"cluster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const cl = c.at("CL"), tm = ceil_div(p.m, c.at("BM"));
+                   if (cl > 1 && b_mn_major(p) && round_up(c.at("BN"), kMnChunk) / kMnChunk < cl) {
+                     return "with B stored K×N the " + str(cl) +
+                            " blocks of a cluster each issue 64-wide boxes of B; BN=" +
+                            str(c.at("BN")) + " has fewer boxes than blocks";
+                   }
+                   if (cl == 1 || tm >= 2 * cl) return std::string();
+                   return "CL=" + str(cl) + " groups tile rows that share B, but M=" + str(p.m) +
+                          " has only " + str(tm) + " tile rows of BM=" + str(c.at("BM")) +
+                          " (fewer than " + str(2 * cl) +
+                          "): padding blocks and multicast would cost more than they share";
+                 }});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    if (c.at("PE") == 0) return std::string();
-                   std::int64_t const u = units(c, p);
-                   if (u > sm_count(l)) return std::string();
-                   return str(u) + " work units fit one wave of " + str(sm_count(l)) +
-                          " SMs: PE=1 launches the same blocks as PE=0";
+                   std::int64_t const u = units(c, p), clusters = sm_count(l) / c.at("CL");
+                   if (u > clusters) return std::string();
+                   return str(u) + " work units fit one wave of " + str(clusters) +
+                          " clusters: PE=1 launches the same blocks as PE=0";
                  }});
   out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
@@ -243,11 +260,12 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   Problem const p = problem.resolved();
   int const bk = block_k(p.precision);
   int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
-  // K-major: one box of BK columns (128 bytes) × the tile's rows. MN-major: boxes of 64
+  // K-major A: one box of BK columns (128 bytes) × the tile's rows. MN-major: boxes of 64
   // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
   TensorMapSpec a{TmaOperand::kA, bm, bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
-  TensorMapSpec b{TmaOperand::kB, bn, bk, kSwizzleBytes};
+  // K-major B comes in CL slabs of BN/CL rows, one per block of the cluster (multicast).
+  TensorMapSpec b{TmaOperand::kB, bn / static_cast<int>(cfg.at("CL")), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   return {a, b};
 }

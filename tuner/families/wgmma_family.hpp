@@ -1,6 +1,7 @@
 // Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
 // TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
-// wgmma consumer warpgroups, persistent grouped-raster scheduling and split-K. The registry
+// wgmma consumer warpgroups, 2-block clusters with TMA multicast of B, persistent
+// grouped-raster scheduling and split-K. The registry
 // (family.cpp) lists it.
 #pragma once
 
@@ -33,13 +34,13 @@ class WgmmaFamily final : public Family {
   static int block_k(Precision p);
   /// Tiles of C: ceil(M/BM)·ceil(N/BN).
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
-  /// Work units the blocks walk: tiles · SK.
+  /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK.
   static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
-  /// Blocks of the main launch: units (PE=0) or min(units, SM count assumed) (PE=1).
+  /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,PE,GM,SK,T,TA,TB>".
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>".
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_reduce<SK,T>".
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
