@@ -420,8 +420,8 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
         // barrier expects exactly the bytes of the pieces issued. In a cluster every block
         // issues its share of B pieces for every stage, so each block's full barrier depends on
         // every producer of the cluster: a consumer can then never arrive for use n + 1 on a
-        // peer's empty barrier before that barrier's phase n is over. Pieces past the edge are
-        // loaded from a start clamped into the matrix instead (landing in columns never stored).
+        // peer's empty barrier before that barrier's phase n is over. Pieces past the edge load
+        // the tile's first piece again instead (landing in columns that are never stored).
         int const a_boxes = TA ? boxes_in(args.M - m0, BM) : 1;
         int const b_pieces =
             CL > 1 ? B_PIECES : pieces_in(args.N - n0, B_PIECE_SPAN, B_PIECES);
@@ -443,7 +443,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
           }
           for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
             int const start = n0 + p * B_PIECE_SPAN;
-            int const n = start < args.N ? start : static_cast<int>(args.N) - 1;
+            int const n = start < args.N ? start : n0;  // n0 always lies inside
             int const c0 = TB ? k0 : n;
             int const c1 = TB ? n : k0;
             if constexpr (CL > 1) {
@@ -494,6 +494,7 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
       for (; kb < kb_end; ++kb) {
         mbar_wait(full0 + 8 * s, phase);
+        __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
         unsigned const a = ring_addr + s * STAGE_BYTES + row0 * kSwizzleRow;
         unsigned const b = ring_addr + s * STAGE_BYTES + A_BYTES;
 #pragma unroll
