@@ -11,7 +11,10 @@
 //   ST           cp.async stages (2..5)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
 //   SK           split-K slices (blockIdx.z): FP32 partials in the workspace, then mma_reduce
-//   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, rounded with cvt.rna.tf32)
+//   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory; each landed stage is rounded in
+//                shared memory with cvt.rna.tf32, once per block: the tensor core would
+//                otherwise truncate, doubling the input error, and rounding fragments per warp
+//                costs more issue slots than the m16n8k8 it feeds)
 //   TA, TB       A stored K×M, B stored N×K (from the layout)
 //   ALIGN        alignment class in bytes: 16 takes cp.async chunks, less a scalar fill path
 #ifndef GEMMTUNE_MMA_MMA_CUH
@@ -250,6 +253,23 @@ struct TileLoader {
       }
     }
   }
+
+  /// Rounds this thread's chunks of a landed FP32 tile to TF32 in place (the same chunks
+  /// issue() copied, so only this thread's own cp.async groups need to have completed).
+  __device__ __forceinline__ static void round_to_tf32(unsigned char* s) {
+#pragma unroll
+    for (int it = 0; it < kPerThread; ++it) {
+      int const i = it * THREADS + static_cast<int>(threadIdx.x);
+      if (kItems % THREADS != 0 && i >= kItems) continue;
+      uint4* const p = reinterpret_cast<uint4*>(s + Tile::chunk_offset(i / kRowChunks, i % kRowChunks));
+      uint4 v = *p;
+      v.x = to_tf32(v.x);
+      v.y = to_tf32(v.y);
+      v.z = to_tf32(v.z);
+      v.w = to_tf32(v.w);
+      *p = v;
+    }
+  }
 };
 
 }  // namespace mma_detail
@@ -330,6 +350,29 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
     }
   };
 
+  // Per-lane byte offsets of the tf32 scalar fragment reads (see load_frags), taken at row t.
+  unsigned a_lane[2][2] = {{0u, 0u}, {0u, 0u}}, b_lane[4] = {0u, 0u, 0u, 0u};
+  if constexpr (PREC == 2) {
+    int const g = lane / 4, t = lane % 4;
+    if constexpr (TA) {
+      static_assert(TileA::kChunks % 8 == 0 && TileA::kRowsPerLine == 1, "8-chunk XOR groups");
+#pragma unroll
+      for (int p = 0; p < 2; ++p) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          a_lane[p][h] = TileA::chunk_offset(t, wm0 / 4 + 4 * p + 2 * h + g / 4) + (g % 4) * 4;
+        }
+      }
+    }
+    if constexpr (!TB) {
+      static_assert(TileB::kChunks % 8 == 0 && TileB::kRowsPerLine == 1, "8-chunk XOR groups");
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        b_lane[p] = TileB::chunk_offset(t, wn0 / 4 + 2 * p + g / 4) + (g % 4) * 4;
+      }
+    }
+  }
+
   // Fragments of one k step: A per 16-row tile, B per 8-column tile.
   struct Frags {
     unsigned a[kMT][4];
@@ -351,14 +394,16 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
         ldmatrix_x4_trans(f.a[i], sa + TileA::chunk_offset(k, (wm0 + i * 16) / 8 + c));
       }
     } else {
-      int const g = lane / 4, t = lane % 4, k = ks * 8 + t;
+      // M-major tf32 A, one LDS per element: (k, m) = (t | t+4, g | g+8) of each 16-row tile.
+      // Row t+4+8·ks has row t's XOR key and whole groups of 8 chunks are untouched by it, so
+      // only the key-dependent part (chunk bits 0..2: tile parity, +8 rows, g/4) is per lane.
 #pragma unroll
       for (int i = 0; i < kMT; ++i) {
-        int const m = wm0 + i * 16 + g;
-        f.a[i][0] = lds32(sa + TileA::offset(k, m));
-        f.a[i][1] = lds32(sa + TileA::offset(k, m + 8));
-        f.a[i][2] = lds32(sa + TileA::offset(k + 4, m));
-        f.a[i][3] = lds32(sa + TileA::offset(k + 4, m + 8));
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          f.a[i][q] = lds32(sa + a_lane[i % 2][q % 2] +
+                            ((ks * 8 + (q / 2) * 4) * TileA::kChunks + (i / 2) * 8) * 16);
+        }
       }
     }
     if constexpr (TB) {
@@ -386,24 +431,15 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
         f.b[j + 1][1] = r4[3];
       }
     } else {
-      int const g = lane / 4, t = lane % 4, k = ks * 8 + t;
+      // N-major tf32 B: (k, n) = (t | t+4, g) of each 8-column tile; as for A, the per-lane
+      // part is chunk bits 0..2 (tile index mod 4, g/4).
 #pragma unroll
       for (int j = 0; j < kNT; ++j) {
-        int const n = wn0 + j * 8 + g;
-        f.b[j][0] = lds32(sb + TileB::offset(k, n));
-        f.b[j][1] = lds32(sb + TileB::offset(k + 4, n));
-      }
-    }
-    if constexpr (PREC == 2) {
 #pragma unroll
-      for (int i = 0; i < kMT; ++i) {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) f.a[i][q] = to_tf32(f.a[i][q]);
-      }
-#pragma unroll
-      for (int j = 0; j < kNT; ++j) {
-        f.b[j][0] = to_tf32(f.b[j][0]);
-        f.b[j][1] = to_tf32(f.b[j][1]);
+        for (int q = 0; q < 2; ++q) {
+          f.b[j][q] = lds32(sb + b_lane[j % 4] +
+                            ((ks * 8 + q * 4) * TileB::kChunks + (j / 4) * 8) * 16);
+        }
       }
     }
   };
@@ -429,6 +465,12 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
   Frags frag[2];
   for (int kt = 0; kt < KT; ++kt) {
     cp_async_wait<ST - 2>();
+    if constexpr (PREC == 2) {
+      // tf32: round each element once per block here, not once per warp that reads it.
+      unsigned char* const sa = smem + read * kStageBytes;
+      LoadA::round_to_tf32(sa);
+      LoadB::round_to_tf32(sa + TileA::kBytes);
+    }
     __syncthreads();  // tile kt is visible; every warp is done with the slot refilled below
     if (kt + ST - 1 < KT) issue_stage(write, kt + ST - 1);
     cp_async_commit();

@@ -121,8 +121,10 @@ TEST(MmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       make(8, 8, 8, Precision::kTF32, Layout::kNN, 2)};
   for (Problem const& p : problems) {
     for (KernelConfig const& c : mma().enumerate()) {
-      for (char const* arch : {"sm_86", "sm_90"}) {
-        std::string const why = mma().reject_reason(c, p, limits(arch));
+      DeviceLimits half = limits();
+      half.regs_per_sm = 32768;  // the registers constraint rejects nothing on real budgets
+      for (DeviceLimits const& l : {limits("sm_86"), limits("sm_90"), half}) {
+        std::string const why = mma().reject_reason(c, p, l);
         if (why.empty()) continue;
         std::string const name = why.substr(0, why.find(':'));
         seen.emplace(name, why);
@@ -164,20 +166,26 @@ TEST(MmaFamily, SharedMemoryIsStagesTimesBothTilesAndRespectsTheArch) {
   }
 }
 
-TEST(MmaFamily, RegisterEstimateRejectsWhatSpillsAndKeepsSixteenBitLeaders) {
-  Problem const bf = make(4096, 4096, 4096);
+TEST(MmaFamily, RegisterEstimateKeepsTheLeadersAndFollowsTheBudget) {
+  // 64×64 warp tiles in 8 warps fit the 255-register budget for every precision and layout
+  // (ptxas: 226..255, no spills; tests/nvrtc/test_mma_compile.cpp).
   KernelConfig const big = cfg("mma:BM=128,BN=256,BK=32,WM=64,WN=64,ST=4,SW=8,SK=1");
-  EXPECT_EQ(mma().reject_reason(big, bf, limits()), "");
-  // tf32 reads an MN-major operand with one LDS per element: 64×64 warp tiles spill there
-  // (measured with ptxas), not when both operands are K-major (NT).
   KernelConfig const big32 = cfg("mma:BM=128,BN=256,BK=16,WM=64,WN=64,ST=4,SW=8,SK=1");
-  EXPECT_EQ(mma().reject_reason(big32, make(4096, 4096, 4096, Precision::kTF32, Layout::kNN),
-                                limits())
-                .rfind("registers", 0),
-            0u);
-  EXPECT_EQ(mma().reject_reason(big32, make(4096, 4096, 4096, Precision::kTF32, Layout::kNT),
-                                limits()),
-            "");
+  for (Layout l : kAllLayouts) {
+    EXPECT_EQ(mma().reject_reason(big, make(4096, 4096, 4096, Precision::kBF16, l), limits()), "");
+    EXPECT_EQ(mma().reject_reason(big32, make(4096, 4096, 4096, Precision::kTF32, l), limits()), "");
+  }
+  Problem const p = make(4096, 4096, 4096);
+  int const est = MmaFamily::register_estimate(big, p);
+  EXPECT_GE(est, 64 * 64 / 32 + 64);  // accumulators and two fragment sets at least
+  EXPECT_LE(est, 255);
+  // Half the register file: 128 per thread of 256; the same tile would spill.
+  DeviceLimits half = limits();
+  half.regs_per_sm = 32768;
+  std::string const why = mma().reject_reason(big, p, half);
+  EXPECT_EQ(why.rfind("registers", 0), 0u) << why;
+  KernelConfig const small = cfg("mma:BM=64,BN=64,BK=32,WM=32,WN=32,ST=3,SW=1,SK=1");
+  EXPECT_EQ(mma().reject_reason(small, make(64, 64, 128), half), "");
 }
 
 TEST(MmaFamily, SplitKOnlyWhereTheTilesLeaveSmsIdle) {

@@ -28,12 +28,18 @@ struct Candidate {
   Problem problem;
 };
 
-/// The configs valid for the benchmark shape on `arch`, paired with a layout that rotates.
+/// The configs valid for the benchmark shape on `arch`, paired with a layout that rotates and,
+/// every four candidates, the next precision the family computes.
 std::vector<Candidate> valid_space(Family const& family, std::string const& arch) {
   std::vector<Candidate> out;
   DeviceLimits const limits = *arch_limits(arch);
+  std::vector<Precision> precisions;
+  for (Precision p : kAllPrecisions) {
+    if (family.supports(p)) precisions.push_back(p);
+  }
   for (KernelConfig const& cfg : family.enumerate()) {
-    Problem const p = benchmark_problem(kAllLayouts[out.size() % kAllLayouts.size()]);
+    Problem p = benchmark_problem(kAllLayouts[out.size() % kAllLayouts.size()]);
+    p.precision = precisions[(out.size() / kAllLayouts.size()) % precisions.size()];
     if (family.reject_reason(cfg, p, limits).empty()) out.push_back({cfg, p});
   }
   return out;

@@ -78,12 +78,11 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // Two fragment sets live (step k+1 loads while step k multiplies): 4 registers per 16-row A
   // tile, 2 per 8-column B tile.
   std::int64_t const frags = 2 * ((wm / 16) * 4 + (wn / 8) * 2);
-  // Loop state, ring slots, tile origins and shared addresses, fitted to ptxas on sm_80 and
-  // sm_90 (16-bit 64×64 warp tiles: 240 registers). An MN-major tf32 operand is read with one
-  // 32-bit LDS per element, each with its own swizzled address: up to 72 more.
-  bool const mn_major_tf32 = p.precision == Precision::kTF32 &&
-                             (a_transposed(p.layout) || !b_transposed(p.layout));
-  std::int64_t const overhead = p.precision != Precision::kTF32 ? 48 : (mn_major_tf32 ? 76 : 40);
+  // Loop state, ring slots, tile origins and per-lane shared offsets, fitted to ptxas on sm_80,
+  // sm_86, sm_89 and sm_90: 64×64 warp tiles take 226..241 registers with BK·size = 64 bytes
+  // and up to 255 with 128 bytes (twice the k steps unrolled per stage).
+  std::int64_t const deep = c.at("BK") * element_bytes(p.precision) == 128 ? 8 : 0;
+  std::int64_t const overhead = 48 + deep;
   return static_cast<int>(acc + frags + overhead);
 }
 
