@@ -11,7 +11,9 @@ CandidateRun run_candidate(AppContext& ctx, Family const& family, KernelConfig c
                            double timeout_s) {
   CandidateRun run;
   DeviceReport const& dev = ctx.require_gpu();
-  std::string const why = family.reject_reason(config, problem, dev.limits);
+  // An explicit kernel runs even where the search would skip it (an ablation, a comparison):
+  // only what correctness needs is enforced.
+  std::string const why = family.reject_reason(config, problem, dev.limits, RejectScope::kRun);
   if (!why.empty()) {
     run.result.disposition = Disposition::kRejected;
     run.result.reason = why;

@@ -50,17 +50,25 @@ for what in "$@"; do
       "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -70 ;;
     profile=*)
       # ncu on the first launch of a kernel run by `bench` (the worker is a child process).
-      kernel=${what#profile=}
-      step "ncu $kernel"
-      ncu --clock-control none --target-processes all --set full -k regex:simt -c 1 \
-        "$G" -q bench --shape 4096x4096x4096 --kernel "$kernel" --repeats 1 --target-ms 1 \
-        > "$out/ncu.txt" 2>&1
+      # profile=KERNEL or profile=KERNEL@PRECISION (default fp32), at 4096³.
+      spec=${what#profile=}
+      kernel=${spec%@*}
+      precision=fp32
+      [[ "$spec" == *@* ]] && precision=${spec##*@}
+      family=${kernel%%:*}
+      step "ncu $kernel ($precision)"
+      ncu --clock-control none --target-processes all --set full -k "regex:$family" -c 1 \
+        "$G" -q bench --shape 4096x4096x4096 --precision "$precision" --kernel "$kernel" \
+        --repeats 1 --target-ms 1 > "$out/ncu-$family-$precision.txt" 2>&1
+      cp "$out/ncu-$family-$precision.txt" "$out/ncu.txt"
       grep -E "Duration|Throughput|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots|Executed Ipc|Bank Conflicts|L1/TEX Hit|Stall|est. speedup|OPT" "$out/ncu.txt" | head -60 ;;
     bench-list=*)
+      # Lines: SHAPE KERNEL [more bench options, e.g. --precision bf16 --layout NT].
       list=${what#bench-list=}
       step "bench each config of $list"
-      grep -v '^#' "$list" | while read -r shape kernel; do
-        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" 2>&1 | sed -n '2,3p'
+      grep -v '^#' "$list" | while read -r shape kernel rest; do
+        # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
+        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,3p'
       done ;;
     ladder)
       step ladder 4096

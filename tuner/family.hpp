@@ -31,6 +31,16 @@ struct ParamSpec {
 struct Constraint {
   std::string name;
   std::function<std::string(KernelConfig const&, Problem const&, DeviceLimits const&)> check;
+  /// True for a preference of the search: the config computes the problem correctly but is not
+  /// worth timing for it (a tile far larger than the shape, a thread tile too small for a
+  /// compute-bound grid). False for what the kernel needs to run correctly at all.
+  bool prunes = false;
+};
+
+/// Which constraints a rejection check applies.
+enum class RejectScope {
+  kSearch,  ///< every constraint: what a search would time
+  kRun,     ///< only what correctness needs: what may run (an explicit kernel, a table entry)
 };
 
 /// A kernel family (one template file under kernel_templates/).
@@ -65,10 +75,11 @@ class Family {
   /// Threads per block.
   virtual int threads(KernelConfig const& cfg) const = 0;
 
-  /// Reason the config cannot run the problem on this device, or "" if it can: parameter
-  /// names and values must match params(), then every constraint, then the device limits.
+  /// Reason the config is rejected for the problem on this device, or "": parameter names and
+  /// values must match params(), then the constraints of `scope`, then the device limits.
   std::string reject_reason(KernelConfig const& cfg, Problem const& problem,
-                            DeviceLimits const& limits) const;
+                            DeviceLimits const& limits,
+                            RejectScope scope = RejectScope::kSearch) const;
   /// The config with this family's parameters in canonical order; throws UsageError when a
   /// parameter is missing, unknown, or not one of its declared values.
   KernelConfig canonical(KernelConfig const& cfg) const;
@@ -77,8 +88,9 @@ class Family {
 };
 
 /// Why `cfg` cannot run `problem` on a device with `limits` ("" when it can): an unknown family,
-/// parameters outside the family's lists, or a failed constraint. What the query chain and the
-/// runtime ask before offering a stored kernel for a problem it was not tuned on.
+/// parameters outside the family's lists, or a failed constraint that correctness needs (search
+/// preferences do not count). What the query chain and the runtime ask before offering a stored
+/// kernel for a problem it was not tuned on.
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits);
 

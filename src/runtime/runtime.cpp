@@ -237,7 +237,8 @@ struct Runtime::Impl {
       d->detail = "cuBLAS: kernel family '" + r.kernel->family + "' is not in this build";
       return d;
     }
-    if (std::string const why = family->reject_reason(*r.kernel, p, dev.limits); !why.empty()) {
+    if (std::string const why = family->reject_reason(*r.kernel, p, dev.limits, RejectScope::kRun);
+        !why.empty()) {
       d->detail = "cuBLAS: " + d->kernel + " cannot run this call: " + why;
       return d;
     }

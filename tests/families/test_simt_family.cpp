@@ -197,6 +197,21 @@ TEST(SimtFamily, CpAsyncNeedsAmpere) {
   EXPECT_EQ(simt().reject_reason(c, make(4096, 4096, 4096), sm90()), "");
 }
 
+TEST(SimtFamily, PreferencesBindTheSearchButNotAnExplicitRun) {
+  // A single buffer at 4096³ is slow but correct: the search skips it, a table entry or an
+  // explicit bench may still run it.
+  KernelConfig const single = parse_kernel_id(
+      "simt:BM=128,BN=128,BK=8,TM=8,TN=8,LL=0,CURE=0,ST=1,CP=0,SW=1,SK=1,RED=0");
+  Problem const big = make(4096, 4096, 4096);
+  EXPECT_NE(simt().reject_reason(single, big, sm90()).find("thread_tile"), std::string::npos);
+  EXPECT_EQ(simt().reject_reason(single, big, sm90(), RejectScope::kRun), "");
+  EXPECT_EQ(runnable_reason(single, big, sm90()), "");
+  // Atomics with nothing to reduce would write through a null workspace: never runnable.
+  KernelConfig const bad = parse_kernel_id(
+      "simt:BM=128,BN=128,BK=8,TM=8,TN=8,LL=0,CURE=0,ST=2,CP=0,SW=1,SK=1,RED=1");
+  EXPECT_NE(runnable_reason(bad, big, sm90()).find("split_k_reduction"), std::string::npos);
+}
+
 TEST(SimtFamily, ValidConfigsStayWithinTheRegisterBudget) {
   for (KernelConfig const& c : valid(make(4096, 4096, 4096))) {
     int const t = simt().threads(c);

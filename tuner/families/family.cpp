@@ -60,7 +60,7 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
 }  // namespace
 
 std::string Family::reject_reason(KernelConfig const& cfg, Problem const& problem,
-                                  DeviceLimits const& limits) const {
+                                  DeviceLimits const& limits, RejectScope scope) const {
   KernelConfig canon;
   if (std::string why = config_error(*this, cfg, canon); !why.empty()) return why;
   Problem const p = problem.resolved();
@@ -72,6 +72,7 @@ std::string Family::reject_reason(KernelConfig const& cfg, Problem const& proble
            limits.arch;
   }
   for (Constraint const& c : constraints()) {
+    if (c.prunes && scope == RejectScope::kRun) continue;
     if (std::string why = c.check(canon, p, limits); !why.empty()) return c.name + ": " + why;
   }
   int const t = threads(canon);
@@ -179,7 +180,7 @@ std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits) {
   Family const* family = find_family(cfg.family);
   if (!family) return "family '" + cfg.family + "' is not in this build";
-  return family->reject_reason(cfg, problem, limits);
+  return family->reject_reason(cfg, problem, limits, RejectScope::kRun);
 }
 
 }  // namespace gemmtune

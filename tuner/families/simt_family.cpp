@@ -130,7 +130,8 @@ std::vector<Constraint> SimtFamily::constraints() const {
                    return str(t) +
                           " threads per block; the family keeps 64 to 256 (fewer cannot hide "
                           "latency, more measured slower on H200)";
-                 }});
+                 },
+                 true});
   out.push_back(
       {"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
          std::int64_t const bm = c.at("BM"), bn = c.at("BN");
@@ -144,7 +145,8 @@ std::vector<Constraint> SimtFamily::constraints() const {
            return "BN=" + str(bn) + " is over twice N=" + str(p.n) + "; a smaller tile covers it";
          }
          return std::string();
-       }});
+       },
+       true});
   out.push_back(
       {"thread_tile", [this](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
          // Pruning by shape class. Small M is memory-bound: anything goes. When even 128×128
@@ -175,7 +177,8 @@ std::vector<Constraint> SimtFamily::constraints() const {
                   "latency exposed";
          }
          return std::string();
-       }});
+       },
+       true});
   out.push_back({"cure", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    if (c.at("CURE") == 0 || !a_transposed(p.layout) || b_transposed(p.layout)) {
                      return std::string();
@@ -184,20 +187,24 @@ std::vector<Constraint> SimtFamily::constraints() const {
                           " stores both operands k-major already: no transposing store for "
                           "CURE=" +
                           str(c.at("CURE")) + " to cure";
-                 }});
+                 },
+                 true});
   out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
                    if (c.at("SW") == 1 || (tm > 1 && tn > 1)) return std::string();
                    return "SW=" + str(c.at("SW")) + " regroups tile rows, but the grid is " +
                           str(tm) + "×" + str(tn) + " tiles: same order as SW=1";
+                 },
+                 true});
+  out.push_back({"split_k_reduction",
+                 [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("SK") > 1 || c.at("RED") == 0) return std::string();
+                   return std::string("RED=1 chooses the split-K reduction, but SK=1 has none");
                  }});
   out.push_back(
       {"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
          std::int64_t const sk = c.at("SK"), bk = c.at("BK");
-         if (sk == 1) {
-           if (c.at("RED") == 0) return std::string();
-           return std::string("RED=1 chooses the split-K reduction, but SK=1 has none");
-         }
+         if (sk == 1) return std::string();
          std::int64_t const t = tiles(c, p);
          if (t >= sm_count(l)) {
            return str(t) + " tiles already cover the " + str(sm_count(l)) +
@@ -209,7 +216,8 @@ std::vector<Constraint> SimtFamily::constraints() const {
                   ": fewer than 4 per slice for SK=" + str(sk);
          }
          return std::string();
-       }});
+       },
+       true});
   out.push_back({"registers", [this](KernelConfig const& c, Problem const&, DeviceLimits const& l) {
                    int const t = std::max(1, threads(c));
                    int budget = std::min(l.max_regs_per_thread, kMaxRegistersPerThread);
