@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Stages stripped binaries for a GPU machine that lacks the build's libraries' headers:
-# .gpu/ holds gemmtune and the gpu-labelled test binaries. On that machine, run
-# scripts/gpu_check.sh from the repository root.
+# .gpu/ holds gemmtune, the gpu-labelled test binaries and gemmtune_runtime_timing. On that
+# machine, run scripts/gpu_check.sh (or bench/runtime_timing.sh) from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 rm -rf .gpu && mkdir -p .gpu
 for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
-    tests/runtime/test_runtime_gpu tests/reliability/test_reliability_faults_gpu; do
+    tests/runtime/test_runtime_gpu tests/reliability/test_reliability_faults_gpu \
+    bench/gemmtune_runtime_timing; do
   strip -o ".gpu/$(basename "$bin")" "$build_dir/$bin"
 done
 strip -o .gpu/libgemmtune_runtime.so.0 "$build_dir/src/runtime/libgemmtune_runtime.so.0"

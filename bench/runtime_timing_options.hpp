@@ -1,0 +1,46 @@
+// Command line of the runtime-timing benchmark: which table, which entries, how to time.
+// Plain parsing with no CUDA, so it is unit-tested on machines without a GPU.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/eval_job.hpp"
+#include "core/problem.hpp"
+#include "core/precision.hpp"
+#include "core/tuning_table.hpp"
+
+namespace gemmtune::bench {
+
+/// What the benchmark was asked to do.
+struct RuntimeTimingOptions {
+  std::string table;                    ///< tuning table (JSON, as `gemmtune export` writes)
+  std::vector<Precision> precisions;    ///< empty = every precision
+  std::vector<Layout> layouts;          ///< empty = every layout
+  std::vector<std::string> shapes;      ///< "MxNxK"; empty = every shape
+  int rounds = 5;                       ///< interleaved (tuner, runtime) timing rounds
+  int overhead_calls = 64;              ///< gemm() calls queued per host-overhead sample
+  /// Overrides of the search's timing (per round and path); unset = as the search times.
+  std::optional<double> warmup_ms, target_ms;
+  std::optional<int> repeats;
+  std::string cubin_cache;              ///< "" = the runtime's default cubin cache
+  std::string json_out;                 ///< "" = no JSON file
+  std::string markdown_out;             ///< "" = no Markdown file
+  bool dry_run = false;                 ///< compile and plan every entry; no device needed
+  bool help = false;
+};
+
+/// `base` (the search's timing) with the options' overrides applied.
+TimingSpec timing_spec(RuntimeTimingOptions const& options, TimingSpec base);
+
+/// Parses argv[1…]; throws std::invalid_argument with a one-line reason on a bad argument.
+RuntimeTimingOptions parse_runtime_timing_args(std::vector<std::string> const& args);
+
+/// The usage text.
+std::string runtime_timing_usage();
+
+/// Whether an entry passes the precision, layout and shape filters.
+bool selected(RuntimeTimingOptions const& options, TableEntry const& entry);
+
+}  // namespace gemmtune::bench

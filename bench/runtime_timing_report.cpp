@@ -1,0 +1,138 @@
+// Row statistics, summary and the JSON / Markdown writers of the runtime-timing benchmark.
+#include "runtime_timing_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gemmtune::bench {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  std::size_t const n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// Keeps a cell on one line of a Markdown table.
+std::string cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+double TimingRow::tuner_median() const { return median(tuner_ms); }
+double TimingRow::runtime_median() const { return median(runtime_ms); }
+
+std::optional<double> TimingRow::ratio() const {
+  double const t = tuner_median();
+  double const r = runtime_median();
+  if (t <= 0.0 || r <= 0.0) return std::nullopt;
+  return r / t;
+}
+
+bool TimingRow::clean() const { return path == "tuned" && note.empty() && ratio().has_value(); }
+
+TimingSummary summarize(std::vector<TimingRow> const& rows) {
+  TimingSummary s;
+  s.rows = static_cast<int>(rows.size());
+  std::vector<double> devs, host;
+  for (TimingRow const& r : rows) {
+    if (!r.clean()) continue;
+    double const dev = std::abs(*r.ratio() - 1.0);
+    if (devs.empty() || dev > s.worst_abs_dev) {
+      s.worst_abs_dev = dev;
+      s.worst_row = r.shape + " " + r.precision + " " + r.layout;
+    }
+    devs.push_back(dev);
+    host.push_back(r.host_us_runtime);
+    s.worst_host_us = std::max(s.worst_host_us, r.host_us_runtime);
+  }
+  s.clean_rows = static_cast<int>(devs.size());
+  s.median_abs_dev = median(devs);
+  s.median_host_us = median(host);
+  return s;
+}
+
+nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary const& summary,
+                              nlohmann::json const& meta) {
+  nlohmann::json j = meta;
+  nlohmann::json list = nlohmann::json::array();
+  for (TimingRow const& r : rows) {
+    nlohmann::json e{{"shape", r.shape},
+                     {"precision", r.precision},
+                     {"layout", r.layout},
+                     {"align", r.align},
+                     {"kernel", r.kernel},
+                     {"table_ms", r.table_ms},
+                     {"path", r.path},
+                     {"rule", r.rule},
+                     {"tuner_ms", r.tuner_median()},
+                     {"runtime_ms", r.runtime_median()},
+                     {"tuner_rounds_ms", r.tuner_ms},
+                     {"runtime_rounds_ms", r.runtime_ms},
+                     {"host_us_runtime", r.host_us_runtime},
+                     {"host_us_direct", r.host_us_direct},
+                     {"overhead_calls", r.overhead_calls},
+                     {"clean", r.clean()},
+                     {"note", r.note}};
+    e["ratio"] = r.ratio() ? nlohmann::json(*r.ratio()) : nlohmann::json(nullptr);
+    e["outputs_match"] =
+        r.outputs_match ? nlohmann::json(*r.outputs_match) : nlohmann::json(nullptr);
+    list.push_back(std::move(e));
+  }
+  j["entries"] = std::move(list);
+  j["summary"] = {{"rows", summary.rows},
+                  {"clean_rows", summary.clean_rows},
+                  {"median_abs_ratio_minus_1", summary.median_abs_dev},
+                  {"worst_abs_ratio_minus_1", summary.worst_abs_dev},
+                  {"worst_row", summary.worst_row},
+                  {"median_host_us_runtime", summary.median_host_us},
+                  {"worst_host_us_runtime", summary.worst_host_us}};
+  return j;
+}
+
+std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const& summary,
+                        std::string const& context) {
+  std::string md;
+  if (!context.empty()) md += context + "\n\n";
+  md += "| shape | precision | layout | kernel | tuner ms | runtime ms | runtime/tuner | "
+        "host µs/call (runtime) | host µs/call (direct) | path | note |\n";
+  md += "|---|---|---|---|---:|---:|---:|---:|---:|---|---|\n";
+  for (TimingRow const& r : rows) {
+    auto const ratio = r.ratio();
+    md += "| " + r.shape + " | " + r.precision + " | " + r.layout + " | `" + cell(r.kernel) +
+          "` | " + fixed(r.tuner_median(), 4) + " | " + fixed(r.runtime_median(), 4) + " | " +
+          (ratio ? fixed(*ratio, 4) : std::string("–")) + " | " + fixed(r.host_us_runtime, 2) +
+          " | " + fixed(r.host_us_direct, 2) + " | " + cell(r.path) + " | " + cell(r.note) +
+          " |\n";
+  }
+  md += "\n";
+  if (summary.clean_rows == 0) {
+    md += "Summary: no entry was timed cleanly on the tuned path (" +
+          std::to_string(summary.rows) + " rows).\n";
+  } else {
+    md += "Summary over " + std::to_string(summary.clean_rows) + " of " +
+          std::to_string(summary.rows) + " entries: median |runtime/tuner − 1| = " +
+          fixed(100.0 * summary.median_abs_dev, 2) + " %, worst = " +
+          fixed(100.0 * summary.worst_abs_dev, 2) + " % (" + summary.worst_row +
+          "); host overhead per gemm() call: median " + fixed(summary.median_host_us, 2) +
+          " µs, worst " + fixed(summary.worst_host_us, 2) + " µs.\n";
+  }
+  return md;
+}
+
+}  // namespace gemmtune::bench

@@ -1,0 +1,62 @@
+// Results of the runtime-timing benchmark: one row per table entry, the summary over rows, and
+// their JSON and Markdown forms. No CUDA here, so the writers are unit-tested without a GPU.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gemmtune::bench {
+
+/// One table entry timed both ways.
+struct TimingRow {
+  std::string shape;       ///< "MxNxK"
+  std::string precision;
+  std::string layout;
+  int align = 0;           ///< of the entry
+  std::string kernel;      ///< the entry's kernel id
+  double table_ms = 0.0;   ///< what the table recorded when it was tuned
+  std::string path;        ///< the runtime's GemmPath for the call ("tuned" is the point)
+  std::string rule;        ///< the table rule the runtime matched
+  std::vector<double> tuner_ms;    ///< per round: median of the tuner protocol, ms per call
+  std::vector<double> runtime_ms;  ///< per round: the same protocol around Runtime::gemm
+  double host_us_runtime = 0.0;    ///< wall time per gemm() call while queueing
+  double host_us_direct = 0.0;     ///< wall time per direct launch of the plan, same way
+  int overhead_calls = 0;
+  std::optional<bool> outputs_match;  ///< C of both paths bitwise equal on one call
+  std::string note;        ///< why the row is not a clean comparison, or ""
+
+  /// Median over rounds (0 without rounds).
+  double tuner_median() const;
+  double runtime_median() const;
+  /// runtime / tuner of the medians; nullopt when either is missing.
+  std::optional<double> ratio() const;
+  /// Timed on the tuned path with no note: the rows the summary counts.
+  bool clean() const;
+};
+
+/// Over the clean rows: median and worst |ratio − 1|.
+struct TimingSummary {
+  int rows = 0;
+  int clean_rows = 0;
+  double median_abs_dev = 0.0;
+  double worst_abs_dev = 0.0;
+  std::string worst_row;   ///< "shape precision layout" of the worst row
+  double median_host_us = 0.0;  ///< of host_us_runtime over clean rows
+  double worst_host_us = 0.0;
+};
+
+TimingSummary summarize(std::vector<TimingRow> const& rows);
+
+/// The rows, summary and context (`meta`: device, table, timing) as one JSON document.
+nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary const& summary,
+                              nlohmann::json const& meta);
+
+/// A Markdown table (shape, precision, layout, kernel, tuner ms, runtime ms, ratio, host µs)
+/// followed by the summary line; `context` is printed above the table when not empty.
+std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const& summary,
+                        std::string const& context);
+
+}  // namespace gemmtune::bench

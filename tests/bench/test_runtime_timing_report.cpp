@@ -1,0 +1,125 @@
+// gemmtune_runtime_timing's command line, row statistics, summary and writers (no GPU).
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "runtime_timing_options.hpp"
+#include "runtime_timing_report.hpp"
+
+namespace gemmtune::bench {
+namespace {
+
+TimingRow row(std::string shape, std::vector<double> tuner, std::vector<double> runtime,
+              std::string path = "tuned", std::string note = {}) {
+  TimingRow r;
+  r.shape = std::move(shape);
+  r.precision = "fp16";
+  r.layout = "NT";
+  r.kernel = "mma:bm=128";
+  r.tuner_ms = std::move(tuner);
+  r.runtime_ms = std::move(runtime);
+  r.path = std::move(path);
+  r.note = std::move(note);
+  r.host_us_runtime = 2.5;
+  return r;
+}
+
+TEST(RuntimeTimingArgs, ParsesFiltersAndTimingOverrides) {
+  RuntimeTimingOptions const o = parse_runtime_timing_args(
+      {"t.json", "--precision", "fp16,bf16", "--layout", "NT", "--shape", "4096x4096x4096",
+       "--rounds", "3", "--target-ms", "5", "--json-out", "o.json"});
+  EXPECT_EQ(o.table, "t.json");
+  EXPECT_EQ(o.precisions, (std::vector<Precision>{Precision::kFP16, Precision::kBF16}));
+  EXPECT_EQ(o.layouts, (std::vector<Layout>{Layout::kNT}));
+  EXPECT_EQ(o.shapes, (std::vector<std::string>{"4096x4096x4096"}));
+  EXPECT_EQ(o.rounds, 3);
+  EXPECT_EQ(o.json_out, "o.json");
+  TimingSpec base;
+  base.warmup_ms = 10.0;
+  base.early_stop_ms = 4.0;
+  TimingSpec const t = timing_spec(o, base);
+  EXPECT_EQ(t.warmup_ms, 10.0);  // not overridden
+  EXPECT_EQ(t.target_ms, 5.0);
+  EXPECT_EQ(t.early_stop_ms, 0.0);  // both paths are always timed in full
+}
+
+TEST(RuntimeTimingArgs, RejectsBadArguments) {
+  EXPECT_THROW(parse_runtime_timing_args({}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--rounds", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--rounds", "2x"}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--precision", "fp8"}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--shape"}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--bogus"}), std::invalid_argument);
+  EXPECT_THROW(parse_runtime_timing_args({"a.json", "b.json"}), std::invalid_argument);
+  EXPECT_TRUE(parse_runtime_timing_args({"--help"}).help);
+  EXPECT_TRUE(parse_runtime_timing_args({"t.json", "--dry-run"}).dry_run);
+}
+
+TEST(RuntimeTimingArgs, FiltersEntries) {
+  RuntimeTimingOptions const o =
+      parse_runtime_timing_args({"t.json", "--precision", "fp16", "--shape", "64x32x16"});
+  TableEntry e;
+  e.problem = parse_shape("64x32x16", Precision::kFP16, Layout::kTN);
+  EXPECT_TRUE(selected(o, e));
+  e.problem.precision = Precision::kBF16;
+  EXPECT_FALSE(selected(o, e));
+  e.problem = parse_shape("64x32x17", Precision::kFP16, Layout::kTN);
+  EXPECT_FALSE(selected(o, e));
+}
+
+TEST(RuntimeTimingReport, RatioOfMediansAndCleanRows) {
+  TimingRow const r = row("1x1x1", {1.0, 3.0, 2.0}, {2.2, 2.1, 9.0});
+  EXPECT_DOUBLE_EQ(r.tuner_median(), 2.0);
+  EXPECT_DOUBLE_EQ(r.runtime_median(), 2.2);
+  ASSERT_TRUE(r.ratio());
+  EXPECT_NEAR(*r.ratio(), 1.1, 1e-12);
+  EXPECT_TRUE(r.clean());
+  EXPECT_FALSE(row("1x1x1", {1.0}, {1.0}, "cublas").clean());
+  EXPECT_FALSE(row("1x1x1", {1.0}, {1.0}, "tuned", "runtime ran another kernel").clean());
+  EXPECT_FALSE(row("1x1x1", {}, {}).ratio());
+}
+
+TEST(RuntimeTimingReport, SummaryCountsOnlyCleanRows) {
+  std::vector<TimingRow> const rows{
+      row("a", {1.0}, {1.01}), row("b", {1.0}, {0.95}), row("c", {1.0}, {1.02}),
+      row("d", {1.0}, {5.0}, "cublas")};
+  TimingSummary const s = summarize(rows);
+  EXPECT_EQ(s.rows, 4);
+  EXPECT_EQ(s.clean_rows, 3);
+  EXPECT_NEAR(s.median_abs_dev, 0.02, 1e-12);
+  EXPECT_NEAR(s.worst_abs_dev, 0.05, 1e-12);
+  EXPECT_EQ(s.worst_row, "b fp16 NT");
+}
+
+TEST(RuntimeTimingReport, MarkdownHasOneLinePerRowAndTheSummary) {
+  std::vector<TimingRow> rows{row("4096x4096x4096", {2.0}, {2.02}),
+                              row("8x8x8", {0.01}, {0.02}, "cublas", "no | tuned\npath")};
+  std::string const md = to_markdown(rows, summarize(rows), "ctx");
+  EXPECT_EQ(md.rfind("ctx\n\n", 0), 0u);
+  EXPECT_NE(md.find("| 4096x4096x4096 | fp16 | NT | `mma:bm=128` | 2.0000 | 2.0200 | 1.0100 |"),
+            std::string::npos);
+  EXPECT_NE(md.find("no \\| tuned path"), std::string::npos);  // one table line per row
+  EXPECT_NE(md.find("Summary over 1 of 2 entries: median |runtime/tuner − 1| = 1.00 %, worst = "
+                    "1.00 % (4096x4096x4096 fp16 NT)"),
+            std::string::npos);
+  std::string const none = to_markdown({rows[1]}, summarize({rows[1]}), "");
+  EXPECT_NE(none.find("no entry was timed cleanly"), std::string::npos);
+}
+
+TEST(RuntimeTimingReport, JsonCarriesRoundsAndNullsForMissingFigures) {
+  std::vector<TimingRow> rows{row("a", {1.0, 1.2}, {1.1, 1.3}), row("b", {}, {}, "none", "x")};
+  nlohmann::json const j = to_json_report(rows, summarize(rows), {{"table", "t.json"}});
+  EXPECT_EQ(j.at("table"), "t.json");
+  ASSERT_EQ(j.at("entries").size(), 2u);
+  EXPECT_EQ(j["entries"][0]["tuner_rounds_ms"].size(), 2u);
+  EXPECT_NEAR(j["entries"][0]["ratio"].get<double>(), 1.2 / 1.1, 1e-12);
+  EXPECT_TRUE(j["entries"][1]["ratio"].is_null());
+  EXPECT_TRUE(j["entries"][1]["outputs_match"].is_null());
+  EXPECT_EQ(j["summary"]["clean_rows"], 1);
+}
+
+}  // namespace
+}  // namespace gemmtune::bench
