@@ -32,7 +32,11 @@ case "$source" in
       fi
     fi
     table="$stem.table.json"
-    "$g" --db "$source" export --out "$table"
+    # Export from a copy: opening a cache may upgrade its schema, and results files stay as kept.
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    cp "$source" "$scratch/cache.db"
+    "$g" --db "$scratch/cache.db" export --out "$table"
     ;;
   *) table=$source ;;
 esac
@@ -44,5 +48,5 @@ if [[ $status -ne 0 && $status -ne 1 ]]; then
   echo "runtime_timing.sh: gemmtune_runtime_timing exited with $status" >&2
   exit $status
 fi
-echo "wrote $stem.json and $stem.md"
+[[ " $* " == *" --dry-run "* ]] || echo "wrote $stem.json and $stem.md"
 exit $status
