@@ -218,20 +218,30 @@ struct TileLoader {
   static constexpr int kItems = Tile::kBytes / 16;
   static constexpr int kPerThread = (kItems + THREADS - 1) / THREADS;
   static constexpr int kE = 16 / EB;
+  /// Rows between a thread's items: each thread keeps one chunk column for the whole tile.
+  static constexpr int kRowStep = THREADS / kRowChunks;
+  static_assert(THREADS % kRowChunks == 0, "a row's chunks split evenly over the threads");
 
+  /// Item `it` of this thread is chunk tid % kRowChunks of row tid / kRowChunks + it·kRowStep,
+  /// so the column bound and the global address are worked out once per tile and each item
+  /// adds a fixed row step; only the row bound is checked per item.
   __device__ __forceinline__ static void issue(unsigned char* s, const unsigned char* g,
                                                long long ld, long long rows, long long cols,
                                                long long r0, long long c0) {
+    int const tid = static_cast<int>(threadIdx.x);
+    int const chunk = tid % kRowChunks, row0 = tid / kRowChunks;
+    long long const gc = c0 + chunk * kE;
+    long long const left = cols - gc;
+    int const ncol = left >= kE ? kE : (left > 0 ? static_cast<int>(left) : 0);
+    long long const rows_left = rows - r0 - row0;  // rows inside the matrix from this thread's first
+    const unsigned char* const src0 = g + ((r0 + row0) * ld + gc) * EB;
+    long long const step = static_cast<long long>(kRowStep) * ld * EB;
 #pragma unroll
     for (int it = 0; it < kPerThread; ++it) {
-      int const i = it * THREADS + static_cast<int>(threadIdx.x);
-      if (kItems % THREADS != 0 && i >= kItems) continue;
-      int const row = i / kRowChunks, chunk = i % kRowChunks;
-      long long const gr = r0 + row, gc = c0 + chunk * kE;
-      unsigned char* const dst = s + Tile::chunk_offset(row, chunk);
-      long long const left = cols - gc;
-      int const n = gr < rows ? (left >= kE ? kE : (left > 0 ? static_cast<int>(left) : 0)) : 0;
-      const unsigned char* const src = g + (gr * ld + gc) * EB;
+      if (kItems % THREADS != 0 && it * THREADS + tid >= kItems) continue;
+      unsigned char* const dst = s + Tile::chunk_offset(row0 + it * kRowStep, chunk);
+      int const n = it * kRowStep < rows_left ? ncol : 0;
+      const unsigned char* const src = src0 + it * step;
       if constexpr (ALIGN >= 16) {
         cp_async16(smem_addr(dst), n > 0 ? src : g, n * EB);
       } else {

@@ -255,5 +255,19 @@ TEST(MmaFamily, NameExpressionsCarryPrecisionLayoutAndAlignment) {
   EXPECT_EQ(why.rfind("alignment", 0), 0u) << why;
 }
 
+TEST(MmaFamily, RunnableIgnoresSearchPreferencesButNotCorrectness) {
+  // A small tile on a compute-bound grid is a preference of the search, not a reason the
+  // kernel cannot run it (an explicit --kernel, a table entry for a nearby shape).
+  KernelConfig const small = cfg("mma:BM=64,BN=64,BK=32,WM=32,WN=32,ST=2,SW=1,SK=2");
+  Problem const p = make(4096, 4096, 4096);
+  EXPECT_NE(mma().reject_reason(small, p, limits()), "");
+  EXPECT_EQ(runnable_reason(small, p, limits()), "");
+  std::string const why =
+      runnable_reason(small, make(64, 64, 64, Precision::kTF32, Layout::kNN, 2), limits());
+  EXPECT_EQ(why.rfind("alignment", 0), 0u) << why;
+  KernelConfig const deep = cfg("mma:BM=128,BN=256,BK=32,WM=64,WN=64,ST=5,SW=8,SK=1");
+  EXPECT_EQ(runnable_reason(deep, p, limits("sm_86")).rfind("shared_memory", 0), 0u);
+}
+
 }  // namespace
 }  // namespace gemmtune

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 
 #include "core/gpu_identity.hpp"
 #include "core/kernel_config.hpp"
@@ -123,6 +125,36 @@ TEST_P(MmaCompile, ExpectedLeadersAndSplitKCompile) {
   picked.push_back({parse_kernel_id("mma:BM=64,BN=128,BK=16,WM=32,WN=64,ST=4,SW=1,SK=4"),
                     make(256, 256, 4096, Precision::kTF32, Layout::kTT)});
   compile_all(picked, arch);
+}
+
+// Compiles every distinct kernel of the valid spaces of every precision and layout at 4096³
+// and at a ragged unaligned shape (the code depends on the config, precision, layout and
+// alignment path, not on the shape) for GEMMTUNE_SPACE_ARCH (default sm_90), one line per
+// kernel, and fails on any spill. GEMMTUNE_SPACE_FILTER keeps only ids containing that text
+// (e.g. "WM=64,WN=64", the tiles nearest the register limit). Slow: ~1 compile per second per
+// core; run it through compile_mma_space.sh.
+TEST(MmaCompileWholeSpace, DISABLED_WholeSpace) {
+  char const* arch_env = std::getenv("GEMMTUNE_SPACE_ARCH");
+  char const* filter_env = std::getenv("GEMMTUNE_SPACE_FILTER");
+  std::string const arch = arch_env && *arch_env ? arch_env : "sm_90";
+  std::string const filter = filter_env ? filter_env : "";
+  std::set<std::string> seen;
+  std::vector<Candidate> picked;
+  for (Precision p : {Precision::kFP16, Precision::kBF16, Precision::kTF32}) {
+    for (Layout l : kAllLayouts) {
+      for (Problem const& q :
+           {make(4096, 4096, 4096, p, l), make(333, 517, 1999, p, l, element_bytes(p))}) {
+        for (Candidate const& c : spread(q, arch, std::size_t{1} << 20)) {
+          if (c.config.id().find(filter) == std::string::npos) continue;
+          if (seen.insert(mma_family().compile_request(c.config, c.problem, arch).name_expressions[0]).second) {
+            picked.push_back(c);
+          }
+        }
+      }
+    }
+  }
+  compile_all(picked, arch);
+  std::printf("== mma on %s: %zu distinct kernels compiled\n", arch.c_str(), picked.size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, MmaCompile, ::testing::Values("sm_80", "sm_86", "sm_89", "sm_90"),

@@ -127,7 +127,8 @@ std::vector<Constraint> MmaFamily::constraints() const {
                             "; a smaller tile covers it";
                    }
                    return std::string();
-                 }});
+                 },
+                 true});
   out.push_back(
       {"shape_class", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
          std::int64_t const bm = c.at("BM"), bn = c.at("BN"), wm = c.at("WM"), wn = c.at("WN");
@@ -160,7 +161,8 @@ std::vector<Constraint> MmaFamily::constraints() const {
                   "16 fragment registers; M and N over 64 keep 32×64 or wider busy";
          }
          return std::string();
-       }});
+       },
+                 true});
   out.push_back({"stages", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const steps = ceil_div(p.k, c.at("BK") * c.at("SK"));
                    std::int64_t const st = c.at("ST");
@@ -168,7 +170,8 @@ std::vector<Constraint> MmaFamily::constraints() const {
                    return "ST=" + str(st) + " keeps " + str(st - 1) +
                           " tiles in flight but each slice has only " + str(steps) +
                           " K steps of BK=" + str(c.at("BK"));
-                 }});
+                 },
+                 true});
   out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    if (c.at("SW") == 1) return std::string();
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
@@ -181,7 +184,8 @@ std::vector<Constraint> MmaFamily::constraints() const {
                             " SMs; their order (SW=" + str(c.at("SW")) + ") cannot change L2 reuse";
                    }
                    return std::string();
-                 }});
+                 },
+                 true});
   out.push_back({"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    std::int64_t const sk = c.at("SK");
                    if (sk == 1) return std::string();
@@ -196,7 +200,8 @@ std::vector<Constraint> MmaFamily::constraints() const {
                             str(c.at("BK")) + ": fewer than 4 per slice for SK=" + str(sk);
                    }
                    return std::string();
-                 }});
+                 },
+                 true});
   out.push_back({"shared_memory", [this](KernelConfig const& c, Problem const& p,
                                          DeviceLimits const& l) {
                    int const s = smem_bytes(c, p);
