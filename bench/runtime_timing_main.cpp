@@ -206,6 +206,9 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
                "upload A");
     check_cuda(cudaMemcpy(b.data(), b_host.data(), b_host.size(), cudaMemcpyHostToDevice),
                "upload B");
+    // A pageable upload may still be in flight when cudaMemcpy returns, and the non-blocking
+    // stream below does not wait for the legacy stream.
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (uploads)");
     std::int64_t const rotate =
         ctx.timing.rotate_bytes > 0 ? ctx.timing.rotate_bytes : 2 * ctx.device.limits.l2_bytes;
     RotationPool made(p, rotate, a.data(), b.data(), ctx.stream);
