@@ -364,6 +364,8 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
   static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
   static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
   static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
+  static_assert(smem_bytes(BM, BN, ST, TA, TB) == kSwizzleAtom + ST * STAGE_BYTES + 2 * ST * 8,
+                "the dynamic shared memory the host asks for holds the aligned ring and barriers");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* const ring = reinterpret_cast<unsigned char*>(

@@ -1,7 +1,8 @@
 // The wgmma family through NVRTC for sm_90a: a sample of the valid space at 4096³ for fp16 and
 // bf16 in every layout, tf32 NT, a ragged shape and split-K compile with no spills, no stack
 // and no ignored setmaxnreg; where cuobjdump is installed, the SASS of each cubin holds HGMMA
-// (the tensor-core path) and UTMALDG (TMA loads).
+// (the tensor-core path) and UTMALDG (TMA loads); the host's shared-memory size equals the
+// template's layout.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -160,6 +161,37 @@ TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
        make(256, 512, 4096, Precision::kTF32, Layout::kNT)},
   };
   compile_all(all);
+}
+
+/// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
+/// bytes of alignment slack): a static_assert per config and layout, compiled by NVRTC.
+TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
+  Family const& f = wgmma_family();
+  std::string source = "#include \"wgmma/wgmma.cuh\"\n";
+  int checks = 0;
+  for (Layout layout : kAllLayouts) {
+    for (char const* id : {"wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1",
+                           "wgmma:BM=64,BN=96,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1",
+                           "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1"}) {
+      KernelConfig const c = parse(id);
+      Problem const p = make(4096, 4096, 4096, Precision::kBF16, layout);
+      source += "static_assert(gemmtune::wgmma_detail::smem_bytes(" +
+                std::to_string(c.at("BM")) + ", " + std::to_string(c.at("BN")) + ", " +
+                std::to_string(c.at("ST")) + ", " + (a_transposed(layout) ? "true" : "false") +
+                ", " + (b_transposed(layout) ? "true" : "false") +
+                ") == " + std::to_string(f.smem_bytes(c, p)) + ", \"" + id + "\");\n";
+      ++checks;
+    }
+  }
+  source += "namespace gemmtune { __global__ void smem_probe() {} }\n";
+  CompileRequest r;
+  r.source_name = "wgmma_smem_probe.cu";
+  r.source = source;
+  r.name_expressions = {"gemmtune::smem_probe"};
+  r.arch = "sm_90a";
+  CompileResult const result = Compiler(CompilerSettings{}).compile(r);
+  EXPECT_TRUE(result.ok) << result.log;
+  EXPECT_EQ(checks, 12);
 }
 
 }  // namespace
