@@ -134,7 +134,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 512), "split_k"},
       {cfg(128, 256, 6, 2, 1, 8, 1), big, "smem"},
       {cfg(128, 128, 4, 2, 0, 1, 1, 2), make(200, 4096, 4096), "cluster"},
-      {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster"},
+      {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster_pieces"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -150,6 +150,23 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
   // The same split-K config is welcome where 16 tiles leave most SMs idle and K is deep.
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 8192), sm90()),
             "");
+}
+
+TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearched) {
+  std::set<std::string> hard, preference;
+  for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
+  EXPECT_EQ(hard, (std::set<std::string>{"arch", "layout", "alignment", "warpgroups", "wgmma_n",
+                                         "accumulators", "cluster_pieces", "grid_size"}));
+  // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
+  // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
+  // may use it.
+  KernelConfig const c = cfg(128, 128, 4, 2, 1, 1, 4, 2);
+  Problem const big = make(4096, 4096, 4096);
+  EXPECT_NE(wgmma().reject_reason(c, big, sm90()), "");
+  EXPECT_EQ(wgmma().reject_reason(c, big, sm90(), RejectScope::kRun), "");
+  EXPECT_EQ(runnable_reason(c, make(100, 4096, 64), sm90()), "");
+  // ... but never one that TMA cannot load.
+  EXPECT_EQ(rule(runnable_reason(c, make(4096, 4096, 4095), sm90())), "alignment");
 }
 
 TEST(WgmmaFamily, RaggedShapesAreAcceptedWithSixteenByteAlignment) {
@@ -280,7 +297,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 64, 4, 2, 0, 1, 1, 2),
                                        make(1024, 512, 4096, Precision::kBF16, Layout::kNN),
                                        sm90())),
-            "cluster");
+            "cluster_pieces");
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 64, 4, 2, 0, 1, 1, 2),
                                   make(1024, 512, 4096, Precision::kBF16, Layout::kNT), sm90()),
             "");

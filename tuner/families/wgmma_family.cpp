@@ -161,7 +161,8 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                             "; a smaller tile covers it";
                    }
                    return std::string();
-                 }});
+                 },
+                 true});
   out.push_back(
       {"compute_bound", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
          // Large problems: tiles below 128×128 re-read A and B from L2 too often, a single
@@ -182,33 +183,45 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                   " problem is compute-bound; row-order rasterization (GM=1) thrashes L2";
          }
          return std::string();
-       }});
+       },
+       true});
+  out.push_back({"cluster_pieces",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // Each block's full barrier must depend on every producer of the cluster
+                   // (the template asserts it), so every block issues a piece of B per stage.
+                   std::int64_t const cl = c.at("CL");
+                   if (cl == 1 || !b_mn_major(p) ||
+                       round_up(c.at("BN"), kMnChunk) / kMnChunk >= cl) {
+                     return std::string();
+                   }
+                   return "with B stored K×N the " + str(cl) +
+                          " blocks of a cluster each issue 64-wide boxes of B; BN=" +
+                          str(c.at("BN")) + " has fewer boxes than blocks";
+                 }});
   out.push_back({"cluster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const cl = c.at("CL"), tm = ceil_div(p.m, c.at("BM"));
-                   if (cl > 1 && b_mn_major(p) && round_up(c.at("BN"), kMnChunk) / kMnChunk < cl) {
-                     return "with B stored K×N the " + str(cl) +
-                            " blocks of a cluster each issue 64-wide boxes of B; BN=" +
-                            str(c.at("BN")) + " has fewer boxes than blocks";
-                   }
                    if (cl == 1 || tm >= 2 * cl) return std::string();
                    return "CL=" + str(cl) + " groups tile rows that share B, but M=" + str(p.m) +
                           " has only " + str(tm) + " tile rows of BM=" + str(c.at("BM")) +
                           " (fewer than " + str(2 * cl) +
                           "): padding blocks and multicast would cost more than they share";
-                 }});
+                 },
+                 true});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    if (c.at("PE") == 0) return std::string();
                    std::int64_t const u = units(c, p), clusters = sm_count(l) / c.at("CL");
                    if (u > clusters) return std::string();
                    return str(u) + " work units fit one wave of " + str(clusters) +
                           " clusters: PE=1 launches the same blocks as PE=0";
-                 }});
+                 },
+                 true});
   out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
                    if (c.at("GM") == 1 || (tm > 1 && tn > 1)) return std::string();
                    return "GM=" + str(c.at("GM")) + " regroups tile rows, but the grid is " +
                           str(tm) + "×" + str(tn) + " tiles: same order as GM=1";
-                 }});
+                 },
+                 true});
   out.push_back({"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    std::int64_t const sk = c.at("SK");
                    if (sk == 1) return std::string();
@@ -224,7 +237,8 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                             str(sk);
                    }
                    return std::string();
-                 }});
+                 },
+                 true});
   out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const u = units(c, p);
                    if (u <= kMaxGridX) return std::string();
