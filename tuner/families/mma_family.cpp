@@ -79,10 +79,20 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // tile, 2 per 8-column B tile.
   std::int64_t const frags = 2 * ((wm / 16) * 4 + (wn / 8) * 2);
   // Loop state, ring slots, tile origins and per-lane shared offsets, fitted to ptxas on sm_80,
-  // sm_86, sm_89 and sm_90: 64×64 warp tiles take 226..241 registers with BK·size = 64 bytes
-  // and up to 255 with 128 bytes (twice the k steps unrolled per stage).
-  std::int64_t const deep = c.at("BK") * element_bytes(p.precision) == 128 ? 8 : 0;
-  std::int64_t const overhead = 48 + deep;
+  // sm_86, sm_89 and sm_90: 64×64 warp tiles take 220..244 registers with 16-byte loads, a few
+  // more with BK·size = 128 bytes (twice the k steps unrolled per stage). Two warps alone carry
+  // a whole tile's loads each (up to 255 and spills), and the scalar fill path of unaligned
+  // problems holds each chunk's elements in registers (spills at 128-byte rows, for tf32, and
+  // with more than 8 chunks per thread per stage).
+  bool const deep = c.at("BK") * element_bytes(p.precision) == 128;
+  bool const scalar = p.align < 16;
+  std::int64_t const threads = (c.at("BM") / wm) * (c.at("BN") / wn) * kWarpSize;
+  std::int64_t const chunks = (c.at("BM") + c.at("BN")) * c.at("BK") * element_bytes(p.precision) /
+                             16 / std::max<std::int64_t>(threads, 1);
+  std::int64_t const overhead =
+      48 + (deep ? 8 : 0) + (threads < 128 ? 16 : 0) +
+      (scalar ? 8 + 2 * std::max<std::int64_t>(0, chunks - 8) : 0) +
+      (scalar && (deep || p.precision == Precision::kTF32) ? 8 : 0);
   return static_cast<int>(acc + frags + overhead);
 }
 
