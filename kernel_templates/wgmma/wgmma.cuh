@@ -339,10 +339,9 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
 /// Clusters (CL = 2) also sync all threads once after the barriers are initialised (a peer may
 /// arrive or multicast into them) and once at the end (a block's barriers must outlive its
 /// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
+namespace wgmma_detail {
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
-__global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
-    wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
-  using namespace wgmma_detail;
+__device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr int WM = BM / CW;          // rows per consumer warpgroup
   constexpr int MI = WM / 64;          // m64 wgmma per k step
@@ -533,6 +532,24 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
     }
   }
   if constexpr (CL > 1) cluster_sync();
+}
+}  // namespace wgmma_detail
+
+/// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+__global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
+    wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
+  static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
+  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
+}
+
+/// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
+/// them (the grid is a multiple of CL).
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+__global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
+    wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
+  static_assert(CL > 1, "single blocks use wgmma_gemm");
+  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

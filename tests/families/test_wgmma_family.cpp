@@ -309,7 +309,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm<128,128,4,2,2,0,8,1,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,4,2,2,0,8,1,1,false,false>");
 }
 
 }  // namespace

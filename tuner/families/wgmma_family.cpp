@@ -250,7 +250,8 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
 std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
   Problem const p = problem.resolved();
-  std::string s = "gemmtune::wgmma_gemm<";
+  // Clustered configs are a separate kernel carrying __cluster_dims__; CL = 1 has none.
+  std::string s = canon.at("CL") > 1 ? "gemmtune::wgmma_gemm_cluster<" : "gemmtune::wgmma_gemm<";
   for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
   s += std::to_string(element_code(p.precision)) + "," + flag(a_transposed(p.layout)) + "," +
        flag(b_transposed(p.layout)) + ">";

@@ -40,7 +40,7 @@ class WgmmaFamily final : public Family {
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>".
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>" (wgmma_gemm_cluster when CL > 1).
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_reduce<SK,T>".
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
