@@ -9,6 +9,7 @@
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
 //   CL       cluster size along M (1 or 2): the CL blocks of a cluster compute vertically
 //            adjacent tiles that share B; each loads its own A and 1/CL of B, multicast to all
+//            (kernel wgmma_gemm_cluster; wgmma_gemm for CL = 1 has no cluster attribute)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs)
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
