@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/gpu_identity.hpp"
+#include "core/tensor_map_geometry.hpp"
 #include "family.hpp"
 #include "nvrtc/content_hash.hpp"
 #include "nvrtc/embedded_sources.hpp"
@@ -169,6 +170,12 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
         case TmaOperand::kC:
           slot = "c"; base = "args.C"; ld = "args.ldc"; rows = "args.M"; cols = "args.N";
           break;
+      }
+      if (t.workspace_offset >= 0) {  // a K-major copy an earlier launch writes
+        base = "static_cast<char*>(args.workspace) + " + std::to_string(t.workspace_offset);
+        rows = t.operand == TmaOperand::kA ? "args.M" : "args.N";
+        cols = "args.K";
+        ld = std::to_string(kmajor_copy_ld(p));
       }
       std::string const swz = t.swizzle_bytes == 0 ? "CU_TENSOR_MAP_SWIZZLE_NONE"
                               : "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(t.swizzle_bytes) + "B";

@@ -68,7 +68,7 @@ for what in "$@"; do
       step "bench each config of $list"
       grep -v '^#' "$list" | while read -r shape kernel rest; do
         # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
-        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,3p'
+        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,$p'
       done ;;
     ladder)
       step ladder 4096

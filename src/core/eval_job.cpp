@@ -35,7 +35,8 @@ void to_json(json& j, LaunchPlan const& v) {
     maps.push_back({{"operand", to_string(t.operand)},
                     {"box_rows", t.box_rows},
                     {"box_cols", t.box_cols},
-                    {"swizzle_bytes", t.swizzle_bytes}});
+                    {"swizzle_bytes", t.swizzle_bytes},
+                    {"workspace_offset", t.workspace_offset}});
   }
   j = json{{"launches", launches},
            {"workspace_bytes", v.workspace_bytes},
@@ -76,6 +77,7 @@ void from_json(json const& j, LaunchPlan& v) {
     t.at("box_rows").get_to(spec.box_rows);
     t.at("box_cols").get_to(spec.box_cols);
     t.at("swizzle_bytes").get_to(spec.swizzle_bytes);
+    t.at("workspace_offset").get_to(spec.workspace_offset);
     v.tensor_maps.push_back(spec);
   }
 }

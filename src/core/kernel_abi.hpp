@@ -30,6 +30,11 @@ struct TensorMapSpec {
   int box_rows = 0;
   int box_cols = 0;
   int swizzle_bytes = 0;
+  /// -1: the operand as the caller stores it. Otherwise the descriptor reads a K-major copy of
+  /// op(A) or op(B) that an earlier launch of the plan wrote into the workspace at this byte
+  /// offset: A as M×K, B as N×K, K contiguous, row stride kmajor_copy_ld() elements (a
+  /// transpose for an operand the tensor cores cannot read MN-major, e.g. tf32).
+  std::int64_t workspace_offset = -1;
   bool operator==(TensorMapSpec const&) const = default;
 };
 

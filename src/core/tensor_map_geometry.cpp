@@ -12,6 +12,11 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+std::int64_t kmajor_copy_ld(Problem const& problem) {
+  std::int64_t const per16 = 16 / element_bytes(problem.precision);
+  return (problem.k + per16 - 1) / per16 * per16;
+}
+
 char const* to_string(TmaOperand operand) {
   switch (operand) {
     case TmaOperand::kA: return "A";
@@ -31,22 +36,30 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
     case Precision::kBF16: out.element = TensorElement::kBFloat16; break;
   }
   out.element_bytes = element_bytes(problem.precision);
-  std::int64_t rows = 0, cols = 0;
-  switch (spec.operand) {
-    case TmaOperand::kA:
-      rows = a_transposed(problem.layout) ? problem.k : problem.m;
-      cols = a_transposed(problem.layout) ? problem.m : problem.k;
-      break;
-    case TmaOperand::kB:
-      rows = b_transposed(problem.layout) ? problem.n : problem.k;
-      cols = b_transposed(problem.layout) ? problem.k : problem.n;
-      break;
-    case TmaOperand::kC:
-      rows = problem.m;
-      cols = problem.n;
-      break;
-  }
   std::string const what = std::string("tensor map of ") + to_string(spec.operand) + ": ";
+  std::int64_t rows = 0, cols = 0;
+  if (spec.workspace_offset >= 0) {
+    if (spec.operand == TmaOperand::kC) return what + "C has no workspace copy";
+    if (spec.workspace_offset % 128 != 0) {
+      return what + "workspace offset " + str(spec.workspace_offset) +
+             " is not a multiple of 128 bytes";
+    }
+    // The K-major copy: op(A) as M×K or op(B) as N×K.
+    rows = spec.operand == TmaOperand::kA ? problem.m : problem.n;
+    cols = problem.k;
+    ld = kmajor_copy_ld(problem);
+  } else if (spec.workspace_offset != -1) {
+    return what + "workspace offset " + str(spec.workspace_offset) + " (expected -1 or ≥ 0)";
+  } else if (spec.operand == TmaOperand::kA) {
+    rows = a_transposed(problem.layout) ? problem.k : problem.m;
+    cols = a_transposed(problem.layout) ? problem.m : problem.k;
+  } else if (spec.operand == TmaOperand::kB) {
+    rows = b_transposed(problem.layout) ? problem.n : problem.k;
+    cols = b_transposed(problem.layout) ? problem.k : problem.n;
+  } else {
+    rows = problem.m;
+    cols = problem.n;
+  }
   if (rows < 1 || cols < 1) return what + "empty matrix " + str(rows) + "×" + str(cols);
   if (ld < cols) {
     return what + "leading dimension " + str(ld) + " < " + str(cols) + " stored columns";

@@ -27,11 +27,15 @@ struct TensorMapGeometry {
 };
 
 /// The geometry of `spec` over the problem's matrix stored with leading dimension `ld`
-/// (elements), or the reason it cannot be encoded: a box extent outside 1…256, an inner box
+/// (elements; ignored for a workspace copy, which has kmajor_copy_ld()), or the reason it cannot
+/// be encoded: a box extent outside 1…256, an inner box
 /// not a multiple of 16 bytes or wider than the swizzle span, a row stride that is not a
 /// multiple of 16 bytes, or an unknown swizzle. Returns "" on success.
 std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
                                 std::int64_t ld, TensorMapGeometry& out);
+
+/// Row stride in elements of a K-major workspace copy of an operand: K rounded up to 16 bytes.
+std::int64_t kmajor_copy_ld(Problem const& problem);
 
 /// "A", "B" or "C".
 char const* to_string(TmaOperand operand);

@@ -70,6 +70,13 @@ std::string encode_one(TensorMapSpec const& spec, Problem const& problem, GemmAr
     case TmaOperand::kB: ld = args.ldb; base = args.B; break;
     case TmaOperand::kC: ld = args.ldc; base = args.C; break;
   }
+  if (spec.workspace_offset >= 0) {
+    if (args.workspace == nullptr) {
+      return std::string("tensor map of ") + to_string(spec.operand) +
+             ": reads a workspace copy but the launch has no workspace";
+    }
+    base = static_cast<char const*>(args.workspace) + spec.workspace_offset;
+  }
   TensorMapGeometry g;
   if (std::string why = tensor_map_geometry(spec, problem, ld, g); !why.empty()) return why;
   if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0) {
@@ -101,7 +108,7 @@ std::string TensorMapEncoder::encode(std::vector<TensorMapSpec> const& specs,
                                      Problem const& problem, GemmArgs const& args,
                                      TensorMaps& out) const {
   std::array<std::int64_t, 6> const dims{args.M, args.N, args.K, args.lda, args.ldb, args.ldc};
-  std::array<void const*, 3> const pointers{args.A, args.B, args.C};
+  std::array<void const*, 4> const pointers{args.A, args.B, args.C, args.workspace};
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
     if (it->dims == dims && it->pointers == pointers && it->specs == specs &&

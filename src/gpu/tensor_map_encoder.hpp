@@ -30,7 +30,7 @@ class TensorMapEncoder {
     std::vector<TensorMapSpec> specs;
     Problem problem;
     std::array<std::int64_t, 6> dims{};      // M, N, K, lda, ldb, ldc
-    std::array<void const*, 3> pointers{};  // A, B, C
+    std::array<void const*, 4> pointers{};  // A, B, C, workspace
     TensorMaps maps{};
   };
   static constexpr std::size_t kRemembered = 8;

@@ -44,6 +44,28 @@ TEST(TensorMapGeometry, Fp32AndTf32AreFourByteFloats) {
   EXPECT_EQ(g.row_stride_bytes, 1200u);
 }
 
+TEST(TensorMapGeometry, WorkspaceCopyIsKMajorWithAPaddedStride) {
+  TensorMapGeometry g;
+  // tf32 B of NN (stored K×N) read from a K-major copy N×K; K=300 padded to 300 (16 bytes =
+  // 4 floats), bf16 K=300 padded to 304.
+  Problem const tf32 = problem(Layout::kNN, Precision::kTF32);
+  TensorMapSpec b{TmaOperand::kB, 64, 32, 128, 4096};
+  ASSERT_EQ(tensor_map_geometry(b, tf32, 0, g), "");
+  EXPECT_EQ(g.rows, 200u);
+  EXPECT_EQ(g.cols, 300u);
+  EXPECT_EQ(g.row_stride_bytes, 1200u);
+  EXPECT_EQ(kmajor_copy_ld(problem(Layout::kTT)), 304);
+  TensorMapSpec a{TmaOperand::kA, 64, 64, 128, 0};
+  ASSERT_EQ(tensor_map_geometry(a, problem(Layout::kTT), 0, g), "");
+  EXPECT_EQ(g.rows, 100u);
+  EXPECT_EQ(g.row_stride_bytes, 608u);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kC, 64, 64, 128, 0}, tf32, 0, g).find("C has no"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 32, 128, 100}, tf32, 0, g)
+                .find("multiple of 128"),
+            std::string::npos);
+}
+
 TEST(TensorMapGeometry, RejectsWhatTheHardwareCannotEncode) {
   TensorMapGeometry g;
   Problem const p = problem(Layout::kNN);
