@@ -69,7 +69,7 @@ for what in "$@"; do
       grep -v '^#' "$list" | while read -r shape kernel rest; do
         # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
         [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,$p'
-      done ;;
+      done | tee "$out/bench-$(basename "$list" .txt).txt" ;;
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;
