@@ -286,7 +286,7 @@ struct TileLoader {
 
 template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
           bool TB, int ALIGN>
-__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN))
+__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN), 1)
     mma_gemm(GemmArgs args) {
   using namespace mma_detail;
   constexpr int kEB = elem_bytes(PREC);
