@@ -32,6 +32,12 @@ __host__ __device__ constexpr int elem_bytes(int PREC) { return PREC == 2 ? 4 : 
 __host__ __device__ constexpr int block_threads(int BM, int BN, int WM, int WN) {
   return (BM / WM) * (BN / WN) * kWarpSize;
 }
+/// Blocks per SM ptxas should plan registers for. Warp tiles up to 64×32 with 64-byte stage
+/// rows fit 128 registers, so two 8-warp blocks share an SM; bigger tiles need more, and asking
+/// for two blocks would make ptxas spill to stay at 128.
+__host__ __device__ constexpr int min_blocks(int WM, int WN, int BK, int PREC) {
+  return WM * WN <= 64 * 32 && BK * elem_bytes(PREC) <= 64 ? 2 : 1;
+}
 __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
 
@@ -286,7 +292,8 @@ struct TileLoader {
 
 template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
           bool TB, int ALIGN>
-__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN), 1)
+__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
+                                  mma_detail::min_blocks(WM, WN, BK, PREC))
     mma_gemm(GemmArgs args) {
   using namespace mma_detail;
   constexpr int kEB = elem_bytes(PREC);
