@@ -3,15 +3,20 @@
 // issues the copies) and CW consumer warpgroups that run wgmma.mma_async on the stages and
 // write C with predicated stores (alpha, beta), or FP32 partials for split-K.
 //
-//   BM, BN   block tile of C; each consumer warpgroup owns WM = BM/CW rows (64 or 128: one or
-//            two m64 wgmma per k16 step) and all BN columns (one wgmma of N = BN)
+//   BM, BN   tile of C of one work unit; each consumer warpgroup owns WM = BM/CW rows (PE = 2:
+//            WM = BM) (64 or 128: one or two m64 wgmma per k16 step) and all BN columns (one
+//            wgmma of N = BN)
 //   ST       shared-memory stages
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
 //   CL       cluster size along M (1 or 2): the CL blocks of a cluster compute vertically
 //            adjacent tiles that share B; each loads its own A and 1/CL of B, multicast to all
 //            (kernel wgmma_gemm_cluster; wgmma_gemm for CL = 1 has no cluster attribute)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
-//            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs)
+//            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
+//            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
+//            units in turn, each a whole BM×BN tile, so one's epilogue overlaps the other's
+//            wgmma; their main loops run one after the other (named barriers hand the turn
+//            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
 //   SK       split-K slices; SK > 1 writes FP32 partials to the workspace and wgmma_reduce
 //            applies alpha and beta
@@ -41,6 +46,9 @@ constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box ro
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
 constexpr int kReduceThreads = 256;
+/// Named barriers 1 and 2: the turn of consumer warpgroup 0 and 1 in ping-pong (0 is
+/// __syncthreads).
+constexpr int kTurnBarrier = 1;
 /// setmaxnreg targets with two consumer warpgroups. The block starts with 168 registers per
 /// thread (65536 / 384, rounded down to 8) and setmaxnreg.inc waits until the block's own pool
 /// has the registers, so the targets must fit that pool exactly or it never returns:
@@ -86,11 +94,15 @@ __device__ __forceinline__ void mbar_arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 /// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
-/// included), with release semantics at cluster scope.
+/// included). Release at CTA scope only: the arrival announces that this block's wgmma have
+/// finished reading a stage (wgmma.wait_group), which orders nothing in the generic proxy that
+/// a peer must see. Release at cluster scope compiles to MEMBAR.ALL.GPU before every arrival,
+/// which waits for the thread's outstanding global stores (the previous tile's epilogue) and
+/// stalled clustered kernels on every stage.
 __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank) {
   asm volatile(
       "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
       "r"(rank)
       : "memory");
 }
@@ -117,6 +129,26 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
         : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
+}
+
+/// Named barrier `kTurnBarrier + w`: wait for `count` threads (this warp's included), or
+/// arrive without waiting. The ids are immediates so the kernel reserves only the barriers it
+/// names.
+template <int count>
+__device__ __forceinline__ void turn_sync(int w) {
+  if (w == 0) {
+    asm volatile("bar.sync %0, %1;" ::"n"(kTurnBarrier), "n"(count) : "memory");
+  } else {
+    asm volatile("bar.sync %0, %1;" ::"n"(kTurnBarrier + 1), "n"(count) : "memory");
+  }
+}
+template <int count>
+__device__ __forceinline__ void turn_arrive(int w) {
+  if (w == 0) {
+    asm volatile("bar.arrive %0, %1;" ::"n"(kTurnBarrier), "n"(count) : "memory");
+  } else {
+    asm volatile("bar.arrive %0, %1;" ::"n"(kTurnBarrier + 1), "n"(count) : "memory");
+  }
 }
 
 // ---- TMA --------------------------------------------------------------------------------
@@ -203,20 +235,25 @@ __device__ __forceinline__ void store_elem(void* C, long long i, float v) {
     static_cast<unsigned short*>(C)[i] = h;
   }
 }
+/// Two 16-bit elements in one word, v0 in the lower half (the lower address).
+template <int T>
+__device__ __forceinline__ unsigned pack2(float v0, float v1) {
+  unsigned u;
+  // cvt packs its first source into the upper half.
+  if constexpr (T == kBF16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
+  }
+  return u;
+}
 /// Stores columns i and i + 1 with one access (i even, the row start aligned to 16 bytes).
 template <int T>
 __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float v1) {
   if constexpr (T == kTF32) {
     *reinterpret_cast<float2*>(static_cast<float*>(C) + i) = make_float2(v0, v1);
   } else {
-    unsigned u;
-    // cvt packs its first source into the upper half: column i + 1.
-    if constexpr (T == kBF16) {
-      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
-    } else {
-      asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(u) : "f"(v1), "f"(v0));
-    }
-    *reinterpret_cast<unsigned*>(static_cast<unsigned short*>(C) + i) = u;
+    *reinterpret_cast<unsigned*>(static_cast<unsigned short*>(C) + i) = pack2<T>(v0, v1);
   }
 }
 
@@ -233,13 +270,14 @@ __device__ __forceinline__ int boxes_in(long long remaining, int width) {
 
 /// A consumer warp's release of a stage: one arrival on the empty barrier of every block of
 /// the cluster (each of them may refill the stage in all blocks).
+/// Lane r < CL of the warp signals block r, so the CL arrivals leave as one instruction instead
+/// of CL dependent ones from lane 0.
 template <int CL>
-__device__ __forceinline__ void release(unsigned empty) {
+__device__ __forceinline__ void release(unsigned empty, int lane) {
   if constexpr (CL == 1) {
-    mbar_arrive(empty);
+    if (lane == 0) mbar_arrive(empty);
   } else {
-#pragma unroll
-    for (int r = 0; r < CL; ++r) mbar_arrive_cluster(empty, r);
+    if (lane < CL) mbar_arrive_cluster(empty, static_cast<unsigned>(lane));
   }
 }
 
@@ -247,10 +285,73 @@ __device__ __forceinline__ void release(unsigned empty) {
 /// the tile (r = warpgroup row + 16·warp + lane/4, c = 2·(lane%4)). Column pairs are stored
 /// with one access; C gets alpha·d + beta·C (C is read only when beta ≠ 0), or, with split-K,
 /// the slice's FP32 partials go to the workspace.
+/// Fast epilogue of a 16-bit tile that lies wholly inside C, with beta = 0: the four lanes of a
+/// quad hold two rows × 16 columns of every pair of 8-column groups as 16 packed words; two
+/// exchanges (across column groups, then across rows) give each lane 8 consecutive columns of
+/// one row, stored with one 16-byte access, so every 32-byte sector is written whole (the pair
+/// stores of store_tile fill half of each sector per instruction). `row` is the lane's first
+/// row in C (r of store_tile), `col0` the tile's first column.
+template <int BN, int T, int MI, int ACC>
+__device__ __forceinline__ void store_tile_vec(GemmArgs const& args, float (&d)[MI][ACC],
+                                               long long row, long long col0, int lane) {
+  static_assert(BN % 16 == 0, "pairs of 8-column groups");
+  float const alpha = args.alpha;
+  unsigned const qg = lane & 1, qh = (lane >> 1) & 1;
+  unsigned short* const C = static_cast<unsigned short*>(args.C);
+  long long const ldc = args.ldc;
+  // This lane stores row + 8·qh, columns col0 + 8·(g + qg) .. + 7.
+  unsigned short* const out = C + (row + 8 * qh) * ldc + col0 + 8 * qg;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int g = 0; g < BN / 8; g += 2) {
+      // w[h][gg]: row h (+8), column group g + gg, this lane's column pair.
+      unsigned w[2][2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int gg = 0; gg < 2; ++gg) {
+          int const j = 4 * (g + gg) + 2 * h;
+          w[h][gg] = pack2<T>(alpha * d[mi][j], alpha * d[mi][j + 1]);
+        }
+      }
+      // x[h][sg]: row h, column group g + qg, from the quad lane whose bit 0 is sg.
+      unsigned x[2][2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        unsigned const keep = qg ? w[h][1] : w[h][0];
+        unsigned const send = qg ? w[h][0] : w[h][1];
+        unsigned const got = __shfl_xor_sync(0xffffffffu, send, 1);
+        x[h][0] = qg ? got : keep;
+        x[h][1] = qg ? keep : got;
+      }
+      // y[sh][sg]: row qh, column group g + qg, from quad lane 2·sh + sg (columns 2·(2sh+sg)).
+      unsigned y[2][2];
+#pragma unroll
+      for (int sg = 0; sg < 2; ++sg) {
+        unsigned const keep = qh ? x[1][sg] : x[0][sg];
+        unsigned const send = qh ? x[0][sg] : x[1][sg];
+        unsigned const got = __shfl_xor_sync(0xffffffffu, send, 2);
+        y[0][sg] = qh ? got : keep;
+        y[1][sg] = qh ? keep : got;
+      }
+      *reinterpret_cast<uint4*>(out + mi * 64 * ldc + 8 * g) =
+          make_uint4(y[0][0], y[0][1], y[1][0], y[1][1]);
+    }
+  }
+}
+
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][ACC],
                                            long long tm, long long tn, int slice, int r, int c) {
   long long const M = args.M, N = args.N;
+  if constexpr (SK == 1 && T != kTF32) {
+    // Uniform over the block: every lane of a warp takes the same path (the exchange needs all).
+    if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N) {
+      store_tile_vec<BN, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+      return;
+    }
+  }
   long long const mbase = tm * BM + r, nbase = tn * BN + c;
   float const alpha = args.alpha, beta = args.beta;
 #pragma unroll
@@ -344,7 +445,9 @@ namespace wgmma_detail {
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
-  constexpr int WM = BM / CW;          // rows per consumer warpgroup
+  constexpr bool PINGPONG = PE == 2;
+  constexpr int WM = PINGPONG ? BM : BM / CW;  // rows per consumer warpgroup
+  constexpr int RELEASERS = PINGPONG ? 1 : CW;  // consumer warpgroups that release each stage
   constexpr int MI = WM / 64;          // m64 wgmma per k step
   constexpr int KSTEPS = BK / mma_k(T);
   constexpr int A_BYTES = tile_bytes(BM, TA);
@@ -362,6 +465,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(T != kTF32 || (!TA && TB), "tf32 wgmma reads K-major shared operands only");
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
+  static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
   static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
   static_assert(smem_bytes(BM, BN, ST, TA, TB) == kSwizzleAtom + ST * STAGE_BYTES + 2 * ST * 8,
@@ -378,7 +482,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   if (threadIdx.x == 0) {
     for (int s = 0; s < ST; ++s) {
       mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 4 * CW * CL);
+      mbar_init(empty0 + 8 * s, 4 * RELEASERS * CL);
     }
     // Make the initialised barriers visible to the async proxy (TMA complete_tx) and to the
     // cluster.
@@ -403,9 +507,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   if (wg == 0) {
     // ---------------- producer ----------------
     if constexpr (CW == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
-    if (threadIdx.x == 0) {
-      tma_prefetch(&maps.a);
-      tma_prefetch(&maps.b);
+    // The whole of warp 0 walks the loop and polls the empty barriers; lane 0 issues. Its other
+    // lanes must not wait elsewhere (at the final cluster barrier): a warp split between a
+    // blocking barrier and the issuing lane delays every copy the cluster waits for.
+    if (threadIdx.x < 32) {
+      bool const issuer = threadIdx.x == 0;
+      if (issuer) {
+        tma_prefetch(&maps.a);
+        tma_prefetch(&maps.b);
+      }
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
       for (long long u = first_unit; u < units; u += unit_step) {
@@ -433,26 +543,29 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           int const k0 = static_cast<int>(kb * BK);
           unsigned const full = full0 + 8 * s;
           mbar_wait(empty0 + 8 * s, phase ^ 1);
+          __syncwarp();
           unsigned char* const a = ring + s * STAGE_BYTES;
           unsigned char* const b = a + A_BYTES;
-          mbar_arrive_expect_tx(full, bytes);
-          if constexpr (TA) {
-            for (int c = 0; c < a_boxes; ++c) {
-              tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
-            }
-          } else {
-            tma_load(a, &maps.a, full, k0, m0);
-          }
-          for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
-            int const start = n0 + p * B_PIECE_SPAN;
-            int const n = start < args.N ? start : n0;  // n0 always lies inside
-            int const c0 = TB ? k0 : n;
-            int const c1 = TB ? n : k0;
-            if constexpr (CL > 1) {
-              tma_load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
-                                 static_cast<unsigned short>((1u << CL) - 1));
+          if (issuer) {
+            mbar_arrive_expect_tx(full, bytes);
+            if constexpr (TA) {
+              for (int c = 0; c < a_boxes; ++c) {
+                tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
+              }
             } else {
-              tma_load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
+              tma_load(a, &maps.a, full, k0, m0);
+            }
+            for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
+              int const start = n0 + p * B_PIECE_SPAN;
+              int const n = start < args.N ? start : n0;  // n0 always lies inside
+              int const c0 = TB ? k0 : n;
+              int const c1 = TB ? n : k0;
+              if constexpr (CL > 1) {
+                tma_load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
+                                   static_cast<unsigned short>((1u << CL) - 1));
+              } else {
+                tma_load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
+              }
             }
           }
           if (++s == ST) {
@@ -467,7 +580,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     if constexpr (CW == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
     int const t = threadIdx.x % kWarpgroup;
     int const warp = t / 32, lane = t % 32;
-    int const row0 = (wg - 1) * WM;  // first row of this warpgroup in the block tile
+    int const row0 = PINGPONG ? 0 : (wg - 1) * WM;  // first row of this warpgroup in the tile
     // Descriptor strides: K-major SBO = 1024, LBO unused (16 by convention); MN-major LBO =
     // one 64-wide box (BK rows of 128 bytes), SBO = 1024.
     constexpr unsigned A_LBO = TA ? BK * kSwizzleRow : 16, B_LBO = !TB ? BK * kSwizzleRow : 16;
@@ -482,12 +595,27 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     float d[MI][ACC];
     int s = 0;
     unsigned phase = 0;
-    for (long long u = first_unit; u < units; u += unit_step) {
+    int turn = 0;  // ping-pong: index of the unit among this block's units
+    for (long long u = first_unit; u < units; u += unit_step, ++turn) {
       int slice;
       long long gm, tn, kb, kb_end;
       unit_coords<GM>(u, groups_m, tiles_n, slice, gm, tn);
       slice_range<SK>(kb_total, slice, kb, kb_end);
       long long const tm = gm * CL + rank;  // may lie below the matrix: nothing is stored
+      bool const next_exists = u + unit_step < units;
+      if constexpr (PINGPONG) {
+        if ((turn & 1) != wg - 1) {
+          // The other warpgroup's unit: step over its stages without touching them.
+          long long const n = kb_end - kb;
+          long long const pos = s + n;
+          s = static_cast<int>(pos % ST);
+          phase ^= static_cast<unsigned>((pos / ST) & 1);
+          continue;
+        }
+        // Wait until the other warpgroup has polled every stage of the previous unit: the
+        // full barriers of this unit are then at most one phase ahead of their parity.
+        if (turn > 0) turn_sync<2 * kWarpgroup>(wg - 1);
+      }
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -517,17 +645,21 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
         // Keep this stage's group in flight; the previous group is complete after this wait.
         wgmma_wait<1>();
-        if (prev >= 0 && lane == 0) release<CL>(empty0 + 8 * prev);
+        if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
         prev = s;
         if (++s == ST) {
           s = 0;
           phase ^= 1;
         }
       }
+      if constexpr (PINGPONG) {
+        // Hand the main loop over while this unit's last wgmma still run.
+        if (next_exists) turn_arrive<2 * kWarpgroup>(2 - wg);
+      }
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-      if (prev >= 0 && lane == 0) release<CL>(empty0 + 8 * prev);
+      if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, row0 + 16 * warp + lane / 4,
                                      2 * (lane % 4));
     }

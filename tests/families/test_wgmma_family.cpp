@@ -84,7 +84,7 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
         EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
       }
       EXPECT_TRUE(bn.count(192) && bn.count(208) && bn.count(256)) << to_string(layout);
-      EXPECT_EQ(pe.size(), 2u);
+      EXPECT_EQ(pe.size(), 3u);  // one tile per block, persistent, ping-pong
       EXPECT_EQ(cl.size(), 2u);
     }
   }
@@ -121,6 +121,12 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "alignment"},
       {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
       {cfg(256, 128, 4, 1, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      // Ping-pong: each warpgroup takes the whole BM rows, so BM = 256 is too tall and
+      // 128×256 holds too many accumulators; it needs two consumer warpgroups.
+      {cfg(256, 128, 4, 2, 2, 8, 1), big, "warpgroups"},
+      {cfg(128, 256, 4, 2, 2, 8, 1), big, "accumulators"},
+      {cfg(128, 128, 4, 1, 2, 8, 1), big, "pingpong"},
+      {cfg(64, 128, 4, 2, 2, 8, 1), big, "compute_bound"},
       {cfg(128, 256, 4, 1, 0, 1, 1), make(512, 512, 512), "accumulators"},
       {cfg(256, 256, 3, 2, 0, 1, 1), make(512, 512, 512), "accumulators"},
       {cfg(256, 128, 4, 2, 0, 1, 1), make(100, 4096, 4096), "tile_fit"},
@@ -155,8 +161,9 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
 TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearched) {
   std::set<std::string> hard, preference;
   for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
-  EXPECT_EQ(hard, (std::set<std::string>{"arch", "layout", "alignment", "warpgroups", "wgmma_n",
-                                         "accumulators", "cluster_pieces", "grid_size"}));
+  EXPECT_EQ(hard, (std::set<std::string>{"arch", "layout", "alignment", "pingpong",
+                                         "warpgroups", "wgmma_n", "accumulators",
+                                         "cluster_pieces", "grid_size"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -238,6 +245,30 @@ TEST(WgmmaFamily, GridIsTilesOrOnePersistentBlockPerSm) {
   Problem const r = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN, 16);
   EXPECT_EQ(WgmmaFamily::tiles(cfg(128, 208, 4, 2, 0, 8, 1), r), 40);
   EXPECT_EQ(wgmma().launch_plan(cfg(128, 208, 4, 2, 1, 8, 1), r).launches[0].grid.x, 40);
+}
+
+TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
+  Problem const p = make(4096, 4096, 4096);
+  // 64×256 and 128×128 per warpgroup: the operand reuse of 128×128, accumulators that fit.
+  for (KernelConfig const& c : {cfg(64, 256, 5, 2, 2, 8, 1), cfg(128, 128, 6, 2, 2, 8, 1),
+                                cfg(128, 128, 5, 2, 2, 8, 1, 2)}) {
+    EXPECT_EQ(wgmma().reject_reason(c, p, sm90()), "") << c.id();
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    EXPECT_EQ(plan.launches[0].grid, (Dim3{132, 1, 1})) << c.id();
+    EXPECT_EQ(plan.launches[0].block, (Dim3{384, 1, 1})) << c.id();
+    // The ring holds one warpgroup tile per stage (A: BM rows; B MN-major: BN rows).
+    EXPECT_EQ(plan.launches[0].dynamic_smem,
+              1024 + c.at("ST") * (c.at("BM") + c.at("BN")) * 128 + 16 * c.at("ST"))
+        << c.id();
+  }
+  // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
+  EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
+  EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,1,false,false>");
+  // One unit per block leaves the second warpgroup without a tile: searches skip it.
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
+                                       sm90())),
+            "persistent");
 }
 
 TEST(WgmmaFamily, SplitKAddsTheReduceKernelAndWorkspace) {

@@ -1,5 +1,5 @@
 // The wgmma family through NVRTC for sm_90a: a sample of the valid space at 4096³ for fp16 and
-// bf16 in every layout, tf32 NT, a ragged shape and split-K compile with no spills, no stack
+// bf16 in every layout, tf32 NT, a ragged shape, split-K and ping-pong compile with no spills, no stack
 // and no ignored setmaxnreg; where cuobjdump is installed, the SASS of each cubin holds HGMMA
 // (the tensor-core path) and UTMALDG (TMA loads); the host's shared-memory size equals the
 // template's layout.
@@ -159,6 +159,14 @@ TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
        make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)},
       {parse("wgmma:BM=128,BN=128,ST=3,CW=1,CL=1,PE=0,GM=1,SK=2"),
        make(256, 512, 4096, Precision::kTF32, Layout::kNT)},
+      // Ping-pong (PE=2): whole tiles per consumer warpgroup, alone and in clusters.
+      {parse("wgmma:BM=64,BN=256,ST=5,CW=2,CL=1,PE=2,GM=8,SK=1"), big},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=2,GM=8,SK=1"),
+       make(4096, 4096, 4096, Precision::kFP16, Layout::kTT)},
+      {parse("wgmma:BM=128,BN=128,ST=5,CW=2,CL=2,PE=2,GM=8,SK=1"),
+       make(2000, 3000, 1000, Precision::kBF16, Layout::kTN, 16)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1"),
+       make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)},
   };
   compile_all(all);
 }

@@ -51,6 +51,12 @@ std::int64_t tile_rows(std::int64_t x, bool mn_major) {
   return mn_major ? round_up(x, kMnChunk) : x;
 }
 
+/// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2), where
+/// the two warpgroups take whole tiles in turn.
+std::int64_t warpgroup_rows(KernelConfig const& c) {
+  return c.at("PE") == 2 ? c.at("BM") : c.at("BM") / c.at("CW");
+}
+
 /// Large problems fill the SMs twice even with 128×128 tiles: compute-bound.
 bool compute_bound(Problem const& p, DeviceLimits const& l) {
   return ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 2 * sm_count(l);
@@ -77,7 +83,10 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"ST", {3, 4, 5, 6}, "shared-memory pipeline stages"},
           {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
           {"CL", {1, 2}, "cluster size along M: blocks share B through TMA multicast"},
-          {"PE", {0, 1}, "0 = one tile per block, 1 = persistent grid of one block per SM"},
+          {"PE", {0, 1, 2},
+           "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
+           "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
+           "overlaps the other's main loop)"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
           {"SK", {1, 2, 4}, "split-K slices (FP32 partials + reduce kernel)"}};
 }
@@ -97,7 +106,7 @@ std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
   std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
-  return (cfg.at("PE") == 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
+  return (cfg.at("PE") >= 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
 }
 
 int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
@@ -130,9 +139,19 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "TMA needs 16-byte aligned pointers and row strides; the alignment "
                           "class is " + str(p.align) + " bytes";
                  }});
+  out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("PE") != 2 || c.at("CW") == 2) return std::string();
+                   return std::string(
+                       "PE=2 alternates tiles between two consumer warpgroups; CW=1 has one");
+                 }});
   out.push_back({"warpgroups", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
-                   std::int64_t const wm = c.at("BM") / c.at("CW");
+                   std::int64_t const wm = warpgroup_rows(c);
                    if (wm == 64 || wm == 128) return std::string();
+                   if (c.at("PE") == 2) {
+                     return "BM=" + str(c.at("BM")) +
+                            " rows per ping-pong warpgroup; a warpgroup runs one or two m64 "
+                            "wgmma (64 or 128 rows)";
+                   }
                    return "BM=" + str(c.at("BM")) + " over CW=" + str(c.at("CW")) +
                           " consumer warpgroups gives " + str(wm) +
                           " rows each; a warpgroup runs one or two m64 wgmma (64 or 128 rows)";
@@ -143,10 +162,10 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "BN=" + str(bn) + " is not a wgmma N (multiple of 16, at most 256)";
                  }});
   out.push_back({"accumulators", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
-                   std::int64_t const acc = c.at("BM") / c.at("CW") / 64 * c.at("BN") / 2;
+                   std::int64_t const acc = warpgroup_rows(c) / 64 * c.at("BN") / 2;
                    if (acc <= kMaxAccumulators) return std::string();
                    return str(acc) + " FP32 accumulators per consumer thread (" +
-                          str(c.at("BM") / c.at("CW")) + " rows × BN=" + str(c.at("BN")) +
+                          str(warpgroup_rows(c)) + " rows × BN=" + str(c.at("BN")) +
                           " / 128 threads) > " + str(kMaxAccumulators) +
                           "; they would spill past the 224 registers a consumer gets";
                  }});
@@ -168,8 +187,11 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
          // Large problems: tiles below 128×128 re-read A and B from L2 too often, a single
          // consumer warpgroup cannot overlap its epilogue, and ungrouped rasterization thrashes
          // L2; none of those configs is worth a compile.
+         // Ping-pong tiles of 64×256 have the operand reuse of 128×128 per main loop.
          if (!compute_bound(p, l)) return std::string();
-         if (c.at("BM") < 128 || c.at("BN") < 128) {
+         bool const small = c.at("PE") == 2 ? c.at("BM") * c.at("BN") < 128 * 128
+                                            : c.at("BM") < 128 || c.at("BN") < 128;
+         if (small) {
            return "the " + p.shape() + " grid fills the SMs twice even with 128×128 tiles; " +
                   str(c.at("BM")) + "×" + str(c.at("BN")) + " re-reads operands too often";
          }
@@ -212,7 +234,8 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    std::int64_t const u = units(c, p), clusters = sm_count(l) / c.at("CL");
                    if (u > clusters) return std::string();
                    return str(u) + " work units fit one wave of " + str(clusters) +
-                          " clusters: PE=1 launches the same blocks as PE=0";
+                          " clusters: PE=" + str(c.at("PE")) +
+                          " gives each at most one unit (no second tile to overlap)";
                  },
                  true});
   out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {

@@ -36,7 +36,7 @@ class WgmmaFamily final : public Family {
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
   /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK.
   static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
-  /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1).
+  /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
