@@ -4,6 +4,8 @@ import math
 import sys
 
 FP32_PEAK_TFLOPS = 66.9      # 132 SMs x 128 FMA x 2 x 1.98 GHz (shared/bench/anchors_h200.md)
+# Dense tensor-core rates of the datasheet (H100 = H200 arithmetic): bf16/fp16 ~990, tf32 half.
+PEAK_TFLOPS = {"fp32": FP32_PEAK_TFLOPS, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4}
 COPY_TBPS = 4.27             # measured device-to-device copy, read + write
 ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 
@@ -26,7 +28,7 @@ def main():
             t = b["time_ms"]
             gbps = e * (m * k + k * n + m * n) / (t * 1e-3) / 1e9
             row.update({"kernel": b["kernel"], "time_ms": t, "tflops": b["tflops"],
-                        "pct_fp32_peak": 100 * b["tflops"] / FP32_PEAK_TFLOPS,
+                        "pct_peak": 100 * b["tflops"] / PEAK_TFLOPS[prob["precision"]],
                         "gbps": gbps, "pct_copy": 100 * gbps / (COPY_TBPS * 1000),
                         "memory_bound": m <= 64,
                         "ratio_cublas": b["ratio_cublas"], "ratio_cublaslt": b["ratio_cublaslt"]})
@@ -56,7 +58,7 @@ def main():
                 md.write(f"| {r['shape']} | (none) | - | - | - | - | {r['tuning_s']:.0f} |\n")
                 continue
             eff = (f"{r['gbps']:.0f} GB/s, {r['pct_copy']:.0f}% of copy" if r["memory_bound"]
-                   else f"{r['pct_fp32_peak']:.0f}% of FP32 peak")
+                   else f"{r['pct_peak']:.0f}% of {r['precision']} peak")
             md.write(f"| {r['shape']} | `{r['kernel']}` | {r['tflops']:.2f} | {eff} | "
                      f"{r['ratio_cublas']:.2f} | {r['ratio_cublaslt']:.2f} | {r['tuning_s']:.0f} |\n")
         if geo:
