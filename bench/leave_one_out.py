@@ -17,8 +17,9 @@ def run(g, *args):
     return r.returncode, r.stdout, r.stderr
 
 
-def bench_ms(g, db, shape, kernel):
-    code, out, err = run(g, "--db", db, "--json", "-q", "bench", "--shape", shape, "--kernel", kernel)
+def bench_ms(g, db, entry, shape, kernel):
+    code, out, err = run(g, "--db", db, "--json", "-q", "bench", "--shape", shape, "--kernel", kernel,
+                         "--precision", entry["precision"], "--layout", entry["layout"])
     if not out.strip():
         return None, err.strip()
     res = json.loads(out)[0]["result"]
@@ -43,8 +44,8 @@ def main():
         os.unlink(path)
         q = json.loads(out)[0] if out.strip() else {}
         chosen = q.get("kernel")
-        own_ms, _ = bench_ms(g, db, shape, entry["kernel"])
-        loo_ms, why = bench_ms(g, db, shape, chosen) if chosen else (None, "no kernel")
+        own_ms, _ = bench_ms(g, db, entry, shape, entry["kernel"])
+        loo_ms, why = bench_ms(g, db, entry, shape, chosen) if chosen else (None, "no kernel")
         frac = own_ms / loo_ms if own_ms and loo_ms else 0.0
         rows.append({"shape": shape, "precision": entry["precision"], "own": entry["kernel"],
                      "own_ms": own_ms, "rule": q.get("rule"), "chosen": chosen,
@@ -59,9 +60,10 @@ def main():
         md.write(f"Cache `{doc['cache']}`. Each shape's own tuned kernel and the kernel the chain picks "
                  "without that shape's entry (defaults dropped too) are benched in two consecutive "
                  "`gemmtune bench` runs; fraction = own time / chosen time.\n\n")
-        md.write("| shape | rule | chosen kernel | fraction of tuned |\n|---|---|---|---|\n")
+        md.write("| shape | precision | rule | chosen kernel | fraction of tuned |\n|---|---|---|---|---|\n")
         for r in rows:
-            md.write(f"| {r['shape']} | {r['rule']} | `{r['chosen']}` | {r['fraction_of_tuned']:.3f} |\n")
+            md.write(f"| {r['shape']} | {r['precision']} | {r['rule']} | `{r['chosen']}` | "
+                     f"{r['fraction_of_tuned']:.3f} |\n")
         md.write(f"\nMedian fraction: {doc['median_fraction']:.3f}\n")
 
 
