@@ -93,18 +93,62 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
   EXPECT_GE(tf32, 20u);
 }
 
-TEST(WgmmaFamily, Tf32TakesOnlyTheLayoutWithBothOperandsKMajor) {
+TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
   KernelConfig const c = cfg(128, 128, 4, 2, 1, 8, 1);
-  for (Layout layout : kAllLayouts) {
-    std::string const why =
-        wgmma().reject_reason(c, make(4096, 4096, 4096, Precision::kTF32, layout), sm90());
-    if (layout == Layout::kNT) {
-      EXPECT_EQ(why, "");
-    } else {
-      EXPECT_EQ(rule(why), "layout") << why;
-      EXPECT_NE(why.find("K-major"), std::string::npos) << why;
+  // Ragged M, N and K: the copies' row stride is K rounded up to 4 floats (16 bytes).
+  std::int64_t const m = 1000, n = 1500, k = 999, ldk = 1000;
+  std::int64_t const a_bytes = (m * ldk * 4 + 127) / 128 * 128, b_bytes = n * ldk * 4;
+  struct Expect {
+    Layout layout;
+    bool copy_a, copy_b;
+  };
+  for (Expect const& e : {Expect{Layout::kNT, false, false}, Expect{Layout::kNN, false, true},
+                          Expect{Layout::kTN, true, true}, Expect{Layout::kTT, true, false}}) {
+    Problem const p = make(m, n, k, Precision::kTF32, e.layout, 16);
+    std::string const name(to_string(e.layout));
+    ASSERT_EQ(wgmma().reject_reason(c, p, sm90(), RejectScope::kRun), "") << name;
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    // The main kernel always reads both operands K-major.
+    KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
+    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,2,false,true>")
+        << name;
+    EXPECT_EQ(plan.tensor_maps,
+              (std::vector<TensorMapSpec>{
+                  {TmaOperand::kA, 128, 32, 128, e.copy_a ? 0 : -1},
+                  {TmaOperand::kB, 128, 32, 128, e.copy_b ? (e.copy_a ? a_bytes : 0) : -1}}))
+        << name;
+    if (!e.copy_a && !e.copy_b) {
+      EXPECT_EQ(plan.launches.size(), 1u);
+      EXPECT_EQ(plan.workspace_bytes, 0);
+      continue;
     }
+    ASSERT_EQ(plan.launches.size(), 2u) << name;
+    KernelLaunch const& copy = plan.launches[0];
+    EXPECT_EQ(copy.name_expression, std::string("gemmtune::wgmma_kmajor_copy<1,") +
+                                        (e.copy_a ? "true" : "false") + "," +
+                                        (e.copy_b ? "false" : "true") + ">")
+        << name;
+    EXPECT_FALSE(copy.takes_tensor_maps);
+    EXPECT_EQ(copy.block, (Dim3{32, 8, 1}));
+    EXPECT_EQ(copy.dynamic_smem, 32 * 33 * 4);
+    // One 32×32 block per block of each copy: ceil(1000/32) = 32, ceil(1500/32) = 47 rows of
+    // ceil(999/32) = 32 blocks.
+    EXPECT_EQ(copy.grid.x, ((e.copy_a ? 32 : 0) + (e.copy_b ? 47 : 0)) * 32) << name;
+    EXPECT_EQ(plan.workspace_bytes, (e.copy_a ? a_bytes : 0) + (e.copy_b ? b_bytes : 0)) << name;
+    std::vector<std::string> const names =
+        wgmma().compile_request(c, p, "sm_90").name_expressions;
+    EXPECT_EQ(names, (std::vector<std::string>{main.name_expression, copy.name_expression}));
   }
+  // Split-K partials come first; the copies start on the next 128-byte boundary after them.
+  Problem const small = make(256, 250, 8192, Precision::kTF32, Layout::kNN, 16);
+  KernelConfig const sk = cfg(128, 128, 4, 2, 0, 1, 4);
+  ASSERT_EQ(wgmma().reject_reason(sk, small, sm90()), "");
+  LaunchPlan const plan = wgmma().launch_plan(sk, small);
+  ASSERT_EQ(plan.launches.size(), 3u);  // copy, main, reduce
+  std::int64_t const partials = 4 * 256 * 252 * 4;
+  EXPECT_EQ(plan.tensor_maps[1].workspace_offset, partials);
+  EXPECT_EQ(plan.workspace_bytes, partials + 250 * 8192 * 4);
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_kmajor_copy<4,false,false>");
 }
 
 TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
@@ -115,8 +159,6 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
     std::string rule;
   };
   std::vector<Case> const cases = {
-      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kTF32, Layout::kTT),
-       "layout"},
       {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8),
        "alignment"},
       {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
@@ -161,7 +203,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
 TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearched) {
   std::set<std::string> hard, preference;
   for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
-  EXPECT_EQ(hard, (std::set<std::string>{"arch", "layout", "alignment", "pingpong",
+  EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
                                          "warpgroups", "wgmma_n", "accumulators",
                                          "cluster_pieces", "grid_size"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem

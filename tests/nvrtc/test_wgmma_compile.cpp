@@ -1,5 +1,6 @@
 // The wgmma family through NVRTC for sm_90a: a sample of the valid space at 4096³ for fp16 and
-// bf16 in every layout, tf32 NT, a ragged shape, split-K and ping-pong compile with no spills, no stack
+// bf16 in every layout, tf32 (K-major copies where an operand is MN-major), a ragged shape,
+// split-K and ping-pong compile with no spills, no stack
 // and no ignored setmaxnreg; where cuobjdump is installed, the SASS of each cubin holds HGMMA
 // (the tensor-core path) and UTMALDG (TMA loads); the host's shared-memory size equals the
 // template's layout.
@@ -167,6 +168,13 @@ TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
        make(2000, 3000, 1000, Precision::kBF16, Layout::kTN, 16)},
       {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1"),
        make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)},
+      // tf32 with MN-major operands: the K-major copy kernel first.
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1"),
+       make(4096, 4096, 4096, Precision::kTF32, Layout::kTN)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1"),
+       make(2000, 3000, 1000, Precision::kTF32, Layout::kTT, 16)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4"),
+       make(256, 512, 8192, Precision::kTF32, Layout::kNN)},
   };
   compile_all(all);
 }

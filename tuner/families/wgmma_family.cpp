@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "core/tensor_map_geometry.hpp"
 #include "nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
@@ -41,9 +42,34 @@ int element_code(Precision p) {
   throw Error("wgmma has no element type for " + std::string(to_string(p)));
 }
 
-/// A is MN-major in shared memory when stored K×M; B when stored K×N.
-bool a_mn_major(Problem const& p) { return a_transposed(p.layout); }
-bool b_mn_major(Problem const& p) { return !b_transposed(p.layout); }
+/// tf32 wgmma reads shared memory K-major only: an operand stored MN-major (A as K×M, B as
+/// K×N) is first copied K-major into the workspace (wgmma_kmajor_copy).
+bool a_copied(Problem const& p) {
+  return p.precision == Precision::kTF32 && a_transposed(p.layout);
+}
+bool b_copied(Problem const& p) {
+  return p.precision == Precision::kTF32 && !b_transposed(p.layout);
+}
+/// A is MN-major in shared memory when the main kernel reads it stored K×M; B when K×N.
+bool a_mn_major(Problem const& p) { return a_transposed(p.layout) && !a_copied(p); }
+bool b_mn_major(Problem const& p) { return !b_transposed(p.layout) && !b_copied(p); }
+
+/// Bytes of split-K partials: SK slices of M rows of round_up(N, 4) floats.
+std::int64_t partial_bytes(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const sk = cfg.at("SK");
+  return sk == 1 ? 0 : sk * p.m * round_up(p.n, 4) * 4;
+}
+/// = wgmma_detail::kmajor_copy_offsets: the K-major copies follow the partials, each on a
+/// 128-byte boundary, A's before B's.
+std::int64_t copy_offset_a(KernelConfig const& cfg, Problem const& p) {
+  return round_up(partial_bytes(cfg, p), 128);
+}
+std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
+  return copy_offset_a(cfg, p) +
+         (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
+}
+constexpr int kCopyTile = 32;  // = wgmma_detail::kCopyTile (block 32×8)
+constexpr int kCopyRows = 8;
 
 /// Rows of 128 bytes an operand tile of X rows/columns takes per stage (MN-major tiles are
 /// loaded as whole 64-wide boxes).
@@ -88,7 +114,7 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
            "overlaps the other's main loop)"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4}, "split-K slices (FP32 partials + reduce kernel)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials + reduce kernel)"}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -124,15 +150,6 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    int const a = arch_number(l.arch);
                    if (a == 0 || a == 90) return std::string();
                    return "wgmma and setmaxnreg exist only on sm_90a, not " + l.arch;
-                 }});
-  out.push_back({"layout", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
-                   if (p.precision != Precision::kTF32 || p.layout == Layout::kNT) {
-                     return std::string();
-                   }
-                   return "tf32 wgmma reads shared-memory operands K-major only; layout " +
-                          std::string(to_string(p.layout)) +
-                          " stores " + (a_transposed(p.layout) ? "A" : "B") +
-                          " MN-major and this version has no transpose pass (NT only)";
                  }});
   out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
                    if (p.align >= 16) return std::string();
@@ -276,9 +293,17 @@ std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const&
   // Clustered configs are a separate kernel carrying __cluster_dims__; CL = 1 has none.
   std::string s = canon.at("CL") > 1 ? "gemmtune::wgmma_gemm_cluster<" : "gemmtune::wgmma_gemm<";
   for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
-  s += std::to_string(element_code(p.precision)) + "," + flag(a_transposed(p.layout)) + "," +
-       flag(b_transposed(p.layout)) + ">";
+  // The layout the main kernel reads: a copied operand is K-major.
+  s += std::to_string(element_code(p.precision)) + "," + flag(a_mn_major(p)) + "," +
+       flag(!b_mn_major(p)) + ">";
   return s;
+}
+
+std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  Problem const p = problem.resolved();
+  return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
+         flag(a_copied(p)) + "," + flag(!b_copied(p)) + ">";
 }
 
 std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
@@ -287,10 +312,10 @@ std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem cons
          std::to_string(element_code(problem.precision)) + ">";
 }
 
-std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const sk = cfg.at("SK");
-  if (sk == 1) return 0;
-  return sk * p.m * round_up(p.n, 4) * 4;
+std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
+  Problem const p = problem.resolved();
+  if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
+  return copy_offset_b(cfg, p) + (b_copied(p) ? p.n * kmajor_copy_ld(p) * 4 : 0);
 }
 
 std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
@@ -305,6 +330,8 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   // K-major B comes in CL slabs of BN/CL rows, one per block of the cluster (multicast).
   TensorMapSpec b{TmaOperand::kB, bn / static_cast<int>(cfg.at("CL")), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
+  if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
+  if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
   return {a, b};
 }
 
@@ -318,6 +345,8 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
   r.source = std::string(*source);
   r.name_expressions = {main_expression(cfg, problem)};
   if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, problem));
+  Problem const p = problem.resolved();
+  if (a_copied(p) || b_copied(p)) r.name_expressions.push_back(copy_expression(cfg, p));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
   r.arch = (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch;
   return r;
@@ -327,6 +356,17 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   KernelConfig const canon = canonical(cfg);
   Problem const p = problem.resolved();
   LaunchPlan plan;
+  if (a_copied(p) || b_copied(p)) {
+    std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
+    KernelLaunch copy;
+    copy.name_expression = copy_expression(canon, p);
+    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, kCopyTile) * k_tiles : 0) +
+                         (b_copied(p) ? ceil_div(p.n, kCopyTile) * k_tiles : 0),
+                     1, 1};
+    copy.block = Dim3{kCopyTile, kCopyRows, 1};
+    copy.dynamic_smem = kCopyTile * (kCopyTile + 1) * 4;  // the padded transpose tile
+    plan.launches.push_back(std::move(copy));
+  }
   KernelLaunch main;
   main.name_expression = main_expression(canon, p);
   main.grid = Dim3{grid_blocks(canon, p), 1, 1};
@@ -343,8 +383,8 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
                        1, 1};
     reduce.block = Dim3{kReduceThreads, 1, 1};
     plan.launches.push_back(std::move(reduce));
-    plan.workspace_bytes = workspace_bytes(canon, p);
   }
+  plan.workspace_bytes = workspace_bytes(canon, p);
   return plan;
 }
 

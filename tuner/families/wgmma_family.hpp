@@ -1,7 +1,8 @@
 // Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
 // TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
-// wgmma consumer warpgroups, 2-block clusters with TMA multicast of B, persistent
-// grouped-raster scheduling and split-K. The registry
+// wgmma consumer warpgroups (cooperative or ping-pong), 2-block clusters with TMA multicast of
+// B, persistent grouped-raster scheduling, split-K, and K-major workspace copies of tf32
+// operands stored MN-major. The registry
 // (family.cpp) lists it.
 #pragma once
 
@@ -42,9 +43,13 @@ class WgmmaFamily final : public Family {
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
   /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>" (wgmma_gemm_cluster when CL > 1).
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
+  /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
+  std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_reduce<SK,T>".
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// FP32 partials of SK slices, rows padded to a multiple of 4; 0 when SK = 1.
+  /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
+  /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
 
   /// SMs the persistent grid is sized for: the launch plan does not see the device, so it
