@@ -48,9 +48,6 @@ constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box ro
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
 constexpr int kReduceThreads = 256;
-/// Named barriers 1 and 2: the turn of consumer warpgroup 0 and 1 in ping-pong (0 is
-/// __syncthreads).
-constexpr int kTurnBarrier = 1;
 /// setmaxnreg targets with two consumer warpgroups. The block starts with 168 registers per
 /// thread (65536 / 384, rounded down to 8) and setmaxnreg.inc waits until the block's own pool
 /// has the registers, so the targets must fit that pool exactly or it never returns:
@@ -133,23 +130,23 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   } while (!done);
 }
 
-/// Named barrier `kTurnBarrier + w`: wait for `count` threads (this warp's included), or
-/// arrive without waiting. The ids are immediates so the kernel reserves only the barriers it
-/// names.
+/// Named barrier 1 + w (the turn of consumer warpgroup w in ping-pong; 0 is __syncthreads):
+/// wait for `count` threads (this warp's included), or arrive without waiting. The ids are
+/// immediates so the kernel reserves only the barriers it names.
 template <int count>
 __device__ __forceinline__ void turn_sync(int w) {
   if (w == 0) {
-    asm volatile("bar.sync %0, %1;" ::"n"(kTurnBarrier), "n"(count) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(1), "n"(count) : "memory");
   } else {
-    asm volatile("bar.sync %0, %1;" ::"n"(kTurnBarrier + 1), "n"(count) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(2), "n"(count) : "memory");
   }
 }
 template <int count>
 __device__ __forceinline__ void turn_arrive(int w) {
   if (w == 0) {
-    asm volatile("bar.arrive %0, %1;" ::"n"(kTurnBarrier), "n"(count) : "memory");
+    asm volatile("bar.arrive %0, %1;" ::"n"(1), "n"(count) : "memory");
   } else {
-    asm volatile("bar.arrive %0, %1;" ::"n"(kTurnBarrier + 1), "n"(count) : "memory");
+    asm volatile("bar.arrive %0, %1;" ::"n"(2), "n"(count) : "memory");
   }
 }
 

@@ -137,7 +137,8 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     EXPECT_EQ(plan.workspace_bytes, (e.copy_a ? a_bytes : 0) + (e.copy_b ? b_bytes : 0)) << name;
     std::vector<std::string> const names =
         wgmma().compile_request(c, p, "sm_90").name_expressions;
-    EXPECT_EQ(names, (std::vector<std::string>{main.name_expression, copy.name_expression}));
+    // Name expressions in launch order: the plan's launches take the lowered names by index.
+    EXPECT_EQ(names, (std::vector<std::string>{copy.name_expression, main.name_expression}));
   }
   // Split-K partials come first; the copies start on the next 128-byte boundary after them.
   Problem const small = make(256, 250, 8192, Precision::kTF32, Layout::kNN, 16);
@@ -149,6 +150,9 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
   EXPECT_EQ(plan.tensor_maps[1].workspace_offset, partials);
   EXPECT_EQ(plan.workspace_bytes, partials + 250 * 8192 * 4);
   EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_kmajor_copy<4,false,false>");
+  std::vector<std::string> names;
+  for (KernelLaunch const& l : plan.launches) names.push_back(l.name_expression);
+  EXPECT_EQ(wgmma().compile_request(sk, small, "sm_90").name_expressions, names);
 }
 
 TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {

@@ -343,10 +343,12 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
   CompileRequest r;
   r.source_name = file;
   r.source = std::string(*source);
-  r.name_expressions = {main_expression(cfg, problem)};
-  if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, problem));
+  // In launch order (the plan's launches take their lowered names by index): the K-major
+  // copy, the main kernel, the split-K reduce.
   Problem const p = problem.resolved();
   if (a_copied(p) || b_copied(p)) r.name_expressions.push_back(copy_expression(cfg, p));
+  r.name_expressions.push_back(main_expression(cfg, p));
+  if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, p));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
   r.arch = (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch;
   return r;
