@@ -30,7 +30,7 @@ struct Candidate {
 
 /// The configs valid for the benchmark shape on `arch`, paired with a layout that rotates and,
 /// every four candidates, the next precision the family computes; a config the turn's pair
-/// rejects takes the next pair that accepts it (wgmma computes tf32 in one layout only).
+/// rejects takes the next pair that accepts it.
 std::vector<Candidate> valid_space(Family const& family, std::string const& arch) {
   std::vector<Candidate> out;
   DeviceLimits const limits = *arch_limits(arch);
