@@ -107,7 +107,11 @@ void compile_all(std::vector<Candidate> const& candidates) {
     std::string const what = c.config.id() + " " + c.problem.describe();
     ASSERT_TRUE(r.ok) << what << "\n" << r.log;
     ASSERT_EQ(r.resources.size(), f.launch_plan(c.config, c.problem).launches.size()) << what;
-    KernelResources const& k = r.resources[0];
+    // The main kernel: the launch that reads the TMA descriptors (tf32 copies come first).
+    LaunchPlan const plan = f.launch_plan(c.config, c.problem);
+    std::size_t main = 0;
+    while (main + 1 < plan.launches.size() && !plan.launches[main].takes_tensor_maps) ++main;
+    KernelResources const& k = r.resources[main];
     std::printf("%-52s %-28s regs=%3d spill=%d/%d stack=%d %.0f ms\n", c.config.id().c_str(),
                 c.problem.describe().c_str(), k.registers, k.spill_stores, k.spill_loads,
                 k.stack_bytes, r.compile_ms);
