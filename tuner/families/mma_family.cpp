@@ -83,7 +83,7 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // more with BK·size = 128 bytes (twice the k steps unrolled per stage). Two warps alone carry
   // a whole tile's loads each (up to 255 and spills), and the scalar fill path of unaligned
   // problems holds each chunk's elements in registers (64×64 warp tiles spill there on sm_90,
-  // so it keeps 64×32 and smaller); tf32 also rounds every chunk it copies, which
+  // so it keeps 64×32 and smaller, and two-warp blocks spilled there too); tf32 also rounds every chunk it copies, which
   // spilled at 20 chunks per thread (256×64 tiles of BK=32 in 4 warps, sm_80).
   bool const deep = c.at("BK") * element_bytes(p.precision) == 128;
   bool const scalar = p.align < 16;
@@ -92,7 +92,9 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
                              16 / std::max<std::int64_t>(threads, 1);
   std::int64_t const overhead =
       48 + (deep ? 8 : 0) + (threads < 128 ? 16 : 0) +
-      (scalar ? (wm * wn >= 64 * 64 ? 24 : 8) + 2 * std::max<std::int64_t>(0, chunks - 8) : 0) +
+      (scalar ? (wm * wn >= 64 * 64 ? 24 : 8) + 2 * std::max<std::int64_t>(0, chunks - 8) +
+                    (threads < 128 ? 64 : 0)
+              : 0) +
       (scalar && (deep || p.precision == Precision::kTF32) ? 8 : 0) +
       (p.precision == Precision::kTF32 ? 2 * std::max<std::int64_t>(0, chunks - 16) : 0);
   return static_cast<int>(acc + frags + overhead);
