@@ -52,6 +52,7 @@ struct SwizzledTile {
   static constexpr int kRowsPerLine = cmax(1, 8 / kChunks);
   static constexpr int kKeys = cmin(kChunks, 8);
   static constexpr int kBytes = ROWS * COLS * EB;
+  static constexpr int kRows = ROWS, kCols = COLS;
   static_assert(COLS % kChunkElems == 0, "rows hold whole 16-byte chunks");
 
   /// Byte offset of chunk `chunk` of row `row`.
@@ -236,6 +237,23 @@ struct TileLoader {
                                                long long r0, long long c0) {
     int const tid = static_cast<int>(threadIdx.x);
     int const chunk = tid % kRowChunks, row0 = tid / kRowChunks;
+    if constexpr (ALIGN >= 16) {
+      // Whole tile inside the matrix (every tile but the ragged edges; block-uniform): no
+      // bounds, no zero fill, so each chunk costs one address add and its cp.async instead of
+      // the bound checks and selects below (main loop 403 -> 267 instructions per warp at
+      // 128x256 BK=64 bf16, sm_90).
+      if (rows - r0 >= Tile::kRows && cols - c0 >= Tile::kCols) {
+        const unsigned char* const src0 = g + ((r0 + row0) * ld + c0 + chunk * kE) * EB;
+        long long const step = static_cast<long long>(kRowStep) * ld * EB;
+#pragma unroll
+        for (int it = 0; it < kPerThread; ++it) {
+          if (kItems % THREADS != 0 && it * THREADS + tid >= kItems) continue;
+          cp_async16(smem_addr(s + Tile::chunk_offset(row0 + it * kRowStep, chunk)),
+                     src0 + it * step, 16);
+        }
+        return;
+      }
+    }
     long long const gc = c0 + chunk * kE;
     long long const left = cols - gc;
     int const ncol = left >= kE ? kE : (left > 0 ? static_cast<int>(left) : 0);
