@@ -21,6 +21,8 @@ constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setma
 constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
+constexpr std::int64_t kMinStages = 3;  // the ST value list's range
+constexpr std::int64_t kMaxStages = 6;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
@@ -88,6 +90,36 @@ bool compute_bound(Problem const& p, DeviceLimits const& l) {
   return ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 2 * sm_count(l);
 }
 
+/// = WgmmaFamily::smem_bytes (free, so constraints need not hold the family).
+int ring_smem_bytes(KernelConfig const& cfg, Problem const& problem) {
+  Problem const p = problem.resolved();
+  std::int64_t const stage =
+      (tile_rows(cfg.at("BM"), a_mn_major(p)) + tile_rows(cfg.at("BN"), b_mn_major(p))) *
+      kSwizzleBytes;
+  // = wgmma_detail::smem_bytes: alignment slack, the ring, 2·ST mbarriers of 8 bytes.
+  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + 2 * cfg.at("ST") * 8);
+}
+
+/// K blocks one work unit walks (its split-K slice).
+std::int64_t unit_k_blocks(KernelConfig const& c, Problem const& p) {
+  return ceil_div(ceil_div(p.k, WgmmaFamily::block_k(p.precision)), c.at("SK"));
+}
+
+/// Ping-pong pays off only where the epilogue is a large share of a tile: main loops of at most
+/// this many K blocks. Measured on the H200 at 4096³ (64 K blocks), 64×256 ping-pong ran 540–567
+/// TFLOP/s against 666–669 for 128×256 persistent tiles (and 128×128 ping-pong 573): its
+/// warpgroups run their main loops one after the other on half-height tiles.
+constexpr std::int64_t kPingPongMaxKBlocks = 16;
+
+/// Time of the tile grid in units of one BM×64 slab per SM: waves of clusters × BN. A wave
+/// lasts as long as one tile's main loop, which scales with BN at a fixed BM and K.
+std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
+                       std::int64_t bn) {
+  c.set("BN", bn);
+  std::int64_t const clusters = std::max<std::int64_t>(1, sm_count(l) / c.at("CL"));
+  return ceil_div(WgmmaFamily::units(c, p), clusters) * bn;
+}
+
 }  // namespace
 
 std::string_view WgmmaFamily::description() const {
@@ -136,13 +168,9 @@ std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p)
 }
 
 int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
-  Problem const p = problem.resolved();
-  std::int64_t const stage =
-      (tile_rows(cfg.at("BM"), a_mn_major(p)) + tile_rows(cfg.at("BN"), b_mn_major(p))) *
-      kSwizzleBytes;
-  // = wgmma_detail::smem_bytes: alignment slack, the ring, 2·ST mbarriers of 8 bytes.
-  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + 2 * cfg.at("ST") * 8);
+  return ring_smem_bytes(cfg, problem);
 }
+
 
 std::vector<Constraint> WgmmaFamily::constraints() const {
   std::vector<Constraint> out;
@@ -255,9 +283,16 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           " gives each at most one unit (no second tile to overlap)";
                  },
                  true});
-  out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+  out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
-                   if (c.at("GM") == 1 || (tm > 1 && tn > 1)) return std::string();
+                   if (c.at("GM") == 1) return std::string();
+                   std::int64_t const clusters = sm_count(l) / c.at("CL");
+                   if (units(c, p) <= clusters) {
+                     return "GM=" + str(c.at("GM")) + " orders the tiles, but all " +
+                            str(units(c, p)) + " work units run at once on " + str(clusters) +
+                            " clusters";
+                   }
+                   if (tm > 1 && tn > 1) return std::string();
                    return "GM=" + str(c.at("GM")) + " regroups tile rows, but the grid is " +
                           str(tm) + "×" + str(tn) + " tiles: same order as GM=1";
                  },
@@ -270,6 +305,12 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                      return str(t) + " tiles already cover the " + str(sm_count(l)) +
                             " SMs; SK=" + str(sk) + " would only add a reduction";
                    }
+                   std::int64_t const clusters = sm_count(l) / c.at("CL");
+                   if (units(c, p) > clusters) {
+                     return str(t) + " tiles × SK=" + str(sk) + " = " + str(units(c, p)) +
+                            " work units overflow one wave of " + str(clusters) +
+                            " clusters; fewer slices fill the SMs with less reduction";
+                   }
                    std::int64_t const kb = ceil_div(p.k, block_k(p.precision));
                    if (kb < 4 * sk || (sk - 1) * ceil_div(kb, sk) >= kb) {
                      return "K=" + str(p.k) + " is " + str(kb) + " stages of " +
@@ -277,6 +318,49 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                             str(sk);
                    }
                    return std::string();
+                 },
+                 true});
+  out.push_back({"pingpong_depth",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const kb = unit_k_blocks(c, p);
+                   if (c.at("PE") != 2 || kb <= kPingPongMaxKBlocks) return std::string();
+                   return "a work unit walks " + str(kb) + " K blocks: its epilogue is too small "
+                          "a share for ping-pong (half-height tiles, serial main loops) to win "
+                          "back; PE=1 keeps both warpgroups on one tile";
+                 },
+                 true});
+  out.push_back({"stages", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // One block per SM (registers): a deeper ring costs nothing but shared
+                   // memory the block has to itself, and hides more load latency.
+                   std::int64_t const st = c.at("ST"), kb = unit_k_blocks(c, p);
+                   if (st > kMinStages && kb <= st - 1) {
+                     return "a unit walks " + str(kb) + " K blocks: ST=" + str(st - 1) +
+                            " stages already hold them all";
+                   }
+                   if (st >= kMaxStages || kb <= st) return std::string();
+                   KernelConfig deeper = c;
+                   deeper.set("ST", st + 1);
+                   if (l.max_smem_per_block_optin <= 0 ||
+                       ring_smem_bytes(deeper, p) > l.max_smem_per_block_optin) {
+                     return std::string();
+                   }
+                   return "ST=" + str(st + 1) + " also fits in shared memory and the " +
+                          str(unit_k_blocks(c, p)) + " K blocks of a unit can use it";
+                 },
+                 true});
+  out.push_back({"wave_fill", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // BN off the powers of two only to quantise the grid into fewer waves of
+                   // work than both neighbouring powers (per-tile efficiency favours them).
+                   std::int64_t const bn = c.at("BN");
+                   if ((bn & (bn - 1)) == 0) return std::string();
+                   std::int64_t const lo = bn < 128 ? 64 : 128, hi = bn < 128 ? 128 : 256;
+                   std::int64_t const own = wave_cost(c, p, l, bn);
+                   std::int64_t const best =
+                       std::min(wave_cost(c, p, l, lo), wave_cost(c, p, l, hi));
+                   if (own < best) return std::string();
+                   return "BN=" + str(bn) + " takes " + str(own) + " column-waves of the " +
+                          p.shape() + " grid, no fewer than BN=" + str(lo) + " or " + str(hi) +
+                          " (" + str(best) + ")";
                  },
                  true});
   out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
