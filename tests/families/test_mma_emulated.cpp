@@ -107,8 +107,7 @@ inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) { ldmatrix_any(r,
 inline unsigned lds32(unsigned addr) { return load32(addr); }
 
 inline unsigned to_tf32(unsigned x) {
-  if ((x & 0x7f800000u) == 0x7f800000u) return x;
-  return (x + 0x1000u) & ~0x1fffu;  // nearest, ties away from zero
+  return (x + 0x1000u) & ~0x1fffu;  // nearest, ties away from zero (the template's formula)
 }
 
 /// d += A·B with A (16×K) and B (K×8) gathered from the warp's fragments as the PTX ISA lays
