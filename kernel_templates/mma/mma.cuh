@@ -12,7 +12,7 @@
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
 //   SK           split-K slices (blockIdx.z): FP32 partials in the workspace, then mma_reduce
 //   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory; each landed stage is rounded in
-//                shared memory with cvt.rna.tf32, once per block: the tensor core would
+//                shared memory (nearest, ties away), once per block: the tensor core would
 //                otherwise truncate, doubling the input error, and rounding fragments per warp
 //                costs more issue slots than the m16n8k8 it feeds)
 //   TA, TB       A stored K×M, B stored N×K (from the layout)
@@ -489,39 +489,67 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
     }
   }
 
-  // Ring of ST stages: ST-1 tiles in flight while one is consumed.
+  // Ring of ST stages: ST-1 tiles in flight while one is consumed, one barrier per k-tile.
+  // Kernels planned for one block per SM place that barrier before the tile's last k step, so
+  // the next tile's first fragments load while that step's mma run; those planned for two
+  // blocks per SM (128 registers) keep it at the top of the tile, as the early load would
+  // spill there and the other block covers the gap.
+  constexpr bool kEarly = min_blocks(WM, WN, BK, PREC) == 1;
+  static_assert(kSteps % 2 == 0, "fragment buffers alternate within each tile");
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     if (s < KT) issue_stage(s, s);
     cp_async_commit();
   }
   unsigned const smem_base = smem_addr(smem);
-  int read = 0, write = ST - 1;
-  Frags frag[2];
-  for (int kt = 0; kt < KT; ++kt) {
+  // Waits for the tile in `slot`, rounds it (tf32) and makes it visible to every warp; also
+  // the point after which every warp is done reading the tile before it.
+  auto land = [&](int slot) {
     cp_async_wait<ST - 2>();
     if constexpr (PREC == 2) {
       // tf32: round each element once per block here, not once per warp that reads it.
-      unsigned char* const sa = smem + read * kStageBytes;
+      unsigned char* const sa = smem + slot * kStageBytes;
       LoadA::round_to_tf32(sa);
       LoadB::round_to_tf32(sa + TileA::kBytes);
     }
-    __syncthreads();  // tile kt is visible; every warp is done with the slot refilled below
+    __syncthreads();
+  };
+  Frags frag[2];
+  land(0);
+  if constexpr (kEarly) {
+    if (KT > 0) load_frags(frag[0], smem_base, smem_base + TileA::kBytes, 0);
+  }
+  int read = 0, write = ST - 1;
+  for (int kt = 0; kt < KT; ++kt) {
+    if constexpr (!kEarly) {
+      if (kt > 0) land(read);
+    }
+    // The slot refilled here held tile kt-1, which every warp finished reading before the
+    // last barrier.
     if (kt + ST - 1 < KT) issue_stage(write, kt + ST - 1);
     cp_async_commit();
+    int const next = read + 1 == ST ? 0 : read + 1;
     unsigned const sa = smem_base + read * kStageBytes, sb = sa + TileA::kBytes;
+    if constexpr (!kEarly) load_frags(frag[0], sa, sb, 0);
     // Fragments double-buffered in registers: step ks+1 loads while step ks multiplies.
-    load_frags(frag[0], sa, sb, 0);
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {
-      if (ks + 1 < kSteps) load_frags(frag[(ks + 1) % 2], sa, sb, ks + 1);
+      if (ks + 1 < kSteps) {
+        load_frags(frag[(ks + 1) % 2], sa, sb, ks + 1);
+      } else if constexpr (kEarly) {
+        if (kt + 1 < KT) {
+          land(next);
+          unsigned const na = smem_base + next * kStageBytes;
+          load_frags(frag[0], na, na + TileA::kBytes, 0);
+        }
+      }
 #pragma unroll
       for (int i = 0; i < kMT; ++i) {
 #pragma unroll
         for (int j = 0; j < kNT; ++j) mma<PREC>(acc[i][j], frag[ks % 2].a[i], frag[ks % 2].b[j]);
       }
     }
-    read = read + 1 == ST ? 0 : read + 1;
+    read = next;
     write = write + 1 == ST ? 0 : write + 1;
   }
   cp_async_wait<0>();
