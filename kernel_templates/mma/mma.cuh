@@ -490,11 +490,12 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   }
 
   // Ring of ST stages: ST-1 tiles in flight while one is consumed, one barrier per k-tile.
-  // Kernels planned for one block per SM place that barrier before the tile's last k step, so
-  // the next tile's first fragments load while that step's mma run; those planned for two
-  // blocks per SM (128 registers) keep it at the top of the tile, as the early load would
-  // spill there and the other block covers the gap.
-  constexpr bool kEarly = min_blocks(WM, WN, BK, PREC) == 1;
+  // Blocks of 8 warps planned for one block per SM place that barrier before the tile's last
+  // k step, so the next tile's first fragments load while that step's mma run. The others keep
+  // it at the top of the tile: a second block on the SM covers the gap there, and the early
+  // load spilled them (two-block kernels at 128 registers; 4-warp 256x64 and 64x256 tiles of
+  // 64x64 warp tiles at 255, sm_90).
+  constexpr bool kEarly = min_blocks(WM, WN, BK, PREC) == 1 && kThreads >= 256;
   static_assert(kSteps % 2 == 0, "fragment buffers alternate within each tile");
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {

@@ -83,8 +83,10 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // more with BK·size = 128 bytes (twice the k steps unrolled per stage). Two warps alone carry
   // a whole tile's loads each (up to 255 and spills), and the scalar fill path of unaligned
   // problems holds each chunk's elements in registers (64×64 warp tiles spill there on sm_90,
-  // so it keeps 64×32 and smaller, and two-warp blocks spilled there too); tf32 also rounds every chunk it copies, which
-  // spilled at 20 chunks per thread (256×64 tiles of BK=32 in 4 warps, sm_80).
+  // so it keeps 64×32 and smaller, and two-warp blocks spilled there too). Over 16 chunks per
+  // thread cost registers too: tf32 rounds every chunk it copies (256×64 tiles of BK=32 in 4
+  // warps spilled on sm_80), and the 16-byte loads of interior tiles spilled 64×64 warp tiles
+  // at 20 chunks (256×64 and 64×256 fp16/bf16 tiles of BK=64 in 4 warps, sm_90).
   bool const deep = c.at("BK") * element_bytes(p.precision) == 128;
   bool const scalar = p.align < 16;
   std::int64_t const threads = (c.at("BM") / wm) * (c.at("BN") / wn) * kWarpSize;
@@ -96,7 +98,8 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
                     (threads < 128 ? 64 : 0)
               : 0) +
       (scalar && (deep || p.precision == Precision::kTF32) ? 8 : 0) +
-      (p.precision == Precision::kTF32 ? 2 * std::max<std::int64_t>(0, chunks - 16) : 0);
+      (p.precision == Precision::kTF32 || !scalar ? 2 * std::max<std::int64_t>(0, chunks - 16)
+                                                  : 0);
   return static_cast<int>(acc + frags + overhead);
 }
 
