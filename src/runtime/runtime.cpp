@@ -304,14 +304,10 @@ struct Runtime::Impl {
   /// Queues the tuned launches. Returns the error of the first launch that failed and whether
   /// anything was queued before it (then C may be partly written and cuBLAS must not rerun).
   cudaError_t launch(Decision const& d, GemmCall const& call, cudaStream_t stream,
-                     bool& partial) const {
+                     bool& partial, std::string& why) const {
     partial = false;
     GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
                   call.c, nullptr, call.alpha, call.beta};
-    TensorMaps maps{};
-    if (!d.tensor_maps.empty() && !d.encoder.encode(d.tensor_maps, d.problem, args, maps).empty()) {
-      return cudaErrorInvalidValue;  // nothing queued: the caller falls back to cuBLAS
-    }
     void* workspace = nullptr;
     if (d.workspace_bytes > 0) {
       if (cudaError_t e = cudaMallocAsync(&workspace, static_cast<std::size_t>(d.workspace_bytes), stream);
@@ -326,7 +322,18 @@ struct Runtime::Impl {
         }
       }
     }
+    // Descriptors may point into the workspace (operand copies), so they are encoded after it
+    // exists; the stream-ordered pool hands back the same block call after call, and the
+    // encoder remembers recent pointer sets.
     args.workspace = workspace;
+    TensorMaps maps{};
+    if (!d.tensor_maps.empty()) {
+      why = d.encoder.encode(d.tensor_maps, d.problem, args, maps);
+      if (!why.empty()) {
+        if (workspace != nullptr) (void)cudaFreeAsync(workspace, stream);
+        return cudaErrorInvalidValue;  // no kernel queued: the caller falls back to cuBLAS
+      }
+    }
     void* params[] = {&args, &maps};  // a kernel without tensor maps reads only the first
     cudaError_t result = cudaSuccess;
     for (ReadyLaunch const& l : d.launches) {
@@ -420,14 +427,15 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
     std::string fallback_detail;
     if (decision->tuned()) {
       bool partial = false;
-      cudaError_t const e = d.launch(*decision, call, s, partial);
+      std::string why;
+      cudaError_t const e = d.launch(*decision, call, s, partial, why);
       if (e == cudaSuccess) {
         fill(info, GemmStatus::kOk, GemmPath::kTuned, decision.get(), align);
         return GemmStatus::kOk;
       }
       (void)cudaGetLastError();
       fallback_detail = "cuBLAS: launching " + decision->kernel + " failed (" +
-                        cudaGetErrorName(e) + ")";
+                        (why.empty() ? std::string(cudaGetErrorName(e)) : why) + ")";
       auto replacement = std::make_shared<Decision>();
       replacement->rule = decision->rule;
       replacement->kernel = decision->kernel;
