@@ -21,6 +21,7 @@ struct SpaceArgs {
   std::string arch = "sm_90";
   int align = 0;
   bool list = false;
+  bool rejected = false;
 };
 
 void run_space(SpaceArgs const& a, AppContext& ctx) {
@@ -38,6 +39,7 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
     auto const all = f->enumerate();
     std::map<std::string, int> reasons;
     std::vector<std::string> valid;
+    nlohmann::json rejected = nlohmann::json::array();
     for (auto const& cfg : all) {
       std::string const why = f->reject_reason(cfg, problem, *limits);
       if (why.empty()) {
@@ -45,6 +47,10 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
       } else {
         std::size_t const colon = why.find(':');
         ++reasons[colon == std::string::npos ? why : why.substr(0, colon)];
+        if (a.rejected) {
+          rejected.push_back({{"kernel", cfg.id()}, {"reason", why}});
+          if (!ctx.options.json) std::cout << cfg.id() << "\trejected\t" << why << '\n';
+        }
       }
     }
     total_valid += static_cast<int>(valid.size());
@@ -61,6 +67,7 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
     nlohmann::json fj{{"family", f->name()}, {"space", all.size()}, {"valid", valid.size()},
                       {"rejected_by", reasons}};
     if (a.list) fj["configs"] = valid;
+    if (a.rejected) fj["rejected"] = rejected;
     out.push_back(fj);
     if (a.list && !ctx.options.json) {
       for (auto const& id : valid) std::cout << id << '\n';
@@ -69,7 +76,7 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
   if (ctx.options.json) {
     std::cout << nlohmann::json{{"problem", problem}, {"arch", a.arch}, {"families", out}}.dump(2)
               << std::endl;
-  } else if (!a.list) {
+  } else if (!a.list && !a.rejected) {
     std::cout << "space for " << problem.describe() << " on " << a.arch << ": " << total_valid
               << " valid configs\n";
     t.print(std::cout);
@@ -89,6 +96,7 @@ void setup_space(CLI::App& app, AppContext& ctx) {
   sub->add_option("--arch", a->arch, "Arch whose limits apply")->capture_default_str();
   sub->add_option("--align", a->align, "Alignment class in bytes (0 = packed)");
   sub->add_flag("--list", a->list, "Print every valid kernel id");
+  sub->add_flag("--rejected", a->rejected, "Print every rejected kernel id with the constraint that rejects it");
   sub->callback([a, &ctx] { run_space(*a, ctx); });
 }
 

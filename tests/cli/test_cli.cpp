@@ -116,6 +116,23 @@ TEST(Cli, SpaceReportsRejectionsByConstraint) {
   EXPECT_EQ(f["valid"].get<int>() + rejected, f["space"].get<int>());
 }
 
+TEST(Cli, SpaceNamesTheReasonForEveryRejectedConfigOfAnotherArch) {
+  // What an sm_86 GPU can run of the mma space in fp16, and why each other config cannot.
+  CliRun r = run_cli({"--json", "space", "--family", "mma", "--precision", "fp16", "--arch",
+                      "sm_86", "--list", "--rejected"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto const f = nlohmann::json::parse(r.out)["families"][0];
+  EXPECT_EQ(f["configs"].size() + f["rejected"].size(), f["space"].get<std::size_t>());
+  EXPECT_GT(f["configs"].size(), 0u);
+  bool shared_memory = false;
+  for (auto const& rej : f["rejected"]) {
+    std::string const why = rej["reason"];
+    ASSERT_FALSE(why.empty()) << rej["kernel"];
+    shared_memory = shared_memory || why.rfind("shared_memory", 0) == 0 || why.rfind("smem", 0) == 0;
+  }
+  EXPECT_TRUE(shared_memory) << "sm_86's 99 KiB per block must reject some deep rings";
+}
+
 TEST(Cli, QueryAndExportWithoutACacheSayNoResult) {
   std::string const db = temp_dir("empty") + "/none.db";
   CliRun q = run_cli({"query", "--shape", "64x64x64"}, db);
