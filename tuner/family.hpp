@@ -87,6 +87,12 @@ class Family {
   std::vector<KernelConfig> enumerate() const;
 };
 
+/// The NVRTC request for kernels of the embedded template `template_file`: its source, the
+/// name expressions in launch order and the arch. Throws Error when the template was not
+/// embedded in the build.
+CompileRequest embedded_request(std::string_view template_file,
+                                std::vector<std::string> name_expressions, std::string arch);
+
 /// Why `cfg` cannot run `problem` on a device with `limits` ("" when it can): an unknown family,
 /// parameters outside the family's lists, or a failed constraint that correctness needs (search
 /// preferences do not count). What the query chain and the runtime ask before offering a stored

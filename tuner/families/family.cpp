@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "nvrtc/embedded_sources.hpp"
 #include "families/ladder_families.hpp"
 #include "families/mma_family.hpp"
 #include "families/simt_family.hpp"
@@ -174,6 +175,19 @@ std::vector<Family const*> select_families(std::string_view text) {
     start = end + 1;
   }
   return out;
+}
+
+CompileRequest embedded_request(std::string_view template_file,
+                                std::vector<std::string> name_expressions, std::string arch) {
+  std::string const file(template_file);
+  auto const source = embedded_source(file);
+  if (!source) throw Error("kernel template '" + file + "' was not embedded in the build");
+  CompileRequest r;
+  r.source_name = file;
+  r.source = std::string(*source);
+  r.name_expressions = std::move(name_expressions);
+  r.arch = std::move(arch);
+  return r;
 }
 
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {
@@ -34,14 +32,7 @@ std::int64_t LadderFamily::blocks(KernelConfig const& cfg, Problem const& proble
 
 CompileRequest LadderFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                              std::string const& arch) const {
-  auto const source = embedded_source(template_file_);
-  if (!source) throw Error("kernel template '" + template_file_ + "' was not embedded in the build");
-  CompileRequest r;
-  r.source_name = template_file_;
-  r.source = std::string(*source);
-  r.name_expressions = {name_expression(cfg, problem)};
-  r.arch = arch;
-  return r;
+  return embedded_request(template_file_, {name_expression(cfg, problem)}, arch);
 }
 
 LaunchPlan LadderFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {
@@ -265,16 +263,9 @@ std::int64_t SimtFamily::workspace_bytes(KernelConfig const& cfg, Problem const&
 
 CompileRequest SimtFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                            std::string const& arch) const {
-  std::string const file(template_file());
-  auto const source = embedded_source(file);
-  if (!source) throw Error("kernel template '" + file + "' was not embedded in the build");
-  CompileRequest r;
-  r.source_name = file;
-  r.source = std::string(*source);
-  r.name_expressions = {main_expression(cfg, problem)};
-  if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, problem));
-  r.arch = arch;
-  return r;
+  std::vector<std::string> names = {main_expression(cfg, problem)};
+  if (cfg.at("SK") > 1) names.push_back(reduce_expression(cfg, problem));
+  return embedded_request(template_file(), std::move(names), arch);
 }
 
 LaunchPlan SimtFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {

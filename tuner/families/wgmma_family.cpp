@@ -8,7 +8,6 @@
 
 #include "core/error.hpp"
 #include "core/tensor_map_geometry.hpp"
-#include "nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {
@@ -421,21 +420,16 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
 
 CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                             std::string const& arch) const {
-  std::string const file(template_file());
-  auto const source = embedded_source(file);
-  if (!source) throw Error("kernel template '" + file + "' was not embedded in the build");
-  CompileRequest r;
-  r.source_name = file;
-  r.source = std::string(*source);
   // In launch order (the plan's launches take their lowered names by index): the K-major
   // copy, the main kernel, the split-K reduce.
   Problem const p = problem.resolved();
-  if (a_copied(p) || b_copied(p)) r.name_expressions.push_back(copy_expression(cfg, p));
-  r.name_expressions.push_back(main_expression(cfg, p));
-  if (cfg.at("SK") > 1) r.name_expressions.push_back(reduce_expression(cfg, p));
+  std::vector<std::string> names;
+  if (a_copied(p) || b_copied(p)) names.push_back(copy_expression(cfg, p));
+  names.push_back(main_expression(cfg, p));
+  if (cfg.at("SK") > 1) names.push_back(reduce_expression(cfg, p));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
-  r.arch = (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch;
-  return r;
+  return embedded_request(template_file(), std::move(names),
+                          (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch);
 }
 
 LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
