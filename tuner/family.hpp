@@ -87,6 +87,18 @@ class Family {
   std::vector<KernelConfig> enumerate() const;
 };
 
+/// Blocks along grid x a launch may have (2^31 − 1).
+inline constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
+
+/// Registers each of `threads` threads of a block may use without spilling: the device's
+/// per-thread limit (at most 255), and the SM's register file shared by the block, in the
+/// allocation unit of 8.
+int register_budget(DeviceLimits const& limits, int threads);
+
+/// "v1,v2,...," — a canonical config's values in parameter order, the leading template
+/// arguments of every family's kernels (only declared integers reach the source).
+std::string template_arguments(KernelConfig const& canonical_config);
+
 /// The NVRTC request for kernels of the embedded template `template_file`: its source, the
 /// name expressions in launch order and the arch. Throws Error when the template was not
 /// embedded in the build.

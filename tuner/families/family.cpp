@@ -177,6 +177,18 @@ std::vector<Family const*> select_families(std::string_view text) {
   return out;
 }
 
+int register_budget(DeviceLimits const& limits, int threads) {
+  constexpr int kMaxRegistersPerThread = 255;
+  int const budget = std::min(limits.max_regs_per_thread, kMaxRegistersPerThread);
+  return std::min(budget, (limits.regs_per_sm / std::max(1, threads)) / 8 * 8);
+}
+
+std::string template_arguments(KernelConfig const& canonical_config) {
+  std::string s;
+  for (auto const& [param, value] : canonical_config.params) s += std::to_string(value) + ",";
+  return s;
+}
+
 CompileRequest embedded_request(std::string_view template_file,
                                 std::vector<std::string> name_expressions, std::string arch) {
   std::string const file(template_file);

@@ -8,8 +8,6 @@
 namespace gemmtune {
 namespace {
 
-constexpr int kMaxRegistersPerThread = 255;
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
@@ -20,7 +18,7 @@ LadderFamily::LadderFamily(std::string name)
 std::string LadderFamily::name_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
   std::string s = "gemmtune::" + name_ + "<";
-  for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
+  s += template_arguments(canon);
   s += a_transposed(problem.layout) ? "true," : "false,";
   s += b_transposed(problem.layout) ? "true>" : "false>";
   return s;
@@ -57,8 +55,7 @@ Constraint LadderFamily::register_estimate(std::function<double(KernelConfig con
   return {"registers", [this, estimate = std::move(estimate), what = std::move(what)](
                            KernelConfig const& cfg, Problem const&, DeviceLimits const& limits) {
             int const t = std::max(1, threads(cfg));
-            int budget = std::min(limits.max_regs_per_thread, kMaxRegistersPerThread);
-            budget = std::min(budget, (limits.regs_per_sm / t) / 8 * 8);
+            int const budget = register_budget(limits, t);
             int const r = static_cast<int>(estimate(cfg));
             if (r <= budget) return std::string();
             return "about " + std::to_string(r) + " registers per thread (" + what + ") > " +

@@ -11,8 +11,6 @@ namespace gemmtune {
 namespace {
 
 constexpr int kWarpSize = 32;
-constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
-constexpr int kMaxRegistersPerThread = 255;
 constexpr int kReduceThreads = 256;  // = mma_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
@@ -231,8 +229,7 @@ std::vector<Constraint> MmaFamily::constraints() const {
   out.push_back({"registers", [this](KernelConfig const& c, Problem const& p,
                                      DeviceLimits const& l) {
                    int const t = std::max(1, threads(c));
-                   int budget = std::min(l.max_regs_per_thread, kMaxRegistersPerThread);
-                   budget = std::min(budget, (l.regs_per_sm / t) / 8 * 8);
+                   int const budget = register_budget(l, t);
                    int const r = register_estimate(c, p);
                    if (r <= budget) return std::string();
                    return "about " + str(r) +
@@ -254,7 +251,7 @@ std::string MmaFamily::main_expression(KernelConfig const& cfg, Problem const& p
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
   Problem const p = problem.resolved();
   std::string s = "gemmtune::mma_gemm<";
-  for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
+  s += template_arguments(canon);
   s += std::to_string(prec_code(p.precision)) + "," + flag(a_transposed(p.layout)) + "," +
        flag(b_transposed(p.layout)) + "," + std::to_string(p.align >= 16 ? 16 : p.align) + ">";
   return s;

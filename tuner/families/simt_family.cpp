@@ -11,8 +11,6 @@ namespace {
 
 constexpr int kWarpSize = 32;
 constexpr int kMaxStaticSmemBytes = 48 * 1024;  // = fp32::kMaxStaticSmemBytes in the template
-constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
-constexpr int kMaxRegistersPerThread = 255;
 constexpr int kReduceThreads = 256;  // = simt_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
@@ -218,8 +216,7 @@ std::vector<Constraint> SimtFamily::constraints() const {
        true});
   out.push_back({"registers", [this](KernelConfig const& c, Problem const&, DeviceLimits const& l) {
                    int const t = std::max(1, threads(c));
-                   int budget = std::min(l.max_regs_per_thread, kMaxRegistersPerThread);
-                   budget = std::min(budget, (l.regs_per_sm / t) / 8 * 8);
+                   int const budget = register_budget(l, t);
                    int const r = register_estimate(c);
                    if (r <= budget) return std::string();
                    return "about " + str(r) +
@@ -241,7 +238,7 @@ std::string SimtFamily::main_expression(KernelConfig const& cfg, Problem const& 
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
   Problem const p = problem.resolved();
   std::string s = "gemmtune::simt<";
-  for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
+  s += template_arguments(canon);
   s += std::string(flag(a_transposed(p.layout))) + "," + flag(b_transposed(p.layout)) + "," +
        flag(p.align >= 16) + ">";
   return s;

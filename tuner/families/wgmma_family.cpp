@@ -19,7 +19,6 @@ constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
 constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 224
 constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
-constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
 constexpr std::int64_t kMinStages = 3;  // the ST value list's range
 constexpr std::int64_t kMaxStages = 6;
 
@@ -375,7 +374,7 @@ std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const&
   Problem const p = problem.resolved();
   // Clustered configs are a separate kernel carrying __cluster_dims__; CL = 1 has none.
   std::string s = canon.at("CL") > 1 ? "gemmtune::wgmma_gemm_cluster<" : "gemmtune::wgmma_gemm<";
-  for (auto const& [param, value] : canon.params) s += std::to_string(value) + ",";
+  s += template_arguments(canon);
   // The layout the main kernel reads: a copied operand is K-major.
   s += std::to_string(element_code(p.precision)) + "," + flag(a_mn_major(p)) + "," +
        flag(!b_mn_major(p)) + ">";
