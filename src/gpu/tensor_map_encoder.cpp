@@ -104,24 +104,32 @@ std::string encode_one(TensorMapSpec const& spec, Problem const& problem, GemmAr
 
 }  // namespace
 
+std::size_t TensorMapEncoder::KeyHash::operator()(Key const& k) const noexcept {
+  std::size_t h = 0;
+  auto mix = [&h](std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (std::int64_t d : k.dims) mix(static_cast<std::uint64_t>(d));
+  for (void const* p : k.pointers) mix(reinterpret_cast<std::uintptr_t>(p));
+  return h;
+}
+
 std::string TensorMapEncoder::encode(std::vector<TensorMapSpec> const& specs,
                                      Problem const& problem, GemmArgs const& args,
                                      TensorMaps& out) const {
-  std::array<std::int64_t, 6> const dims{args.M, args.N, args.K, args.lda, args.ldb, args.ldc};
-  std::array<void const*, 4> const pointers{args.A, args.B, args.C, args.workspace};
+  Key const key{{args.M, args.N, args.K, args.lda, args.ldb, args.ldc},
+                {args.A, args.B, args.C, args.workspace}};
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
-    if (it->dims == dims && it->pointers == pointers && it->specs == specs &&
-        it->problem == problem) {
-      out = it->maps;
+  if (auto it = remembered_.find(key); it != remembered_.end()) {
+    // One encoder may serve several plans (the worker's runner prepares one candidate after
+    // another), so the specs and problem are part of what must match.
+    if (it->second.specs == specs && it->second.problem == problem) {
+      out = it->second.maps;
       return {};
     }
+    remembered_.erase(it);
   }
   Entry e;
   e.specs = specs;
   e.problem = problem;
-  e.dims = dims;
-  e.pointers = pointers;
   for (TensorMapSpec const& spec : specs) {
     TmaDescriptor* slot = spec.operand == TmaOperand::kA   ? &e.maps.a
                           : spec.operand == TmaOperand::kB ? &e.maps.b
@@ -129,8 +137,8 @@ std::string TensorMapEncoder::encode(std::vector<TensorMapSpec> const& specs,
     if (std::string why = encode_one(spec, problem, args, *slot); !why.empty()) return why;
   }
   out = e.maps;
-  if (recent_.size() == kRemembered) recent_.erase(recent_.begin());
-  recent_.push_back(std::move(e));
+  if (remembered_.size() >= kRemembered) remembered_.clear();
+  remembered_.emplace(key, std::move(e));
   return {};
 }
 

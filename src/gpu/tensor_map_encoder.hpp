@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/kernel_abi.hpp"
@@ -14,9 +15,9 @@
 
 namespace gemmtune {
 
-/// Encodes and remembers descriptors for the most recent argument sets (timing rotates over a
-/// few buffer sets, and a deployed GEMM is called with the same buffers again and again, so
-/// re-encoding per launch would only add host time).
+/// Encodes and remembers descriptors per argument set (timing rotates over up to a hundred buffer
+/// sets, and a deployed GEMM is called with the same buffers again and again, so re-encoding per
+/// launch would only add host time to every call).
 class TensorMapEncoder {
  public:
   /// Fills `out` with the descriptors of `specs` for `problem` over `args` (slots no spec names
@@ -26,16 +27,24 @@ class TensorMapEncoder {
                      GemmArgs const& args, TensorMaps& out) const;
 
  private:
+  struct Key {
+    std::array<std::int64_t, 6> dims{};      // M, N, K, lda, ldb, ldc
+    std::array<void const*, 4> pointers{};  // A, B, C, workspace
+    bool operator==(Key const&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(Key const& k) const noexcept;
+  };
   struct Entry {
     std::vector<TensorMapSpec> specs;
     Problem problem;
-    std::array<std::int64_t, 6> dims{};      // M, N, K, lda, ldb, ldc
-    std::array<void const*, 4> pointers{};  // A, B, C, workspace
     TensorMaps maps{};
   };
-  static constexpr std::size_t kRemembered = 8;
+  /// Argument sets remembered; past this the memory is cleared and refilled (an application
+  /// that cycles through more buffers than this pays one encode per call, as without a cache).
+  static constexpr std::size_t kRemembered = 1024;
   mutable std::mutex mutex_;
-  mutable std::vector<Entry> recent_;  // most recent last
+  mutable std::unordered_map<Key, Entry, KeyHash> remembered_;
 };
 
 }  // namespace gemmtune

@@ -22,6 +22,7 @@
 #include "runtime/cublas_gemm.hpp"
 #include "runtime/gemm_call.hpp"
 #include "runtime/kernel_library.hpp"
+#include "runtime/workspace_pool.hpp"
 
 namespace gemmtune {
 namespace {
@@ -173,6 +174,7 @@ struct Runtime::Impl {
   std::optional<TableIndex> index;
   KernelLibrary kernels;
   CublasPool cublas;
+  WorkspacePool workspaces;
 
   std::mutex build_mutex;  // one decision built at a time (compiles are slow and shared)
   std::shared_mutex mutex;  // guards devices and decisions
@@ -303,34 +305,32 @@ struct Runtime::Impl {
 
   /// Queues the tuned launches. Returns the error of the first launch that failed and whether
   /// anything was queued before it (then C may be partly written and cuBLAS must not rerun).
-  cudaError_t launch(Decision const& d, GemmCall const& call, cudaStream_t stream,
-                     bool& partial, std::string& why) const {
+  cudaError_t launch(Decision const& d, GemmCall const& call, int device, cudaStream_t stream,
+                     bool& partial, std::string& why) {
     partial = false;
     GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
                   call.c, nullptr, call.alpha, call.beta};
-    void* workspace = nullptr;
+    WorkspaceLease workspace;
     if (d.workspace_bytes > 0) {
-      if (cudaError_t e = cudaMallocAsync(&workspace, static_cast<std::size_t>(d.workspace_bytes), stream);
-          e != cudaSuccess) {
+      std::size_t const bytes = static_cast<std::size_t>(d.workspace_bytes);
+      if (cudaError_t e = workspaces.acquire(device, stream, bytes, workspace); e != cudaSuccess) {
         return e;
       }
       if (d.zero_workspace) {
-        if (cudaError_t e = cudaMemsetAsync(workspace, 0, static_cast<std::size_t>(d.workspace_bytes), stream);
-            e != cudaSuccess) {
-          (void)cudaFreeAsync(workspace, stream);
+        if (cudaError_t e = cudaMemsetAsync(workspace.ptr, 0, bytes, stream); e != cudaSuccess) {
+          WorkspacePool::release(workspace, stream);
           return e;
         }
       }
     }
     // Descriptors may point into the workspace (operand copies), so they are encoded after it
-    // exists; the stream-ordered pool hands back the same block call after call, and the
-    // encoder remembers recent pointer sets.
-    args.workspace = workspace;
+    // exists; a stream keeps its block, so the encoder's remembered pointer sets keep matching.
+    args.workspace = workspace.ptr;
     TensorMaps maps{};
     if (!d.tensor_maps.empty()) {
       why = d.encoder.encode(d.tensor_maps, d.problem, args, maps);
       if (!why.empty()) {
-        if (workspace != nullptr) (void)cudaFreeAsync(workspace, stream);
+        WorkspacePool::release(workspace, stream);
         return cudaErrorInvalidValue;  // no kernel queued: the caller falls back to cuBLAS
       }
     }
@@ -345,7 +345,7 @@ struct Runtime::Impl {
       }
       partial = true;
     }
-    if (workspace != nullptr) (void)cudaFreeAsync(workspace, stream);
+    WorkspacePool::release(workspace, stream);
     if (result != cudaSuccess) partial = partial && d.launches.size() > 1;
     return result;
   }
@@ -428,7 +428,7 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
     if (decision->tuned()) {
       bool partial = false;
       std::string why;
-      cudaError_t const e = d.launch(*decision, call, s, partial, why);
+      cudaError_t const e = d.launch(*decision, call, device, s, partial, why);
       if (e == cudaSuccess) {
         fill(info, GemmStatus::kOk, GemmPath::kTuned, decision.get(), align);
         return GemmStatus::kOk;

@@ -1,0 +1,67 @@
+// WorkspacePool: the runtime's device scratch space (split-K partial sums, operand copies), kept
+// per (device, stream) across calls so a repeated gemm() allocates nothing. A block is only
+// used by work queued on its own stream, so calls on one stream never overlap in it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace gemmtune {
+
+/// A workspace for one call. `owned` blocks were allocated for this call alone (stream capture,
+/// or more streams than the pool keeps) and must be released with release() after the launches.
+struct WorkspaceLease {
+  void* ptr = nullptr;
+  bool owned = false;
+};
+
+/// Thread-safe. Blocks grow by allocating a larger one; the smaller one is kept until the pool is
+/// destroyed, because work queued earlier (or a graph captured earlier, or another thread about
+/// to launch on the same stream) may still read it.
+class WorkspacePool {
+ public:
+  WorkspacePool() = default;
+  WorkspacePool(WorkspacePool const&) = delete;
+  WorkspacePool& operator=(WorkspacePool const&) = delete;
+  /// Synchronises the devices the pool allocated on, then frees every block.
+  ~WorkspacePool();
+
+  /// A workspace of at least `bytes` on the current device (`device`) for work queued on
+  /// `stream`. While the stream is being captured into a graph, the block is a stream-ordered
+  /// allocation of the graph's own, so a captured graph never depends on the pool.
+  cudaError_t acquire(int device, cudaStream_t stream, std::size_t bytes, WorkspaceLease& out);
+
+  /// Frees an owned lease in stream order; nothing for a pooled block.
+  static void release(WorkspaceLease const& lease, cudaStream_t stream);
+
+  /// Streams the pool keeps a block for; calls on further streams allocate per call.
+  static constexpr std::size_t kMaxStreams = 256;
+
+ private:
+  struct Key {
+    int device;
+    unsigned long long stream_id;
+    bool operator==(Key const&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(Key const& k) const noexcept {
+      return std::hash<unsigned long long>{}(k.stream_id * 31 + static_cast<unsigned>(k.device));
+    }
+  };
+  struct Block {
+    int device = 0;
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+
+  std::mutex mutex_;
+  std::unordered_map<Key, Block, KeyHash> blocks_;
+  std::vector<Block> retired_;  // outgrown blocks, freed with the pool
+};
+
+}  // namespace gemmtune
