@@ -57,7 +57,7 @@ for what in "$@"; do
       [[ "$spec" == *@* ]] && precision=${spec##*@}
       family=${kernel%%:*}
       step "ncu $kernel ($precision)"
-      ncu --clock-control none --target-processes all --set full -k "regex:$family" -c 1 \
+      ncu --clock-control none --target-processes all --set full -k "regex:^${family}_" -c 1 \
         "$G" -q bench --shape 4096x4096x4096 --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 > "$out/ncu-$family-$precision.txt" 2>&1
       cp "$out/ncu-$family-$precision.txt" "$out/ncu.txt"
