@@ -22,6 +22,7 @@ struct ReplayArgs {
   std::string budgets = "20,50,100";
   int seeds = 20;
   bool warm_start = false;
+  bool per_problem = false;
   int compile_threads = ReplayCost{}.compile_threads;
   int compile_ahead = ReplayCost{}.compile_ahead;
   std::string markdown;
@@ -71,6 +72,7 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
   }
   study.seeds = a.seeds;
   study.warm_start = a.warm_start;
+  study.per_problem = a.per_problem;
   study.cost.compile_threads = a.compile_threads;
   study.cost.compile_ahead = a.compile_ahead;
 
@@ -88,10 +90,12 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
                                {"candidates", p.records.size()}, {"optimum_ms", p.optimum_ms()}});
     }
     for (ReplayCell const& c : cells) {
-      j["cells"].push_back({{"strategy", c.strategy}, {"budget", c.budget},
-                            {"median_fraction", c.median}, {"worst_fraction", c.worst},
-                            {"median_sim_s", c.median_sim_s}, {"median_evaluations", c.median_evals},
-                            {"runs", c.runs}});
+      nlohmann::json cell{{"strategy", c.strategy}, {"budget", c.budget},
+                          {"median_fraction", c.median}, {"worst_fraction", c.worst},
+                          {"median_sim_s", c.median_sim_s}, {"median_evaluations", c.median_evals},
+                          {"runs", c.runs}};
+      if (!c.problem.empty()) cell["problem"] = c.problem;
+      j["cells"].push_back(std::move(cell));
     }
     std::cout << j.dump(2) << std::endl;
   } else {
@@ -104,10 +108,16 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
     std::cout << "\n% of the optimum reached (median / worst over " << problems.size()
               << " problem(s) x " << study.seeds << " seeds), simulated time or evaluations spent"
               << (study.warm_start ? ", warm start from the other problems" : "") << ":\n";
-    TextTable t({"strategy", "budget", "median %", "worst %", "sim s", "evaluations"});
+    std::vector<std::string> columns{"strategy", "budget", "median %", "worst %", "sim s",
+                                     "evaluations"};
+    if (study.per_problem) columns.insert(columns.begin(), "problem");
+    TextTable t(columns);
     for (ReplayCell const& c : cells) {
-      t.add({c.strategy, c.budget, fixed(100.0 * c.median, 1), fixed(100.0 * c.worst, 1),
-             fixed(c.median_sim_s, 1), fixed(c.median_evals, 0)});
+      std::vector<std::string> row{c.strategy, c.budget, fixed(100.0 * c.median, 1),
+                                   fixed(100.0 * c.worst, 1), fixed(c.median_sim_s, 1),
+                                   fixed(c.median_evals, 0)};
+      if (study.per_problem) row.insert(row.begin(), c.problem.empty() ? "all" : c.problem);
+      t.add(row);
     }
     t.print(std::cout);
   }
@@ -133,6 +143,8 @@ void setup_replay(CLI::App& app, AppContext& ctx) {
   sub->add_option("--seeds", a->seeds, "Seeds 1..N per strategy and problem")->capture_default_str();
   sub->add_flag("--warm-start", a->warm_start,
                 "Start each problem from the best configs of the other problems in the data");
+  sub->add_flag("--per-problem", a->per_problem,
+                "Also report each problem over its seeds (the median over all can hide one)");
   sub->add_option("--compile-threads", a->compile_threads, "Simulated compile threads")
       ->capture_default_str();
   sub->add_option("--compile-ahead", a->compile_ahead, "Simulated compiles in flight (strategy lag)")

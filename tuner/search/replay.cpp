@@ -27,6 +27,10 @@ double ReplayProblem::optimum_ms() const {
   return best;
 }
 
+std::string ReplayProblem::label(bool with_gpu) const {
+  return with_gpu ? gpu + " " + problem.describe() : problem.describe();
+}
+
 std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read replay data '" + path.string() + "'");
@@ -246,10 +250,33 @@ std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& probl
     tuned.push_back(std::move(t));
   }
 
-  std::vector<ReplayCell> cells;
-  for (std::string const& strategy : study.strategies) {
+  bool const several_gpus =
+      std::any_of(problems.begin(), problems.end(),
+                  [&](ReplayProblem const& p) { return p.gpu != problems.front().gpu; });
+  // Fractions, simulated seconds and evaluations per budget, for all problems (index 0) and
+  // for each problem (index 1 + its position).
+  struct Samples {
     std::map<long long, std::vector<double>> frac_at, sim_at;
     std::map<double, std::vector<double>> frac_in, evals_in;
+  };
+  auto cells_of = [&](std::string const& strategy, Samples& s, std::string const& problem) {
+    std::vector<ReplayCell> out;
+    for (long long b : study.budgets) {
+      out.push_back({strategy, std::to_string(b), median(s.frac_at[b]), lowest(s.frac_at[b]),
+                     median(s.sim_at[b]), static_cast<double>(b),
+                     static_cast<int>(s.frac_at[b].size()), problem});
+    }
+    for (double t : study.time_budgets_s) {
+      out.push_back({strategy, seconds_label(t), median(s.frac_in[t]), lowest(s.frac_in[t]), t,
+                     median(s.evals_in[t]), static_cast<int>(s.frac_in[t].size()), problem});
+    }
+    return out;
+  };
+
+  std::vector<ReplayCell> cells;
+  std::vector<std::vector<ReplayCell>> per_problem(problems.size());
+  for (std::string const& strategy : study.strategies) {
+    std::vector<Samples> samples(problems.size() + 1);
     for (std::size_t pi = 0; pi < problems.size(); ++pi) {
       ReplayProblem const& p = problems[pi];
       double const optimum = p.optimum_ms();
@@ -269,28 +296,33 @@ std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& probl
                                              : ReplayRun{};
         ReplayRun const timed = max_time > 0 ? replay_once(p, strategy, s, 0, study.cost, warm, max_time)
                                              : ReplayRun{};
-        for (long long b : study.budgets) {
-          std::size_t const n = std::min<std::size_t>(static_cast<std::size_t>(b), run.best_ms.size());
-          frac_at[b].push_back(n ? optimum_fraction(optimum, run.best_ms[n - 1]) : 0.0);
-          sim_at[b].push_back(n ? run.sim_s[n - 1] : 0.0);
-        }
-        for (double t : study.time_budgets_s) {
-          std::size_t n = 0;
-          while (n < timed.sim_s.size() && timed.sim_s[n] <= t) ++n;
-          frac_in[t].push_back(n ? optimum_fraction(optimum, timed.best_ms[n - 1]) : 0.0);
-          evals_in[t].push_back(static_cast<double>(n));
+        for (Samples* to : {&samples[0], &samples[pi + 1]}) {
+          for (long long b : study.budgets) {
+            std::size_t const n =
+                std::min<std::size_t>(static_cast<std::size_t>(b), run.best_ms.size());
+            to->frac_at[b].push_back(n ? optimum_fraction(optimum, run.best_ms[n - 1]) : 0.0);
+            to->sim_at[b].push_back(n ? run.sim_s[n - 1] : 0.0);
+          }
+          for (double t : study.time_budgets_s) {
+            std::size_t n = 0;
+            while (n < timed.sim_s.size() && timed.sim_s[n] <= t) ++n;
+            to->frac_in[t].push_back(n ? optimum_fraction(optimum, timed.best_ms[n - 1]) : 0.0);
+            to->evals_in[t].push_back(static_cast<double>(n));
+          }
         }
       }
     }
-    for (long long b : study.budgets) {
-      cells.push_back({strategy, std::to_string(b), median(frac_at[b]), lowest(frac_at[b]),
-                       median(sim_at[b]), static_cast<double>(b),
-                       static_cast<int>(frac_at[b].size())});
+    for (ReplayCell& c : cells_of(strategy, samples[0], "")) cells.push_back(std::move(c));
+    if (!study.per_problem) continue;
+    for (std::size_t pi = 0; pi < problems.size(); ++pi) {
+      for (ReplayCell& c : cells_of(strategy, samples[pi + 1], problems[pi].label(several_gpus))) {
+        per_problem[pi].push_back(std::move(c));
+      }
     }
-    for (double t : study.time_budgets_s) {
-      cells.push_back({strategy, seconds_label(t), median(frac_in[t]), lowest(frac_in[t]), t,
-                       median(evals_in[t]), static_cast<int>(frac_in[t].size())});
-    }
+  }
+  // Problem by problem, each with its strategies, as the per-problem table reads them.
+  for (std::vector<ReplayCell>& of : per_problem) {
+    for (ReplayCell& c : of) cells.push_back(std::move(c));
   }
   return cells;
 }
@@ -303,34 +335,73 @@ std::string replay_markdown(std::vector<ReplayCell> const& cells, ReplayStudy co
     o << 100.0 * f;
     return o.str();
   };
-  auto table = [&](std::vector<std::string> const& budgets, std::string const& what) {
-    std::ostringstream o;
-    o << "| strategy |";
-    for (auto const& b : budgets) o << " " << b << " " << what << " |";
-    o << "\n|---|";
-    for (std::size_t i = 0; i < budgets.size(); ++i) o << "---|";
-    o << "\n";
-    for (std::string const& s : study.strategies) {
-      o << "| " << s << " |";
-      for (auto const& b : budgets) {
-        for (ReplayCell const& c : cells) {
-          if (c.strategy != s || c.budget != b) continue;
-          o << " " << pct(c.median) << " / " << pct(c.worst);
-          if (what == "evals") o << " (" << std::lround(c.median_sim_s) << " s)";
-          else o << " (" << std::lround(c.median_evals) << " ev)";
-          o << " |";
-        }
-      }
-      o << "\n";
-    }
-    return o.str();
-  };
-  std::vector<std::string> evals, times;
+  std::vector<std::string> evals, times, all;
   for (long long b : study.budgets) evals.push_back(std::to_string(b));
   for (double t : study.time_budgets_s) times.push_back(seconds_label(t));
+  all = evals;
+  all.insert(all.end(), times.begin(), times.end());
+  std::set<std::string> const evals_labels(evals.begin(), evals.end());
+  // "median / worst", then what the budget left free: seconds spent or evaluations made.
+  auto cell = [&](ReplayCell const& c) {
+    std::string text = " " + pct(c.median) + " / " + pct(c.worst);
+    if (evals_labels.count(c.budget)) {
+      text += " (" + std::to_string(std::lround(c.median_sim_s)) + " s)";
+    } else {
+      text += " (" + std::to_string(std::lround(c.median_evals)) + " ev)";
+    }
+    return text + " |";
+  };
+  auto header = [&](std::vector<std::string> const& first,
+                    std::vector<std::string> const& budgets) {
+    std::string o = "|", rule = "|";
+    for (auto const& f : first) {
+      o += " " + f + " |";
+      rule += "---|";
+    }
+    for (auto const& b : budgets) {
+      o += " " + b + (evals_labels.count(b) ? " evals" : " sim") + " |";
+      rule += "---|";
+    }
+    return o + "\n" + rule + "\n";
+  };
+  auto table = [&](std::vector<std::string> const& budgets) {
+    std::string o = header({"strategy"}, budgets);
+    for (std::string const& s : study.strategies) {
+      o += "| " + s + " |";
+      for (auto const& b : budgets) {
+        for (ReplayCell const& c : cells) {
+          if (c.problem.empty() && c.strategy == s && c.budget == b) o += cell(c);
+        }
+      }
+      o += "\n";
+    }
+    return o;
+  };
   std::string out;
-  if (!evals.empty()) out += table(evals, "evals");
-  if (!times.empty()) out += (out.empty() ? "" : "\n") + table(times, "sim");
+  if (!evals.empty()) out += table(evals);
+  if (!times.empty()) out += (out.empty() ? "" : "\n") + table(times);
+
+  // Per problem (over its seeds): a row per problem and strategy, every budget a column.
+  std::vector<std::string> problems;
+  for (ReplayCell const& c : cells) {
+    if (c.problem.empty()) continue;
+    if (std::find(problems.begin(), problems.end(), c.problem) == problems.end()) {
+      problems.push_back(c.problem);
+    }
+  }
+  if (problems.empty()) return out;
+  out += "\n" + header({"problem", "strategy"}, all);
+  for (std::string const& p : problems) {
+    for (std::string const& s : study.strategies) {
+      out += "| " + p + " | " + s + " |";
+      for (auto const& b : all) {
+        for (ReplayCell const& c : cells) {
+          if (c.problem == p && c.strategy == s && c.budget == b) out += cell(c);
+        }
+      }
+      out += "\n";
+    }
+  }
   return out;
 }
 

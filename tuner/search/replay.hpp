@@ -32,6 +32,9 @@ struct ReplayProblem {
   std::vector<ReplayRecord> records;
   /// The fastest verified time, or 0 when none verified.
   double optimum_ms() const;
+  /// The problem as a cell names it: "4096x4096x4096 bf16 NN a16", with the GPU in front
+  /// when `with_gpu` (data of several GPUs).
+  std::string label(bool with_gpu) const;
 };
 
 /// Reads JSON lines {"gpu":{"name","cc","sm_count"}, "problem":{...}, "kernel", "disposition",
@@ -79,6 +82,8 @@ struct ReplayStudy {
   int seeds = 20;                      ///< seeds 1..seeds
   bool warm_start = false;             ///< from the other problems of the data (same GPU and
                                        ///< precision), as a search over a cache would
+  bool per_problem = false;            ///< also one cell per problem (over its seeds): a
+                                       ///< median over all problems hides the one left behind
   ReplayCost cost;
 };
 
@@ -91,14 +96,17 @@ struct ReplayCell {
   double median_sim_s = 0.0;  ///< simulated time spent (evaluation budgets)
   double median_evals = 0.0;  ///< evaluations spent (time budgets)
   int runs = 0;
+  std::string problem;      ///< "" = every problem; else ReplayProblem::label() (per_problem)
 };
 
 /// Runs every strategy × seed on every problem once with the largest budget and reads each
-/// budget off the curves.
+/// budget off the curves. The cells over every problem come first (strategy by strategy); with
+/// `per_problem`, the cells of each problem follow, in the problems' order.
 std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& problems,
                                          ReplayStudy const& study);
 
-/// The cells as a Markdown table: rows strategies, columns budgets, "median % / worst %".
+/// The cells as a Markdown table: rows strategies, columns budgets, "median % / worst %"; with
+/// per-problem cells, then a table with a row per problem and strategy.
 std::string replay_markdown(std::vector<ReplayCell> const& cells, ReplayStudy const& study);
 
 }  // namespace gemmtune
