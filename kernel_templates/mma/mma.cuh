@@ -11,10 +11,10 @@
 //   ST           cp.async stages (2..5)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
 //   SK           split-K slices (blockIdx.z): FP32 partials in the workspace, then mma_reduce
-//   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory; each landed stage is rounded in
-//                shared memory (nearest, ties away), once per block: the tensor core would
-//                otherwise truncate, doubling the input error, and rounding fragments per warp
-//                costs more issue slots than the m16n8k8 it feeds)
+//   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, fed to m16n8k8 as stored: the tensor
+//                core reads the top 19 bits, as the wgmma family's tf32 does. Rounding each
+//                landed stage in shared memory first cost a second pass over every tile, which
+//                doubled shared-memory traffic and was the kernel's limiter on sm_90)
 //   TA, TB       A stored K×M, B stored N×K (from the layout)
 //   ALIGN        alignment class in bytes: 16 takes cp.async chunks, less a scalar fill path
 #ifndef GEMMTUNE_MMA_MMA_CUH
@@ -93,12 +93,6 @@ __device__ __forceinline__ unsigned lds32(unsigned addr) {
   return v;
 }
 
-/// FP32 bits rounded to TF32 (nearest, ties away), as the tensor core reads only 19 bits.
-/// Two integer operations: cvt.rna.tf32.f32 lowers to three on sm_80..sm_90 (its extra compare
-/// keeps NaNs whose payload lies only in the 13 dropped bits; here they become infinities,
-/// which is also what the tensor core reads from such an unrounded NaN). Infinities stay;
-/// finite values round as cvt.rna does, the largest ones to infinity.
-__device__ __forceinline__ unsigned to_tf32(unsigned x) { return (x + 0x1000u) & 0xffffe000u; }
 
 /// d += a·b for one 16×8 tile: m16n8k16 for fp16/bf16, m16n8k8 for tf32.
 template <int PREC>
@@ -285,23 +279,6 @@ struct TileLoader {
         }
         *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
       }
-    }
-  }
-
-  /// Rounds this thread's chunks of a landed FP32 tile to TF32 in place (the same chunks
-  /// issue() copied, so only this thread's own cp.async groups need to have completed).
-  __device__ __forceinline__ static void round_to_tf32(unsigned char* s) {
-#pragma unroll
-    for (int it = 0; it < kPerThread; ++it) {
-      int const i = it * THREADS + static_cast<int>(threadIdx.x);
-      if (kItems % THREADS != 0 && i >= kItems) continue;
-      uint4* const p = reinterpret_cast<uint4*>(s + Tile::chunk_offset(i / kRowChunks, i % kRowChunks));
-      uint4 v = *p;
-      v.x = to_tf32(v.x);
-      v.y = to_tf32(v.y);
-      v.z = to_tf32(v.z);
-      v.w = to_tf32(v.w);
-      *p = v;
     }
   }
 };
@@ -503,27 +480,21 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
     cp_async_commit();
   }
   unsigned const smem_base = smem_addr(smem);
-  // Waits for the tile in `slot`, rounds it (tf32) and makes it visible to every warp; also
-  // the point after which every warp is done reading the tile before it.
-  auto land = [&](int slot) {
+  // Waits for the next tile and makes it visible to every warp; also the point after which
+  // every warp is done reading the tile before it.
+  auto land = [&]() {
     cp_async_wait<ST - 2>();
-    if constexpr (PREC == 2) {
-      // tf32: round each element once per block here, not once per warp that reads it.
-      unsigned char* const sa = smem + slot * kStageBytes;
-      LoadA::round_to_tf32(sa);
-      LoadB::round_to_tf32(sa + TileA::kBytes);
-    }
     __syncthreads();
   };
   Frags frag[2];
-  land(0);
+  land();
   if constexpr (kEarly) {
     if (KT > 0) load_frags(frag[0], smem_base, smem_base + TileA::kBytes, 0);
   }
   int read = 0, write = ST - 1;
   for (int kt = 0; kt < KT; ++kt) {
     if constexpr (!kEarly) {
-      if (kt > 0) land(read);
+      if (kt > 0) land();
     }
     // The slot refilled here held tile kt-1, which every warp finished reading before the
     // last barrier.
@@ -539,7 +510,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         load_frags(frag[(ks + 1) % 2], sa, sb, ks + 1);
       } else if constexpr (kEarly) {
         if (kt + 1 < KT) {
-          land(next);
+          land();
           unsigned const na = smem_base + next * kStageBytes;
           load_frags(frag[0], na, na + TileA::kBytes, 0);
         }

@@ -106,10 +106,6 @@ inline void ldmatrix_x4(unsigned (&r)[4], unsigned addr) { ldmatrix_any(r, addr,
 inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned addr) { ldmatrix_any(r, addr, true); }
 inline unsigned lds32(unsigned addr) { return load32(addr); }
 
-inline unsigned to_tf32(unsigned x) {
-  return (x + 0x1000u) & ~0x1fffu;  // nearest, ties away from zero (the template's formula)
-}
-
 /// d += A·B with A (16×K) and B (K×8) gathered from the warp's fragments as the PTX ISA lays
 /// them out: lane 4g + t holds A rows g and g+8 and B column g; D rows g, g+8, columns 2t, 2t+1.
 template <int PREC>
@@ -118,7 +114,7 @@ inline void mma(float (&d)[4], unsigned const (&a)[4], unsigned const (&b)[2]) {
   emu_mma::collective(in, [&](std::array<unsigned, 8> const* warp, unsigned lane) {
     auto elem = [](unsigned word, unsigned half) -> float {
       if constexpr (PREC == 2) {
-        return emu_mma::bits_to_float(word);
+        return emu_mma::bits_to_float(word & ~0x1fffu);  // the tensor core reads 19 bits
       } else {
         unsigned short const h = static_cast<unsigned short>(half ? word >> 16 : word & 0xffffu);
         return PREC == 0 ? emu_mma::fp16_to_float(h) : emu_mma::bits_to_float(unsigned{h} << 16);

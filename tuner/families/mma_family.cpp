@@ -81,7 +81,8 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // a whole tile's loads each (up to 255 and spills), and the scalar fill path of unaligned
   // problems holds each chunk's elements in registers (64×64 warp tiles spill there on sm_90,
   // so it keeps 64×32 and smaller, and two-warp blocks spilled there too). Over 16 chunks per
-  // thread cost registers too: tf32 rounds every chunk it copies (256×64 tiles of BK=32 in 4
+  // thread cost registers too: tf32 rounded every chunk it copied when this was fitted, and the
+  // term stays as an upper bound (256×64 tiles of BK=32 in 4
   // warps spilled on sm_80), and the 16-byte loads of interior tiles spilled 64×64 warp tiles
   // at 20 chunks (256×64 and 64×256 fp16/bf16 tiles of BK=64 in 4 warps, sm_90).
   bool const deep = c.at("BK") * element_bytes(p.precision) == 128;
