@@ -1,4 +1,5 @@
 // `gemmtune search`: tune problems on the local GPU, or compile-check a space with --dry-run.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -26,6 +27,7 @@ struct SearchArgs {
   std::uint64_t seed = 1;
   std::string arch;
   bool dry_run = false;
+  bool list = false;
   long long max_configs = 0;
   double timeout_s = 120.0;
   double target_ms = quick_timing().target_ms;
@@ -38,6 +40,15 @@ struct SearchArgs {
 void print_dry_run(DryRunReport const& r, bool json) {
   if (json) {
     nlohmann::json j{{"arch", r.arch}, {"wall_s", r.wall_s}, {"families", nlohmann::json::array()}};
+    if (!r.configs.empty()) {
+      nlohmann::json configs = nlohmann::json::array();
+      for (DryRunConfig const& c : r.configs) {
+        configs.push_back({{"problem", c.problem}, {"kernel", c.kernel}, {"outcome", c.outcome},
+                           {"registers", c.registers}, {"spill_bytes", c.spill_bytes},
+                           {"reason", c.reason}});
+      }
+      j["configs"] = std::move(configs);
+    }
     for (auto const& f : r.families) {
       j["families"].push_back({{"family", f.family}, {"candidates", f.candidates},
                                {"pruned", f.pruned}, {"compiled", f.compiled},
@@ -49,6 +60,26 @@ void print_dry_run(DryRunReport const& r, bool json) {
     }
     std::cout << j.dump(2) << std::endl;
     return;
+  }
+  // --list: one line per config first (what this arch runs, then why each other one is not run).
+  std::vector<DryRunConfig const*> ordered;
+  for (DryRunConfig const& c : r.configs) ordered.push_back(&c);
+  auto const rank = [](DryRunConfig const* c) {
+    return c->outcome == "rejected" ? 2 : c->outcome == "not_compiled" ? 1 : 0;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [&](DryRunConfig const* x, DryRunConfig const* y) { return rank(x) < rank(y); });
+  for (DryRunConfig const* cp : ordered) {
+    DryRunConfig const& c = *cp;
+    std::cout << c.kernel << '\t' << c.problem << '\t' << c.outcome;
+    if (c.outcome == "ok" || c.outcome == "spills") {
+      std::cout << "\tregisters=" << c.registers << " spill_bytes=" << c.spill_bytes;
+    } else {
+      std::string reason = c.reason;
+      std::replace(reason.begin(), reason.end(), '\n', ' ');
+      std::cout << '\t' << reason;
+    }
+    std::cout << '\n';
   }
   TextTable t({"family", "candidates", "pruned", "compiled", "failed", "spilling", "registers",
                "compile s"});
@@ -144,6 +175,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   Budget const budget = a.budget.empty() ? Budget{} : parse_budget(a.budget);
   check_strategy_name(a.strategy);
   if (a.timeout_s <= 0) throw UsageError("bad --timeout: expected seconds > 0");
+  if (a.list && !a.dry_run) throw UsageError("--list lists a dry run's configs: add --dry-run");
   if (a.target_ms <= 0 || a.repeats < 1) {
     throw UsageError("bad timing: --target-ms must be > 0 and --repeats ≥ 1");
   }
@@ -154,7 +186,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
     std::string const arch = a.arch.empty() ? "sm_90" : a.arch;
     long long cap = a.max_configs;
     if (budget.evaluations > 0 && (cap == 0 || budget.evaluations < cap)) cap = budget.evaluations;
-    DryRunReport r = dry_run(problems, families, arch, ctx.compile_fn(), cap, &progress);
+    DryRunReport r = dry_run(problems, families, arch, ctx.compile_fn(), cap, &progress, a.list);
     print_dry_run(r, ctx.options.json);
     int compiled = 0;
     for (auto const& f : r.families) compiled += f.compiled;
@@ -205,6 +237,8 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")->capture_default_str();
   sub->add_option("--arch", a->arch, "Target arch (sm_80, sm_86, sm_89, sm_90, sm_90a); with --dry-run no GPU is needed");
   sub->add_flag("--dry-run", a->dry_run, "Compile the space for --arch and report; no GPU, nothing stored");
+  sub->add_flag("--list", a->list,
+                "With --dry-run: every config, compiled (registers, spills) or rejected (the constraint)");
   sub->add_option("--max-configs", a->max_configs, "Dry run: compile at most this many configs per family and shape");
   sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")->capture_default_str();
   sub->add_option("--target-ms", a->target_ms, "Timing while searching: duration of one repeat")->capture_default_str();

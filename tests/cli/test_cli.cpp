@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +104,37 @@ TEST(Cli, DryRunCompilesTheSpaceForAnotherArch) {
     EXPECT_GT(f["min_registers"].get<int>(), 0);
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/cache.db"));  // a dry run stores nothing
+}
+
+TEST(Cli, DryRunListsEveryConfigOfAnotherArchWithWhatHappenedToIt) {
+  // `search --dry-run --list --arch sm_86`: the configs an sm_86 GPU can run (compiled, with
+  // registers), and the constraint that rejects every other one.
+  std::string const dir = temp_dir("dry-list");
+  CliRun r = run_cli({"--cache-dir", dir + "/cubins", "--json", "search", "--dry-run", "--list",
+                      "--arch", "sm_86", "--precision", "fp16", "--shape", "4096x4096x4096",
+                      "--family", "mma", "--max-configs", "2"},
+                     dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto const j = nlohmann::json::parse(r.out);
+  CliRun space = run_cli({"--json", "space", "--family", "mma", "--precision", "fp16", "--arch",
+                          "sm_86"});
+  ASSERT_EQ(space.exit_code, 0) << space.err;
+  auto const f = nlohmann::json::parse(space.out)["families"][0];
+  ASSERT_EQ(j["configs"].size(), f["space"].get<std::size_t>());
+  std::map<std::string, int> outcomes;
+  for (auto const& c : j["configs"]) {
+    std::string const outcome = c["outcome"];
+    ++outcomes[outcome];
+    if (outcome == "ok") {
+      EXPECT_GT(c["registers"].get<int>(), 0) << c.dump();
+    } else {
+      EXPECT_FALSE(c["reason"].get<std::string>().empty()) << c.dump();
+    }
+  }
+  EXPECT_EQ(outcomes["ok"], 2);
+  EXPECT_EQ(outcomes["ok"] + outcomes["not_compiled"], f["valid"].get<int>());
+  EXPECT_EQ(outcomes["rejected"], f["space"].get<int>() - f["valid"].get<int>());
+  EXPECT_EQ(run_cli({"search", "--list", "--shape", "8x8x8"}).exit_code, 2);
 }
 
 TEST(Cli, SpaceReportsRejectionsByConstraint) {

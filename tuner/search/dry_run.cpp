@@ -13,7 +13,7 @@ namespace gemmtune {
 
 DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family const*> const& families,
                      std::string const& arch, CompileFn const& compile, long long max_configs,
-                     SearchProgress* progress) {
+                     SearchProgress* progress, bool record_configs) {
   auto const start = std::chrono::steady_clock::now();
   std::optional<DeviceLimits> limits = arch_limits(arch);
   if (!limits) {
@@ -32,8 +32,24 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
       Problem const problem = raw.resolved();
       int pruned = 0;
       auto cands = valid_candidates({f}, problem, *limits, &pruned, &fr.prune_reasons);
+      std::string const described = problem.describe();
       if (max_configs > 0 && static_cast<long long>(cands.size()) > max_configs) {
+        if (record_configs) {
+          for (std::size_t i = static_cast<std::size_t>(max_configs); i < cands.size(); ++i) {
+            report.configs.push_back({described, cands[i].second.id(), "not_compiled", 0, 0,
+                                      "valid; past --max-configs"});
+          }
+        }
         cands.resize(static_cast<std::size_t>(max_configs));
+      }
+      if (record_configs) {
+        // The same check valid_candidates made, asked again per config for its reason.
+        for (KernelConfig const& cfg : f->enumerate()) {
+          std::string why = f->reject_reason(cfg, problem, *limits);
+          if (!why.empty()) {
+            report.configs.push_back({described, cfg.id(), "rejected", 0, 0, std::move(why)});
+          }
+        }
       }
       fr.candidates += static_cast<int>(cands.size());
       fr.pruned += pruned;
@@ -47,11 +63,15 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
         }
         CompileResult r = inflight.front().get();
         inflight.pop_front();
+        std::string const id = cands[done].second.id();
         ++done;
         fr.compile_s += r.compile_ms / 1000.0;
         if (!r.ok) {
           ++fr.failed;
           if (fr.first_error.empty()) fr.first_error = r.log.substr(0, 400);
+          if (record_configs) {
+            report.configs.push_back({described, id, "compile_error", 0, 0, r.log.substr(0, 400)});
+          }
           continue;
         }
         ++fr.compiled;
@@ -61,6 +81,9 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
           regs = std::max(regs, k.registers);
         }
         if (spills > 0) ++fr.spilling;
+        if (record_configs) {
+          report.configs.push_back({described, id, spills > 0 ? "spills" : "ok", regs, spills, {}});
+        }
         if (fr.min_registers == 0 || regs < fr.min_registers) fr.min_registers = regs;
         fr.max_registers = std::max(fr.max_registers, regs);
         if (interrupted()) break;

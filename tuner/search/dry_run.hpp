@@ -25,17 +25,30 @@ struct DryRunFamily {
   std::map<std::string, int> prune_reasons;
 };
 
+/// One config of a dry run with what happened to it (recorded only when asked for).
+struct DryRunConfig {
+  std::string problem;  ///< Problem::describe()
+  std::string kernel;   ///< canonical id
+  std::string outcome;  ///< "ok", "spills", "compile_error", "not_compiled" (past the cap) or "rejected"
+  int registers = 0;    ///< most registers of the config's kernels (compiled only)
+  int spill_bytes = 0;  ///< spill loads + stores (compiled only)
+  std::string reason;   ///< the rejecting constraint, or the head of the compile log
+};
+
 struct DryRunReport {
   std::string arch;
   std::vector<Problem> problems;
   std::vector<DryRunFamily> families;
+  std::vector<DryRunConfig> configs;  ///< every config, when dry_run() was asked to record them
   double wall_s = 0.0;
 };
 
 /// Compiles every valid config (or the first `max_configs` per family and problem when > 0)
-/// of `families` for every problem, through `compile`.
+/// of `families` for every problem, through `compile`. With `record_configs`, the report also
+/// lists every config: each compiled one with its registers and spills, each rejected one with
+/// the constraint that rejects it for this arch.
 DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family const*> const& families,
                      std::string const& arch, CompileFn const& compile, long long max_configs,
-                     SearchProgress* progress = nullptr);
+                     SearchProgress* progress = nullptr, bool record_configs = false);
 
 }  // namespace gemmtune
