@@ -34,9 +34,11 @@ __host__ __device__ constexpr int block_threads(int BM, int BN, int WM, int WN) 
 }
 /// Blocks per SM ptxas should plan registers for. Warp tiles up to 64×32 with 64-byte stage
 /// rows fit 128 registers, so two 8-warp blocks share an SM; bigger tiles need more, and asking
-/// for two blocks would make ptxas spill to stay at 128.
-__host__ __device__ constexpr int min_blocks(int WM, int WN, int BK, int PREC) {
-  return WM * WN <= 64 * 32 && BK * elem_bytes(PREC) <= 64 ? 2 : 1;
+/// for two blocks would make ptxas spill to stay at 128. The scalar fill path of unaligned tf32
+/// holds a chunk's four FP32 elements per load in registers, which took 8-warp 32×64 tiles past
+/// 128 on sm_86 and sm_89 (4 to 8 bytes spilled), so it plans for one block.
+__host__ __device__ constexpr int min_blocks(int WM, int WN, int BK, int PREC, int ALIGN) {
+  return WM * WN <= 64 * 32 && BK * elem_bytes(PREC) <= 64 && !(PREC == 2 && ALIGN < 16) ? 2 : 1;
 }
 __host__ __device__ constexpr int cmin(int a, int b) { return a < b ? a : b; }
 __host__ __device__ constexpr int cmax(int a, int b) { return a > b ? a : b; }
@@ -288,7 +290,7 @@ struct TileLoader {
 template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
           bool TB, int ALIGN>
 __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
-                                  mma_detail::min_blocks(WM, WN, BK, PREC))
+                                  mma_detail::min_blocks(WM, WN, BK, PREC, ALIGN))
     mma_gemm(GemmArgs args) {
   using namespace mma_detail;
   constexpr int kEB = elem_bytes(PREC);
@@ -472,7 +474,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   // it at the top of the tile: a second block on the SM covers the gap there, and the early
   // load spilled them (two-block kernels at 128 registers; 4-warp 256x64 and 64x256 tiles of
   // 64x64 warp tiles at 255, sm_90).
-  constexpr bool kEarly = min_blocks(WM, WN, BK, PREC) == 1 && kThreads >= 256;
+  constexpr bool kEarly = min_blocks(WM, WN, BK, PREC, ALIGN) == 1 && kThreads >= 256;
   static_assert(kSteps % 2 == 0, "fragment buffers alternate within each tile");
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {

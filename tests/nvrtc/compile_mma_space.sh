@@ -2,7 +2,7 @@
 # Compiles every distinct kernel of the mma family's valid spaces (fp16, bf16, tf32; every
 # layout; 4096³ and a ragged unaligned shape) with NVRTC for each arch given, printing registers
 # and spills per kernel; fails if any kernel spills or fails to compile. GEMMTUNE_SPACE_FILTER
-# keeps only ids containing that text.
+# keeps only ids containing that text, GEMMTUNE_SPACE_PRECISION only one precision (fp16, bf16, tf32).
 #   [GEMMTUNE_SPACE_FILTER=WM=64,WN=64] tests/nvrtc/compile_mma_space.sh [BUILD_DIR] [ARCH...]
 # e.g. tests/nvrtc/compile_mma_space.sh build sm_80 sm_86 sm_89 sm_90
 set -euo pipefail

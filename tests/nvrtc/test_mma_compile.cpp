@@ -5,6 +5,9 @@
 // configs expected to lead at 4096³ compile on every arch; split-K plans compile both kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -50,7 +53,8 @@ std::vector<Candidate> spread(Problem const& p, std::string const& arch, std::si
 void compile_all(std::vector<Candidate> const& candidates, std::string const& arch) {
   Family const& f = mma_family();
   Compiler const compiler(CompilerSettings{});
-  CompilePool pool(compiler, 2);
+  // As many compiles as cores: the whole-space run is hours on two and minutes on sixteen.
+  CompilePool pool(compiler, std::max(2u, std::thread::hardware_concurrency()));
   std::vector<std::future<CompileResult>> futures;
   for (Candidate const& c : candidates) {
     ASSERT_EQ(f.reject_reason(c.config, c.problem, *arch_limits(arch)), "") << c.config.id();
@@ -136,11 +140,14 @@ TEST_P(MmaCompile, ExpectedLeadersAndSplitKCompile) {
 TEST(MmaCompileWholeSpace, DISABLED_WholeSpace) {
   char const* arch_env = std::getenv("GEMMTUNE_SPACE_ARCH");
   char const* filter_env = std::getenv("GEMMTUNE_SPACE_FILTER");
+  char const* precision_env = std::getenv("GEMMTUNE_SPACE_PRECISION");
+  std::string const only = precision_env ? precision_env : "";
   std::string const arch = arch_env && *arch_env ? arch_env : "sm_90";
   std::string const filter = filter_env ? filter_env : "";
   std::set<std::string> seen;
   std::vector<Candidate> picked;
   for (Precision p : {Precision::kFP16, Precision::kBF16, Precision::kTF32}) {
+    if (!only.empty() && only != to_string(p)) continue;
     for (Layout l : kAllLayouts) {
       for (Problem const& q :
            {make(4096, 4096, 4096, p, l), make(333, 517, 1999, p, l, element_bytes(p))}) {
