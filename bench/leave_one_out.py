@@ -2,10 +2,15 @@
 drop its own entry from the exported table, ask `query --table` which kernel the chain picks, and
 bench that kernel and the shape's own tuned best back to back on the GPU. Writes JSON + Markdown.
 
-usage: python3 bench/leave_one_out.py GEMMTUNE CACHE.db OUT_STEM
+usage: python3 bench/leave_one_out.py GEMMTUNE CACHE.db OUT_STEM [--offline]
+
+--offline needs no GPU: both kernels' times are their first verified figures in the cache (the
+search-time measurement of one run), so it answers only for an exhaustive cache, where every
+kernel the chain can pick was measured on every shape.
 """
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -26,8 +31,23 @@ def bench_ms(g, db, entry, shape, kernel):
     return (res["median_ms"] if res["disposition"] == "ok" else None), res["disposition"]
 
 
+def cache_ms(db, entry, shape, kernel):
+    """A kernel's first verified figure on the entry's problem, from the cache itself."""
+    m, n, k = (int(x) for x in shape.split("x"))
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    row = con.execute(
+        "SELECT time_ms, MIN(attempt) FROM trials WHERE m = ? AND n = ? AND k = ? AND precision = ?"
+        " AND layout = ? AND align = ? AND kernel_id = ? AND disposition = 'ok' AND time_ms > 0",
+        (m, n, k, entry["precision"], entry["layout"], entry["align"], kernel)).fetchone()
+    con.close()
+    if row is None or row[0] is None:
+        return None, "not measured on this shape in the cache"
+    return row[0], "ok"
+
+
 def main():
-    g, db, stem = sys.argv[1:4]
+    offline = "--offline" in sys.argv
+    g, db, stem = [a for a in sys.argv[1:] if a != "--offline"][:3]
     code, out, err = run(g, "--db", db, "export")
     table = json.loads(out)
     rows = []
@@ -44,22 +64,28 @@ def main():
         os.unlink(path)
         q = json.loads(out)[0] if out.strip() else {}
         chosen = q.get("kernel")
-        own_ms, _ = bench_ms(g, db, entry, shape, entry["kernel"])
-        loo_ms, why = bench_ms(g, db, entry, shape, chosen) if chosen else (None, "no kernel")
+        if offline:
+            own_ms, _ = cache_ms(db, entry, shape, entry["kernel"])
+            loo_ms, why = cache_ms(db, entry, shape, chosen) if chosen else (None, "no kernel")
+        else:
+            own_ms, _ = bench_ms(g, db, entry, shape, entry["kernel"])
+            loo_ms, why = bench_ms(g, db, entry, shape, chosen) if chosen else (None, "no kernel")
         frac = own_ms / loo_ms if own_ms and loo_ms else 0.0
         rows.append({"shape": shape, "precision": entry["precision"], "own": entry["kernel"],
                      "own_ms": own_ms, "rule": q.get("rule"), "chosen": chosen,
                      "chosen_ms": loo_ms, "fraction_of_tuned": frac, "note": why})
         print(f"{shape}: {q.get('rule')} -> {chosen}: {frac:.3f} of tuned", flush=True)
     fracs = [r["fraction_of_tuned"] for r in rows]
-    doc = {"cache": os.path.basename(db), "rows": rows,
+    doc = {"cache": os.path.basename(db), "offline": offline, "rows": rows,
            "median_fraction": statistics.median(fracs) if fracs else None}
     json.dump(doc, open(stem + ".json", "w"), indent=2)
     with open(stem + ".md", "w") as md:
         md.write("# Leave-one-out: the fallback chain without a shape's own entry\n\n")
+        how = ("taken from the cache (each kernel's first verified figure there: one exhaustive "
+               "run, no GPU)" if offline else "benched in two consecutive `gemmtune bench` runs")
         md.write(f"Cache `{doc['cache']}`. Each shape's own tuned kernel and the kernel the chain picks "
-                 "without that shape's entry (defaults dropped too) are benched in two consecutive "
-                 "`gemmtune bench` runs; fraction = own time / chosen time.\n\n")
+                 f"without that shape's entry (defaults dropped too) are {how}; "
+                 "fraction = own time / chosen time.\n\n")
         md.write("| shape | precision | rule | chosen kernel | fraction of tuned |\n|---|---|---|---|---|\n")
         for r in rows:
             md.write(f"| {r['shape']} | {r['precision']} | {r['rule']} | `{r['chosen']}` | "

@@ -47,9 +47,12 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
     // arch table and the GPU's SM count: the parent never opens the device).
     DeviceLimits limits = arch_limits(gpu.arch()).value_or(DeviceLimits{});
     limits.sm_count = gpu.sm_count;
-    LookupResult r = index.lookup(gpu, p, [&](KernelConfig const& k, Problem const& q) {
-      return limits.arch.empty() ? std::string() : runnable_reason(k, q, limits);
-    });
+    LookupResult r = index.lookup(
+        gpu, p,
+        [&](KernelConfig const& k, Problem const& q) {
+          return limits.arch.empty() ? std::string() : runnable_reason(k, q, limits);
+        },
+        [&](KernelConfig const& k, Problem const& q) { return limits.arch.empty() ? 0.0 : wave_cost(k, q, limits); });
     nlohmann::json j{{"problem", p},
                      {"gpu", gpu.describe()},
                      {"rule", to_string(r.rule)},
@@ -60,7 +63,16 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       any = true;
       j["kernel"] = r.kernel->id();
     }
-    if (r.entry_index >= 0) {
+    if (r.rule == LookupRule::kNearest && r.entry_index >= 0) {
+      // The figures of another shape would mislead: say where the kernel was measured and
+      // what the cost model predicts here.
+      TableEntry const& e = index.table().entries[static_cast<std::size_t>(r.entry_index)];
+      j["tuned_shape"] = e.problem.shape();
+      if (r.predicted_ms > 0) {
+        j["predicted_ms"] = r.predicted_ms;
+        row[3] = "~" + format_ms(r.predicted_ms);
+      }
+    } else if (r.entry_index >= 0) {
       TableEntry const& e = index.table().entries[static_cast<std::size_t>(r.entry_index)];
       j["time_ms"] = e.time_ms;
       j["tflops"] = e.tflops;

@@ -19,6 +19,10 @@ namespace {
 std::int64_t now_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
 // The columns read_trial() expects, from trials t joined with gpus g and provenances p.
+/// Alternatives an exported entry carries: enough for the lookup's wave model to find a kernel
+/// whose tile count suits a nearby shape, few enough to keep tables small.
+constexpr std::size_t kExportedAlternatives = 8;
+
 constexpr char const* kTrialColumns =
     "t.id, t.search_id, g.name, g.cc_major, g.cc_minor, g.sm_count, t.m, t.n, t.k, "
     "t.precision, t.layout, t.align, t.kernel_id, t.disposition, t.reason, t.time_ms, "
@@ -155,6 +159,7 @@ struct SqliteTrialStore::Impl {
   Statement filtered_trials;
   Statement list_searches;
   Statement export_rows;
+  Statement first_ok_times;
 
   Impl(std::filesystem::path const& path, Access access)
       : db(open_cache(path, access == Access::kReadOnly ? Database::Mode::kReadOnly
@@ -239,7 +244,15 @@ struct SqliteTrialStore::Impl {
                              "AND (?5 IS NULL OR t.precision = ?5) "
                              "AND (?6 IS NULL OR t.layout = ?6) "
                              "ORDER BY t.gpu_id, t.precision, t.layout, t.m, t.n, t.k, t.align, "
-                             "t.time_ms, t.id DESC"})) {}
+                             "t.time_ms, t.id DESC"})),
+        // Each kernel's first verified figure on a problem: the search-time measurement, one
+        // protocol for all of them (later attempts re-time only the best few, more slowly).
+        // SQLite takes the bare time_ms from the row that holds MIN(attempt).
+        first_ok_times(db,
+                       "SELECT t.kernel_id, t.time_ms, MIN(t.attempt) FROM trials t "
+                       "WHERE t.gpu_id = ?1 AND t.m = ?5 AND t.n = ?6 AND t.k = ?7 "
+                       "AND t.precision = ?8 AND t.layout = ?9 AND t.align = ?10 "
+                       "AND t.disposition = 'ok' AND t.time_ms > 0 GROUP BY t.kernel_id") {}
 
   void require_writable(char const* what) const {
     if (read_only) {
@@ -568,6 +581,37 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
     while (s.step()) rows.push_back(Row{s.column_int(0), read_trial(s, path(), 1)});
   }
 
+  // The fastest other kernels of a problem, relative to its winner, by their first figures.
+  auto alternatives = [&d](std::int64_t gpu_id, Trial const& winner) {
+    std::vector<std::pair<double, std::string>> times;
+    double winner_ms = 0.0;
+    {
+      Statement& s = d.first_ok_times;
+      auto use = s.use();
+      s.bind(1, gpu_id);
+      bind_problem(s, winner.problem);
+      while (s.step()) {
+        std::string id = s.column_text(0);
+        double const ms = s.column_double(1);
+        if (id == winner.config.id()) {
+          winner_ms = ms;
+        } else {
+          times.emplace_back(ms, std::move(id));
+        }
+      }
+    }
+    std::vector<TableAlternative> out;
+    if (winner_ms <= 0.0) return out;  // no first figure of the winner to compare with
+    std::sort(times.begin(), times.end());
+    for (auto const& [ms, id] : times) {
+      if (out.size() == kExportedAlternatives) break;
+      double const relative = winner_ms / ms;
+      if (relative <= 0.0 || relative > 100.0) continue;
+      out.push_back(TableAlternative{parse_kernel_id(id), relative});
+    }
+    return out;
+  };
+
   TuningTableBuilder builder(std::move(generated_at));
   using Group = std::tuple<std::int64_t, Precision, Layout>;
   std::map<Group, std::vector<ShapeTiming>> groups;
@@ -598,7 +642,8 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
     if (!cublaslt && t.cublaslt_ms > 0) cublaslt = t.cublaslt_ms;
     double const tflops =
         t.tflops > 0 ? t.tflops : t.problem.flops() / (t.time_ms * 1e-3) / 1e12;
-    builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt);
+    builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt,
+                      alternatives(row.gpu_id, t));
   }
   for (auto const& [g, timings] : groups) {
     for (auto const& choice : choose_defaults(timings)) {

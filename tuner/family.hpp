@@ -112,6 +112,16 @@ CompileRequest embedded_request(std::string_view template_file,
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits);
 
+/// The cost of `cfg` on `problem` on a device with `limits` (its SM count), in units comparable
+/// only for one kernel across problems: waves of work units times the work of one unit. A unit
+/// is an output tile and K slice: ceil(M/BM)·ceil(N/BN)·SK units of BM·BN·ceil(K/SK)
+/// multiply-adds (every family has BM and BN). Persistent kernels walk the same tiles, so they
+/// pay the same waves. 0 (no estimate) for an unknown family, a config without BM and BN, or a
+/// config the family's search would not propose for the problem, so the
+/// model only compares kernels the family deems sensible there. What the lookup's nearest rule
+/// uses to carry a kernel's time from a tuned shape to a nearby one.
+double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
+
 /// Every family gemmtune knows, in a fixed order.
 std::vector<Family const*> all_families();
 /// The family with this name, or nullptr.

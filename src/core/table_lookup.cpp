@@ -86,7 +86,7 @@ int TableIndex::pick_default(Bucket const& b, Problem const& p, KernelFilter con
 }
 
 LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
-                                KernelFilter const& can_run) const {
+                                KernelFilter const& can_run, KernelCost const& cost) const {
   LookupResult r;
   Problem const p = asked.resolved();
   std::string const what = p.describe();
@@ -110,32 +110,74 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
       r.explanation = "exact: " + what + " was tuned on " + gpu.describe();
       return r;
     }
-    int best = -1;
-    double best_distance = 0.0;
+    // Tuned shapes of an alignment class this problem may use, nearest first (ties: the
+    // larger alignment class, whose kernels may use wider loads).
+    std::vector<std::pair<double, int>> near;
     for (int i : own->entries) {
       auto const& e = table_.entries[static_cast<std::size_t>(i)];
       if (e.problem.align > p.align) continue;
-      double const d = log_distance(p, e.problem);
-      if (!(best < 0 || d <= best_distance)) continue;  // checks only for closer candidates
-      if (!runs(e.kernel)) continue;
-      bool const better =
-          best < 0 || d < best_distance ||
-          (d == best_distance &&
-           e.problem.align > table_.entries[static_cast<std::size_t>(best)].problem.align);
-      if (better) {
-        best = i;
+      near.emplace_back(log_distance(p, e.problem), i);
+    }
+    auto const closer = [this](std::pair<double, int> const& a, std::pair<double, int> const& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return table_.entries[static_cast<std::size_t>(a.second)].problem.align >
+             table_.entries[static_cast<std::size_t>(b.second)].problem.align;
+    };
+    std::size_t const keep = std::min<std::size_t>(near.size(), kNearestNeighbours);
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(keep), near.end(),
+                      closer);
+    if (cost) {
+      // Every kernel measured on one of the nearest shapes, its time carried over to this one
+      // by the cost model (waves of tiles: what changes most between nearby shapes).
+      double best_ms = 0.0;
+      int best_entry = -1;
+      double best_distance = 0.0;
+      KernelConfig const* best_kernel = nullptr;
+      auto consider = [&](KernelConfig const& k, double measured_ms, int entry, double d) {
+        auto const& e = table_.entries[static_cast<std::size_t>(entry)];
+        double const there = cost(k, e.problem), here = cost(k, p);
+        if (!(there > 0.0) || !(here > 0.0) || !(measured_ms > 0.0)) return;
+        double const predicted = measured_ms * here / there;
+        if (!std::isfinite(predicted) || (best_kernel && predicted >= best_ms)) return;
+        if (!runs(k)) return;
+        best_ms = predicted;
+        best_entry = entry;
         best_distance = d;
+        best_kernel = &k;
+      };
+      for (std::size_t j = 0; j < keep; ++j) {
+        auto const [d, i] = near[j];
+        auto const& e = table_.entries[static_cast<std::size_t>(i)];
+        consider(e.kernel, e.time_ms, i, d);
+        for (auto const& a : e.alternatives) consider(a.kernel, e.time_ms / a.relative, i, d);
+      }
+      if (best_kernel) {
+        auto const& e = table_.entries[static_cast<std::size_t>(best_entry)];
+        r.rule = LookupRule::kNearest;
+        r.entry_index = best_entry;
+        r.distance = best_distance;
+        r.predicted_ms = best_ms;
+        r.kernel = *best_kernel;
+        r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
+                        "; of the kernels measured on the " + std::to_string(keep) +
+                        " nearest tuned shapes, the one predicted fastest here (" +
+                        fixed(best_ms, 4) + " ms by waves of tiles), measured on " +
+                        e.problem.describe() + " (log2 distance " + fixed(best_distance, 2) + ")";
+        return r;
       }
     }
-    if (best >= 0) {
-      auto const& e = table_.entries[static_cast<std::size_t>(best)];
+    // Without a cost model (or none it can price): the nearest tuned shape's winner that runs.
+    std::sort(near.begin(), near.end(), closer);
+    for (auto const& [d, i] : near) {
+      auto const& e = table_.entries[static_cast<std::size_t>(i)];
+      if (!runs(e.kernel)) continue;
       r.rule = LookupRule::kNearest;
-      r.entry_index = best;
-      r.distance = best_distance;
+      r.entry_index = i;
+      r.distance = d;
       r.kernel = e.kernel;
       r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
                       "; using the entry for " + e.problem.describe() + " (log2 distance " +
-                      fixed(best_distance, 2) + ")";
+                      fixed(d, 2) + ")";
       return r;
     }
     int const d = pick_default(*own, p, can_run);
@@ -187,8 +229,8 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
 }
 
 LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem,
-                    KernelFilter const& can_run) {
-  return TableIndex(table).lookup(gpu, problem, can_run);
+                    KernelFilter const& can_run, KernelCost const& cost) {
+  return TableIndex(table).lookup(gpu, problem, can_run, cost);
 }
 
 }  // namespace gemmtune

@@ -36,6 +36,8 @@ struct LookupResult {
   int entry_index = -1;    ///< into TuningTable::entries for kExact / kNearest, else -1
   int default_index = -1;  ///< into TuningTable::defaults for the two default rules, else -1
   double distance = 0.0;   ///< kNearest: √Σ log2(asked / tuned)² over M, N, K
+  /// kNearest with a cost model: the predicted time on the asked shape (0 without one).
+  double predicted_ms = 0.0;
   std::string explanation; ///< one line saying which rule matched and why
 };
 
@@ -43,6 +45,16 @@ struct LookupResult {
 /// (a config tuned for one shape may break a constraint of another, e.g. a split-K slice count
 /// that leaves too few K steps), so callers pass their family checks here.
 using KernelFilter = std::function<std::string(KernelConfig const&, Problem const&)>;
+
+/// A kernel's cost on a problem in units that only need to be comparable for one kernel across
+/// problems (e.g. waves of tiles times the work of a tile); ≤ 0 when unknown. With it, the
+/// nearest rule predicts, for each kernel measured on one of the few nearest tuned shapes, its
+/// time on the asked shape as measured time × cost(asked) / cost(measured), and offers the
+/// fastest prediction; without it, the nearest shape's winner.
+using KernelCost = std::function<double(KernelConfig const&, Problem const&)>;
+
+/// Tuned shapes whose kernels the nearest rule's cost model compares.
+inline constexpr int kNearestNeighbours = 4;
 
 /// An index over one table, built once, so each lookup is a hash lookup plus a scan of the
 /// entries of one (GPU, precision, layout).
@@ -61,7 +73,7 @@ class TableIndex {
   /// Runs the chain for a problem on a GPU. A problem with align 0 is resolved from packed
   /// storage first; a shape outside [1, kMaxDim] gets kNone.
   LookupResult lookup(GpuIdentity const& gpu, Problem const& problem,
-                      KernelFilter const& can_run = {}) const;
+                      KernelFilter const& can_run = {}, KernelCost const& cost = {}) const;
 
  private:
   struct Bucket {
@@ -79,6 +91,6 @@ class TableIndex {
 
 /// One-off lookup: builds a TableIndex and asks it. Keep a TableIndex for repeated lookups.
 LookupResult lookup(TuningTable const& table, GpuIdentity const& gpu, Problem const& problem,
-                    KernelFilter const& can_run = {});
+                    KernelFilter const& can_run = {}, KernelCost const& cost = {});
 
 }  // namespace gemmtune

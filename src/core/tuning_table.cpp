@@ -27,6 +27,8 @@ constexpr std::int64_t kMaxShapes = (std::int64_t{1} << 31) - 1;
 constexpr std::size_t kMaxNameLength = 256;
 constexpr std::size_t kMaxShortText = 64;
 constexpr std::size_t kMaxKernelIdLength = 1024;
+// An alternative measured faster than its winner by more than this is not a measurement.
+constexpr double kMaxRelative = 100.0;
 // Ratios are derived values; a hand-edited table may round them a little.
 constexpr double kRatioTolerance = 1e-6;
 
@@ -226,7 +228,7 @@ class TableReader {
   TableEntry read_entry(Json const& e, std::string const& path, TuningTable const& table) const {
     object(e, path,
            {"gpu", "precision", "layout", "m", "n", "k", "align", "kernel", "time_ms", "tflops",
-            "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt"});
+            "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt", "alternatives"});
     TableEntry out;
     out.gpu = gpu_ref(e, path, table);
     out.problem.precision = precision(e, path);
@@ -242,6 +244,40 @@ class TableReader {
     out.cublaslt_ms = optional_positive(e, path, "cublaslt_ms");
     check_ratio(e, path, "ratio_cublas", "cublas_ms", out.ratio_cublas());
     check_ratio(e, path, "ratio_cublaslt", "cublaslt_ms", out.ratio_cublaslt());
+    out.alternatives = alternatives(e, path, out.kernel);
+    return out;
+  }
+
+  /// The optional "alternatives" of an entry: at most kMaxTableAlternatives distinct kernels,
+  /// none of them the winner, each with a relative speed in (0, kMaxRelative].
+  std::vector<TableAlternative> alternatives(Json const& e, std::string const& path,
+                                             KernelConfig const& winner) const {
+    std::vector<TableAlternative> out;
+    auto it = e.find("alternatives");
+    if (it == e.end()) return out;
+    std::string const p = join(path, "alternatives");
+    std::string const what =
+        "an array of at most " + std::to_string(kMaxTableAlternatives) + " alternatives";
+    if (!it->is_array() || it->size() > kMaxTableAlternatives) expected(p, what, *it);
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      std::string const ap = index_path(p, i);
+      Json const& a = (*it)[i];
+      object(a, ap, {"kernel", "relative"});
+      TableAlternative alt;
+      alt.kernel = kernel(a, ap);
+      Json const& rel = member(a, ap, "relative", "a number in (0, 100]");
+      if (!rel.is_number() || !(rel.get<double>() > 0.0) || !(rel.get<double>() <= kMaxRelative)) {
+        expected(join(ap, "relative"), "a number in (0, 100]", rel);
+      }
+      alt.relative = rel.get<double>();
+      if (alt.kernel == winner) fail(join(ap, "kernel"), "the entry's own kernel");
+      for (std::size_t j = 0; j < out.size(); ++j) {
+        if (out[j].kernel == alt.kernel) {
+          fail(join(ap, "kernel"), "duplicate of " + index_path(p, j) + ".kernel");
+        }
+      }
+      out.push_back(std::move(alt));
+    }
     return out;
   }
 
@@ -502,6 +538,13 @@ std::string format_tuning_table(TuningTable const& t) {
                                   {"cublaslt_ms", optional_number(e.cublaslt_ms)},
                                   {"ratio_cublas", optional_number(e.ratio_cublas())},
                                   {"ratio_cublaslt", optional_number(e.ratio_cublaslt())}});
+    if (!e.alternatives.empty()) {
+      OrderedJson alts = OrderedJson::array();
+      for (auto const& a : e.alternatives) {
+        alts.push_back(OrderedJson{{"kernel", a.kernel.id()}, {"relative", a.relative}});
+      }
+      entries.back()["alternatives"] = std::move(alts);
+    }
   }
   root["entries"] = std::move(entries);
   OrderedJson defaults = OrderedJson::array();
@@ -564,7 +607,8 @@ int TuningTableBuilder::add_gpu(GpuIdentity const& gpu) {
 void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& problem,
                                    KernelConfig const& kernel, double time_ms, double tflops,
                                    std::optional<double> cublas_ms,
-                                   std::optional<double> cublaslt_ms) {
+                                   std::optional<double> cublaslt_ms,
+                                   std::vector<TableAlternative> alternatives) {
   TableEntry e;
   e.gpu = add_gpu(gpu);
   e.problem = problem.resolved();
@@ -573,6 +617,7 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
   e.tflops = tflops;
   e.cublas_ms = cublas_ms;
   e.cublaslt_ms = cublaslt_ms;
+  e.alternatives = std::move(alternatives);
   table_.entries.push_back(std::move(e));
 }
 

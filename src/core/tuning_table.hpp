@@ -33,6 +33,18 @@ struct TableGpu {
   bool operator==(TableGpu const&) const = default;
 };
 
+/// Entries keep at most this many alternatives; a table with more is refused.
+inline constexpr std::size_t kMaxTableAlternatives = 16;
+
+/// Another verified kernel of an entry's problem, with its speed relative to the winner's.
+struct TableAlternative {
+  KernelConfig kernel;
+  /// Winner's time / this kernel's time, both from the search-time measurement (one protocol),
+  /// so in (0, 1] unless the re-timed winner was measured slower than it first looked.
+  double relative = 0.0;
+  bool operator==(TableAlternative const&) const = default;
+};
+
 /// The tuned winner for one (GPU, problem).
 struct TableEntry {
   int gpu = 0;          ///< TableGpu::id
@@ -42,6 +54,9 @@ struct TableEntry {
   double tflops = 0.0;
   std::optional<double> cublas_ms;    ///< absent when cuBLAS was not timed
   std::optional<double> cublaslt_ms;  ///< best of cuBLASLt's heuristic algorithms
+  /// The next fastest kernels of the problem, fastest first (empty in tables without them): what
+  /// the lookup's wave model may offer a nearby untuned shape instead of the winner.
+  std::vector<TableAlternative> alternatives;
 
   /// cublas_ms / time_ms: above 1 the tuned kernel beats cuBLAS.
   std::optional<double> ratio_cublas() const;
@@ -105,7 +120,8 @@ class TuningTableBuilder {
   /// Adds the winner for one problem (align 0 is resolved from packed storage).
   void add_entry(GpuIdentity const& gpu, Problem const& problem, KernelConfig const& kernel,
                  double time_ms, double tflops, std::optional<double> cublas_ms,
-                 std::optional<double> cublaslt_ms);
+                 std::optional<double> cublaslt_ms,
+                 std::vector<TableAlternative> alternatives = {});
   /// Adds a default for (GPU, precision, layout, align).
   void add_default(GpuIdentity const& gpu, Precision precision, Layout layout, int align,
                    KernelConfig const& kernel, double mean_relative, int shapes);

@@ -225,9 +225,10 @@ struct Runtime::Impl {
     }
     // Entries whose kernel cannot run this call are passed over, so a nearer-but-invalid
     // entry does not hide a valid one further away.
-    LookupResult const r = index->lookup(dev.gpu, p, [&](KernelConfig const& k, Problem const& q) {
-      return runnable_reason(k, q, dev.limits);
-    });
+    LookupResult const r = index->lookup(
+        dev.gpu, p,
+        [&](KernelConfig const& k, Problem const& q) { return runnable_reason(k, q, dev.limits); },
+        [&](KernelConfig const& k, Problem const& q) { return wave_cost(k, q, dev.limits); });
     d->rule = std::string(to_string(r.rule));
     if (!r.kernel) {
       d->detail = "cuBLAS: " + r.explanation;

@@ -52,6 +52,40 @@ class Lookup : public testing::Test {
   TableIndex index{table()};
 };
 
+// The nearest rule with a cost model: each kernel measured on the nearest tuned shapes (winner
+// and alternatives) is priced on the asked shape, and the cheapest prediction wins.
+TEST(LookupCostModel, PicksTheKernelPredictedFastestOnTheAskedShape) {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  // 4096³: the big-tile kernel W won (1.0 ms); the small-tile S was 0.8 as fast there.
+  b.add_entry(h200(), shape(4096, 4096, 4096, 16), kernel("simt:T=256"), 1.0, 100, std::nullopt,
+              std::nullopt, {{kernel("simt:T=64"), 0.8}});
+  TableIndex const index{b.build()};
+  // A made-up cost: on the asked 1024³ the big tile fills a tenth of the GPU, so its cost
+  // barely drops, while the small tile's drops with the work (64×).
+  KernelCost const cost = [](KernelConfig const& k, Problem const& q) {
+    double const work = static_cast<double>(q.m) * static_cast<double>(q.n) * static_cast<double>(q.k);
+    return k.at("T") == 256 ? (q.m == 4096 ? work : work * 16) : work;
+  };
+  LookupResult const r = index.lookup(h200(), shape(1024, 1024, 1024, 16), {}, cost);
+  ASSERT_EQ(r.rule, LookupRule::kNearest);
+  ASSERT_TRUE(r.kernel);
+  EXPECT_EQ(r.kernel->id(), "simt:T=64");
+  EXPECT_NEAR(r.predicted_ms, 1.0 / 0.8 / 64, 1e-12);
+  EXPECT_NE(r.explanation.find("predicted fastest"), std::string::npos) << r.explanation;
+  // Without a model: the nearest shape's winner, as before.
+  EXPECT_EQ(index.lookup(h200(), shape(1024, 1024, 1024, 16)).kernel->id(), "simt:T=256");
+  // A kernel the filter refuses is never offered; one the model cannot price is not compared.
+  KernelFilter const no_small = [](KernelConfig const& k, Problem const&) {
+    return k.at("T") == 64 ? std::string("refused") : std::string();
+  };
+  EXPECT_EQ(index.lookup(h200(), shape(1024, 1024, 1024, 16), no_small, cost).kernel->id(),
+            "simt:T=256");
+  KernelCost const unknown = [](KernelConfig const&, Problem const&) { return 0.0; };
+  LookupResult const u = index.lookup(h200(), shape(1024, 1024, 1024, 16), {}, unknown);
+  EXPECT_EQ(u.kernel->id(), "simt:T=256");
+  EXPECT_EQ(u.predicted_ms, 0.0);
+}
+
 TEST_F(Lookup, ExactHit) {
   LookupResult const r = index.lookup(h200(), shape(4096, 4096, 4096, 16));
   EXPECT_EQ(r.rule, LookupRule::kExact);

@@ -37,7 +37,9 @@ TuningTable sample_table() {
   b.add_entry(h200(), shape(4096, 4096, 4096, 16), parse_kernel_id("simt:BM=128,BN=128,BK=8"),
               2.5, 55.0, 3.0, 2.0);
   b.add_entry(h200(), shape(1000, 1000, 1000, 4), parse_kernel_id("simt:BM=64,BN=64,BK=8"),
-              0.25, 8.0, std::nullopt, std::nullopt);
+              0.25, 8.0, std::nullopt, std::nullopt,
+              {{parse_kernel_id("simt:BM=32,BN=64,BK=8"), 0.9},
+               {parse_kernel_id("simt:BM=64,BN=32,BK=8"), 0.75}});
   b.add_entry(a100(), shape(512, 512, 512, 16, Precision::kBF16, Layout::kTN),
               parse_kernel_id("mma:BM=128,BN=128,BK=32"), 0.01, 26.8, 0.012, std::nullopt);
   b.add_default(h200(), Precision::kFP32, Layout::kNN, 16, parse_kernel_id("simt:BM=128,BN=128,BK=8"),
@@ -250,6 +252,30 @@ std::vector<Malformed> malformed_cases() {
        },
        "entries[0].m: duplicate key"},
       {"TooDeep", [](Json) { return nested(40); }, "nested deeper than 8 levels"},
+      {"AlternativesNotArray", edit([](Json& j) { j["entries"][0]["alternatives"] = 1; }),
+       "entries[0].alternatives: expected an array of at most 16 alternatives, got 1"},
+      {"TooManyAlternatives", edit([](Json& j) {
+         Json alts = Json::array();
+         for (int i = 1; i <= 17; ++i) {
+           alts.push_back({{"kernel", "simt:BM=" + std::to_string(i)}, {"relative", 0.5}});
+         }
+         j["entries"][0]["alternatives"] = alts;
+       }),
+       "entries[0].alternatives: expected an array of at most 16 alternatives, got an array"},
+      {"AlternativeIsTheWinner", edit([](Json& j) {
+         j["entries"][0]["alternatives"][0]["kernel"] = j["entries"][0]["kernel"];
+       }),
+       "entries[0].alternatives[0].kernel: the entry's own kernel"},
+      {"DuplicateAlternative", edit([](Json& j) {
+         j["entries"][0]["alternatives"][1]["kernel"] = j["entries"][0]["alternatives"][0]["kernel"];
+       }),
+       "entries[0].alternatives[1].kernel: duplicate of entries[0].alternatives[0].kernel"},
+      {"ZeroRelative", edit([](Json& j) { j["entries"][0]["alternatives"][0]["relative"] = 0; }),
+       "entries[0].alternatives[0].relative: expected a number in (0, 100], got 0"},
+      {"UnknownAlternativeKey", edit([](Json& j) { j["entries"][0]["alternatives"][0]["ms"] = 1; }),
+       "entries[0].alternatives[0].ms: unknown key"},
+      {"AlternativeBadKernel", edit([](Json& j) { j["entries"][0]["alternatives"][1]["kernel"] = "x"; }),
+       "entries[0].alternatives[1].kernel: bad kernel id 'x'"},
   };
 }
 
@@ -272,6 +298,20 @@ TEST_P(MalformedTable, RejectedWithPath) {
 
 INSTANTIATE_TEST_SUITE_P(TuningTable, MalformedTable, testing::ValuesIn(malformed_cases()),
                          [](auto const& info) { return info.param.name; });
+
+TEST(TuningTable, AlternativesRoundTripAndAreOptional) {
+  TuningTable const t = sample_table();
+  auto const& e = t.entries[0];  // sorted: the H200's 1000³ a4 entry comes first
+  ASSERT_EQ(e.problem.m, 1000);
+  ASSERT_EQ(e.alternatives.size(), 2u);
+  EXPECT_EQ(e.alternatives[1].kernel.id(), "simt:BM=64,BN=32,BK=8");
+  EXPECT_DOUBLE_EQ(e.alternatives[1].relative, 0.75);
+  EXPECT_EQ(parse_tuning_table(format_tuning_table(t)), t);
+  // Entries without alternatives write no key, so tables without them read and write as before.
+  Json const j = Json::parse(format_tuning_table(t));
+  EXPECT_TRUE(j["entries"][0].contains("alternatives"));
+  EXPECT_FALSE(j["entries"][1].contains("alternatives"));
+}
 
 TEST(TuningTable, DepthWithinCapIsOnlyAnUnknownKey) {
   // 7 levels under the root stay inside the cap, so the complaint is about the key instead.

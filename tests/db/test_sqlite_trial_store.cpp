@@ -383,6 +383,15 @@ TEST_F(Store, ExportToTableAndBack) {
   EXPECT_EQ(entry(mid).kernel.id(), "simt:V=2");
   EXPECT_FALSE(entry(mid).cublas_ms.has_value());  // the winner was timed without a baseline
   EXPECT_EQ(entry(odd).kernel.id(), "simt:V=3");
+  // Alternatives: the other verified kernels, fastest first, relative to the winner's first
+  // figure; failed and wrong-result trials are not offered.
+  ASSERT_EQ(entry(big).alternatives.size(), 1u);
+  EXPECT_EQ(entry(big).alternatives[0].kernel.id(), "simt:V=2");
+  EXPECT_DOUBLE_EQ(entry(big).alternatives[0].relative, 2.0 / 2.2);
+  ASSERT_EQ(entry(mid).alternatives.size(), 1u);
+  EXPECT_EQ(entry(mid).alternatives[0].kernel.id(), "simt:V=4");
+  EXPECT_DOUBLE_EQ(entry(mid).alternatives[0].relative, 0.30 / 0.35);
+  EXPECT_TRUE(entry(odd).alternatives.empty());
 
   // Defaults for h200 fp32 NN: shapes big, mid (a16) and odd (a4). Mean relative performance:
   //   X: (1 + 0 + 0) / 3;  Y: (2/2.2 + 1 + 0) / 3;  Z: (0 + 0 + 1) / 3;  W: (0 + 0.3/0.35 + 0) / 3.

@@ -149,6 +149,29 @@ TEST(FamilyRegistry, SelectsNamesGroupsAndLists) {
   EXPECT_EQ(select_families("ladder").front()->name(), "naive");
 }
 
+TEST(WaveCost, WavesOfTilesTimesTileWork) {
+  DeviceLimits limits = sm90();
+  limits.sm_count = 132;
+  KernelConfig const k =
+      parse_kernel_id("simt:BM=256,BN=128,BK=8,TM=8,TN=16,LL=2,CURE=1,ST=2,CP=0,SW=1,SK=1,RED=0");
+  // 4096³: 16·32 = 512 tiles, 4 waves on 132 SMs; 4224 rows add a 17th tile row: 544, 5 waves.
+  double const base = wave_cost(k, square(4096), limits);
+  EXPECT_DOUBLE_EQ(base, 4.0 * 256 * 128 * 4096);
+  Problem taller = square(4096);
+  taller.m = 4224;
+  EXPECT_DOUBLE_EQ(wave_cost(k, taller, limits) / base, 5.0 / 4.0);
+  // A fifth of the SMs: 4 waves become 20.
+  limits.sm_count = 26;
+  EXPECT_DOUBLE_EQ(wave_cost(k, square(4096), limits) / base, 20.0 / 4.0);
+  limits.sm_count = 132;
+  // No estimate for what the search would not propose there (tiles taller than M), nor for an
+  // unknown family.
+  Problem skinny = square(4096);
+  skinny.m = 16;
+  EXPECT_EQ(wave_cost(k, skinny, limits), 0.0);
+  EXPECT_EQ(wave_cost(parse_kernel_id("nosuch:BM=1,BN=1"), square(4096), limits), 0.0);
+}
+
 TEST(FamilyRegistry, UnknownNamesAreUsageErrorsNamingTheTextAndChoices) {
   for (char const* bad : {"simd", "naive,bogus", "", "naive,", "Naive"}) {
     SCOPED_TRACE(bad);

@@ -1,8 +1,10 @@
-// Family's non-virtual members (validation, canonical order, enumeration) and the registry of
-// every family with the --family selection syntax.
+// Family's non-virtual members (validation, canonical order, enumeration), the registry of
+// every family with the --family selection syntax, and the checks and cost model the lookup
+// chain asks about stored kernels.
 #include "family.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "nvrtc/embedded_sources.hpp"
@@ -200,6 +202,22 @@ CompileRequest embedded_request(std::string_view template_file,
   r.name_expressions = std::move(name_expressions);
   r.arch = std::move(arch);
   return r;
+}
+
+double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits) {
+  Family const* family = find_family(cfg.family);
+  int const sm_count = limits.sm_count;
+  if (!family || sm_count < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return 0.0;
+  if (!family->reject_reason(cfg, problem, limits, RejectScope::kSearch).empty()) return 0.0;
+  auto const ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  auto const bm = cfg.get("BM"), bn = cfg.get("BN");
+  if (!bm || !bn || *bm < 1 || *bn < 1) return 0.0;
+  std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
+  double const units = static_cast<double>(ceil_div(problem.m, *bm) * ceil_div(problem.n, *bn) * sk);
+  double const unit_work = static_cast<double>(*bm) * static_cast<double>(*bn) *
+                           static_cast<double>(ceil_div(problem.k, sk));
+  double const waves = std::ceil(units / static_cast<double>(sm_count));
+  return waves * unit_work;
 }
 
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
