@@ -99,6 +99,10 @@ void print_dry_run(DryRunReport const& r, bool json) {
   for (auto const& f : r.families) {
     if (!f.first_error.empty()) std::cout << "first error in " << f.family << ":\n" << f.first_error << "\n";
   }
+  if (r.configs.empty()) {
+    std::cout << "(--list prints every config: compiled with registers and spills, or rejected "
+                 "with the constraint that rejects it)\n";
+  }
 }
 
 void print_report(SearchReport const& r, bool json) {

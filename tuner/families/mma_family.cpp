@@ -231,7 +231,15 @@ std::vector<Constraint> MmaFamily::constraints() const {
                                      DeviceLimits const& l) {
                    int const t = std::max(1, threads(c));
                    int const budget = register_budget(l, t);
-                   int const r = register_estimate(c, p);
+                   // ptxas for sm_80 needs a few more registers than for sm_86..sm_90 on tf32
+                   // 64×64 warp tiles of 128-byte stage rows with both operands K-major (NT):
+                   // 255 plus 4 bytes of spill where the others stay within 248.
+                   bool const sm80_tf32_nt = l.arch == "sm_80" &&
+                                             p.precision == Precision::kTF32 &&
+                                             p.layout == Layout::kNT &&
+                                             c.at("WM") * c.at("WN") == 64 * 64 &&
+                                             c.at("BK") * element_bytes(p.precision) == 128;
+                   int const r = register_estimate(c, p) + (sm80_tf32_nt ? 8 : 0);
                    if (r <= budget) return std::string();
                    return "about " + str(r) +
                           " registers per thread (WM·WN/32 accumulators + two fragment sets + "
