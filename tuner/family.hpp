@@ -74,6 +74,11 @@ class Family {
   virtual int smem_bytes(KernelConfig const& cfg, Problem const& problem) const = 0;
   /// Threads per block.
   virtual int threads(KernelConfig const& cfg) const = 0;
+  /// Registers per thread the config's kernels are planned for (an estimate, 0 when the family
+  /// has none): with threads() and smem_bytes(), how many blocks share an SM.
+  virtual int registers_per_thread(KernelConfig const& /*cfg*/, Problem const& /*problem*/) const {
+    return 0;
+  }
 
   /// Reason the config is rejected for the problem on this device, or "": parameter names and
   /// values must match params(), then the constraints of `scope`, then the device limits.
@@ -115,7 +120,8 @@ std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
 /// The cost of `cfg` on `problem` on a device with `limits` (its SM count), in units comparable
 /// only for one kernel across problems: waves of work units times the work of one unit. A unit
 /// is an output tile and K slice: ceil(M/BM)·ceil(N/BN)·SK units of BM·BN·ceil(K/SK)
-/// multiply-adds (every family has BM and BN). Persistent kernels walk the same tiles, so they
+/// multiply-adds (every family has BM and BN); a wave is as many units as SMs times the blocks
+/// that fit on one SM (threads, shared memory, registers_per_thread()). Persistent kernels walk the same tiles, so they
 /// pay the same waves. 0 (no estimate) for an unknown family, a config without BM and BN, or a
 /// config the family's search would not propose for the problem, so the
 /// model only compares kernels the family deems sensible there. What the lookup's nearest rule

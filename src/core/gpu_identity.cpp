@@ -30,6 +30,7 @@ std::optional<DeviceLimits> arch_limits(std::string_view arch) {
     d.max_smem_per_block_optin = 163 * 1024;
     d.max_smem_per_sm = 164 * 1024;
   } else if (arch == "sm_86" || arch == "sm_89") {
+    d.max_threads_per_sm = 1536;
     d.max_smem_per_block_optin = 99 * 1024;
     d.max_smem_per_sm = 100 * 1024;
   } else if (arch == "sm_90" || arch == "sm_90a") {

@@ -26,6 +26,7 @@ struct GpuIdentity {
 struct DeviceLimits {
   std::string arch;                    ///< "sm_90", "sm_90a", "sm_86", ...
   int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;       ///< resident threads of all blocks on one SM
   int max_smem_per_block_optin = 0;    ///< bytes, after cudaFuncSetAttribute
   int max_smem_per_sm = 0;             ///< bytes
   int regs_per_sm = 65536;

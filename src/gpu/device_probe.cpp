@@ -66,6 +66,7 @@ void probe_into(DeviceReport& r) {
   r.gpu.sm_count = prop.multiProcessorCount;
   r.limits.arch = r.gpu.arch();
   r.limits.max_threads_per_block = prop.maxThreadsPerBlock;
+  r.limits.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   r.limits.max_smem_per_block_optin = attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
   r.limits.max_smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
   r.limits.regs_per_sm = prop.regsPerMultiprocessor;

@@ -121,6 +121,7 @@ DeviceInfo probe(int device) {
   info.gpu.sm_count = prop.multiProcessorCount;
   info.limits.arch = info.gpu.arch();
   info.limits.max_threads_per_block = prop.maxThreadsPerBlock;
+  info.limits.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   int optin = 0;
   if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
     (void)cudaGetLastError();

@@ -172,6 +172,20 @@ TEST(WaveCost, WavesOfTilesTimesTileWork) {
   EXPECT_EQ(wave_cost(parse_kernel_id("nosuch:BM=1,BN=1"), square(4096), limits), 0.0);
 }
 
+TEST(WaveCost, SmallBlocksShareAnSm) {
+  // 64-thread blocks: several fit on an SM, so 2048³'s 512 tiles are one wave like 1000³'s 128,
+  // and only the K work differs. Counting one block per SM would have said 4 waves against 1.
+  DeviceLimits limits = sm90();
+  limits.sm_count = 132;
+  KernelConfig const small =
+      parse_kernel_id("simt:BM=64,BN=128,BK=8,TM=8,TN=16,LL=2,CURE=2,ST=1,CP=0,SW=8,SK=1,RED=0");
+  ASSERT_EQ(find_family("simt")->threads(small), 64);
+  double const big = wave_cost(small, square(2048), limits);
+  double const little = wave_cost(small, square(1000), limits);
+  ASSERT_GT(little, 0.0);
+  EXPECT_DOUBLE_EQ(big / little, 2048.0 / 1000.0);
+}
+
 TEST(FamilyRegistry, UnknownNamesAreUsageErrorsNamingTheTextAndChoices) {
   for (char const* bad : {"simd", "naive,bogus", "", "naive,", "Naive"}) {
     SCOPED_TRACE(bad);

@@ -65,6 +65,19 @@ int MmaFamily::threads(KernelConfig const& cfg) const {
                           kWarpSize);
 }
 
+int MmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const& p) const {
+  int const t = threads(cfg);
+  if (t <= 0) return 0;
+  int r = register_estimate(cfg, p);
+  // The template asks ptxas for two blocks per SM (mma_detail::min_blocks) for warp tiles up to
+  // 64×32 with 64-byte stage rows, except unaligned tf32, which caps registers at half the file.
+  bool const two_blocks = cfg.at("WM") * cfg.at("WN") <= 64 * 32 &&
+                          cfg.at("BK") * element_bytes(p.precision) <= 64 &&
+                          !(p.precision == Precision::kTF32 && p.align < 16);
+  if (two_blocks) r = std::min(r, 65536 / (2 * t) / 8 * 8);
+  return r;
+}
+
 std::int64_t MmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }

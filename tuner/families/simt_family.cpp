@@ -71,6 +71,10 @@ int SimtFamily::threads(KernelConfig const& cfg) const {
   return static_cast<int>((cfg.at("BM") / wm) * (cfg.at("BN") / wn) * kWarpSize);
 }
 
+int SimtFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) const {
+  return register_estimate(cfg);
+}
+
 std::int64_t SimtFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }

@@ -151,6 +151,13 @@ int WgmmaFamily::threads(KernelConfig const& cfg) const {
   return static_cast<int>((cfg.at("CW") + 1) * kWarpgroup);
 }
 
+int WgmmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) const {
+  // Launched for one block per SM: the block takes the whole register file and its warpgroups
+  // share it out with setmaxnreg.
+  int const t = threads(cfg);
+  return t > 0 ? 65536 / t / 8 * 8 : 0;
+}
+
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }
