@@ -46,6 +46,9 @@ struct TimingSummary {
   std::string worst_row;   ///< "shape precision layout" of the worst row
   double median_host_us = 0.0;  ///< of host_us_runtime over clean rows
   double worst_host_us = 0.0;
+  /// Of host_us_runtime − host_us_direct: what the library adds to queueing the same launches.
+  double median_added_us = 0.0;
+  double worst_added_us = 0.0;
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

@@ -94,6 +94,20 @@ TEST(RuntimeTimingReport, SummaryCountsOnlyCleanRows) {
   EXPECT_EQ(s.worst_row, "b fp16 NT");
 }
 
+TEST(RuntimeTimingReport, SummarySaysWhatTheLibraryAddsToTheLaunches) {
+  std::vector<TimingRow> rows{row("a", {1.0}, {1.0}), row("b", {1.0}, {1.0}),
+                              row("c", {1.0}, {1.0})};
+  rows[0].host_us_direct = 2.0;  // runtime 2.5: adds 0.5
+  rows[1].host_us_direct = 2.6;  // adds −0.1 (noise: the library cannot be faster)
+  rows[2].host_us_direct = 1.0;  // adds 1.5
+  TimingSummary const s = summarize(rows);
+  EXPECT_NEAR(s.median_added_us, 0.5, 1e-12);
+  EXPECT_NEAR(s.worst_added_us, 1.5, 1e-12);
+  EXPECT_NE(to_markdown(rows, s, "").find("the library adds to queueing the same launches "
+                                          "directly: median 0.50 µs, worst 1.50 µs"),
+            std::string::npos);
+}
+
 TEST(RuntimeTimingReport, MarkdownHasOneLinePerRowAndTheSummary) {
   std::vector<TimingRow> rows{row("4096x4096x4096", {2.0}, {2.02}),
                               row("8x8x8", {0.01}, {0.02}, "cublas", "no | tuned\npath")};
