@@ -47,7 +47,8 @@ int replay(std::string const& target, Check check) {
 TEST(FuzzReplay, TuningTable) {
   EXPECT_GE(replay("tuning_table", check_tuning_table), 5);
   // The valid seeds must parse, or the fuzzer never reaches the round trip.
-  for (char const* name : {"valid_one_entry.json", "valid_empty.json", "with_default.json"}) {
+  for (char const* name : {"valid_one_entry.json", "valid_empty.json", "with_default.json",
+                           "valid_alternatives.json"}) {
     std::string const text = slurp(fs::path(GEMMTUNE_FUZZ_DIR) / "corpus/tuning_table" / name);
     EXPECT_NO_THROW(parse_tuning_table(text, name)) << name;
   }
