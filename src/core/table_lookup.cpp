@@ -23,13 +23,6 @@ std::string shape_key(std::int64_t m, std::int64_t n, std::int64_t k, int align)
          std::to_string(align);
 }
 
-double log_distance(Problem const& a, Problem const& b) {
-  double const dm = std::log2(static_cast<double>(a.m) / static_cast<double>(b.m));
-  double const dn = std::log2(static_cast<double>(a.n) / static_cast<double>(b.n));
-  double const dk = std::log2(static_cast<double>(a.k) / static_cast<double>(b.k));
-  return std::sqrt(dm * dm + dn * dn + dk * dk);
-}
-
 std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -51,6 +44,12 @@ std::string_view to_string(LookupRule rule) {
 
 TableIndex::TableIndex(TuningTable table) : table_(std::move(table)) {
   for (auto const& g : table_.gpus) gpu_ids_.emplace(gpu_key(g.gpu), g.id);
+  log_shapes_.reserve(table_.entries.size());
+  for (auto const& e : table_.entries) {
+    log_shapes_.push_back({std::log2(static_cast<double>(e.problem.m)),
+                           std::log2(static_cast<double>(e.problem.n)),
+                           std::log2(static_cast<double>(e.problem.k))});
+  }
   for (int i = 0; i < static_cast<int>(table_.entries.size()); ++i) {
     auto const& e = table_.entries[static_cast<std::size_t>(i)];
     Bucket& b = buckets_[bucket_key(e.gpu, e.problem.precision, e.problem.layout)];
@@ -110,44 +109,74 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
       r.explanation = "exact: " + what + " was tuned on " + gpu.describe();
       return r;
     }
-    // Tuned shapes of an alignment class this problem may use, nearest first (ties: the
-    // larger alignment class, whose kernels may use wider loads).
+    // Squared log2 distances to the tuned shapes of an alignment class this problem may use
+    // (logs of the entries taken once, in the constructor: the scan is the lookup's main cost).
+    double const lm = std::log2(static_cast<double>(p.m)), ln = std::log2(static_cast<double>(p.n)),
+                 lk = std::log2(static_cast<double>(p.k));
     std::vector<std::pair<double, int>> near;
+    near.reserve(own->entries.size());
     for (int i : own->entries) {
       auto const& e = table_.entries[static_cast<std::size_t>(i)];
       if (e.problem.align > p.align) continue;
-      near.emplace_back(log_distance(p, e.problem), i);
+      auto const& l = log_shapes_[static_cast<std::size_t>(i)];
+      double const dm = lm - l[0], dn = ln - l[1], dk = lk - l[2];
+      near.emplace_back(dm * dm + dn * dn + dk * dk, i);
     }
+    // Nearer first; at equal distance the larger alignment class, whose kernels may use wider
+    // loads.
     auto const closer = [this](std::pair<double, int> const& a, std::pair<double, int> const& b) {
       if (a.first != b.first) return a.first < b.first;
       return table_.entries[static_cast<std::size_t>(a.second)].problem.align >
              table_.entries[static_cast<std::size_t>(b.second)].problem.align;
     };
-    std::size_t const keep = std::min<std::size_t>(near.size(), kNearestNeighbours);
-    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(keep), near.end(),
-                      closer);
+    // Whether a kernel runs this problem does not depend on the entry that holds it, and
+    // tables repeat kernels across many entries: each kernel is checked once per lookup.
+    std::vector<std::pair<KernelConfig const*, bool>> checked;
+    auto const runs_once = [&](KernelConfig const& k) {
+      for (auto const& [seen, ok] : checked) {
+        if (*seen == k) return ok;
+      }
+      bool const ok = runs(k);
+      checked.emplace_back(&k, ok);
+      return ok;
+    };
     if (cost) {
+      std::size_t const keep = std::min<std::size_t>(near.size(), kNearestNeighbours);
+      std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(keep), near.end(),
+                        closer);
       // Every kernel measured on one of the nearest shapes, its time carried over to this one
       // by the cost model (waves of tiles: what changes most between nearby shapes).
+      std::vector<std::pair<KernelConfig const*, double>> cost_here;
+      auto const here_of = [&](KernelConfig const& k) {
+        for (auto const& [seen, c] : cost_here) {
+          if (*seen == k) return c;
+        }
+        double const c = cost(k, p);
+        cost_here.emplace_back(&k, c);
+        return c;
+      };
       double best_ms = 0.0;
       int best_entry = -1;
       double best_distance = 0.0;
       KernelConfig const* best_kernel = nullptr;
       auto consider = [&](KernelConfig const& k, double measured_ms, int entry, double d) {
         auto const& e = table_.entries[static_cast<std::size_t>(entry)];
-        double const there = cost(k, e.problem), here = cost(k, p);
-        if (!(there > 0.0) || !(here > 0.0) || !(measured_ms > 0.0)) return;
+        double const here = here_of(k);
+        if (!(here > 0.0) || !(measured_ms > 0.0)) return;
+        double const there = cost(k, e.problem);
+        if (!(there > 0.0)) return;
         double const predicted = measured_ms * here / there;
         if (!std::isfinite(predicted) || (best_kernel && predicted >= best_ms)) return;
-        if (!runs(k)) return;
+        if (!runs_once(k)) return;
         best_ms = predicted;
         best_entry = entry;
         best_distance = d;
         best_kernel = &k;
       };
       for (std::size_t j = 0; j < keep; ++j) {
-        auto const [d, i] = near[j];
+        auto const [d2, i] = near[j];
         auto const& e = table_.entries[static_cast<std::size_t>(i)];
+        double const d = std::sqrt(d2);
         consider(e.kernel, e.time_ms, i, d);
         for (auto const& a : e.alternatives) consider(a.kernel, e.time_ms / a.relative, i, d);
       }
@@ -166,18 +195,25 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
         return r;
       }
     }
-    // Without a cost model (or none it can price): the nearest tuned shape's winner that runs.
-    std::sort(near.begin(), near.end(), closer);
-    for (auto const& [d, i] : near) {
+    // Without a cost model (or none it can price): the nearest tuned shape's winner that runs,
+    // popped from a heap so only the shapes looked at are ordered.
+    auto const farther = [&](std::pair<double, int> const& a, std::pair<double, int> const& b) {
+      return closer(b, a);
+    };
+    std::make_heap(near.begin(), near.end(), farther);
+    while (!near.empty()) {
+      std::pop_heap(near.begin(), near.end(), farther);
+      auto const [d2, i] = near.back();
+      near.pop_back();
       auto const& e = table_.entries[static_cast<std::size_t>(i)];
-      if (!runs(e.kernel)) continue;
+      if (!runs_once(e.kernel)) continue;
       r.rule = LookupRule::kNearest;
       r.entry_index = i;
-      r.distance = d;
+      r.distance = std::sqrt(d2);
       r.kernel = e.kernel;
       r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
                       "; using the entry for " + e.problem.describe() + " (log2 distance " +
-                      fixed(d, 2) + ")";
+                      fixed(r.distance, 2) + ")";
       return r;
     }
     int const d = pick_default(*own, p, can_run);

@@ -3,6 +3,7 @@
 // same-arch default → none (use cuBLAS).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -85,6 +86,7 @@ class TableIndex {
   int pick_default(Bucket const& b, Problem const& p, KernelFilter const& can_run) const;
 
   TuningTable table_;
+  std::vector<std::array<double, 3>> log_shapes_;     // log2 of M, N, K per entry
   std::unordered_map<std::string, int> gpu_ids_;      // identity key → TableGpu::id
   std::unordered_map<std::string, Bucket> buckets_;   // "gpu/precision/layout" → bucket
 };
