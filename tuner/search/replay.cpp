@@ -97,17 +97,36 @@ std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials
   return out;
 }
 
-double ReplayCost::eval_seconds(ReplayRecord const& r) const {
+int ReplayCost::verified_runs(Precision p) {
+  return p == Precision::kFP32 || p == Precision::kTF32 ? 3 : 2;
+}
+
+double ReplayCost::setup_seconds(Problem const& problem) const {
+  double const inputs = static_cast<double>(problem.m * problem.k + problem.k * problem.n);
+  return setup_s + setup_s_per_element * inputs;
+}
+
+double ReplayCost::eval_seconds(Problem const& problem, ReplayRecord const& r,
+                                double best_ms) const {
+  double const outputs = static_cast<double>(problem.m * problem.n);
   switch (r.disposition) {
     case Disposition::kRejected:
     case Disposition::kCompileError:
     case Disposition::kSkipped:  // spills: never timed
       return 0.0;
-    case Disposition::kOk:
-      return eval_overhead_s +
-             (timing.warmup_ms + timing.repeats * std::max(timing.target_ms, r.time_ms)) / 1000.0;
+    case Disposition::kOk: {
+      // The worker's protocol: warm-up of at least one call, then repeats of at least one call;
+      // a calibration slower than the early-stop bound times a single repeat.
+      bool const stopped = early_stop_factor > 0 && best_ms > 0 &&
+                           r.time_ms > early_stop_factor * best_ms;
+      int const repeats = stopped ? 1 : timing.repeats;
+      double const timing_ms = std::max(timing.warmup_ms, r.time_ms) +
+                               repeats * std::max(timing.target_ms, r.time_ms);
+      return eval_fixed_s + verify_s_per_element * verified_runs(problem.precision) * outputs +
+             timing_ms / 1000.0;
+    }
     default:  // failed on the GPU after loading and one run
-      return eval_overhead_s;
+      return eval_fixed_s + verify_s_per_element * outputs;
   }
 }
 
@@ -165,9 +184,9 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
   };
 
   ReplayRun run;
-  double gpu_free = 0.0;
+  double gpu_free = cost.setup_seconds(problem.problem);
   double best = 0.0;
-  refill(0.0);
+  refill(gpu_free);  // the session proposes once the baseline is done
   while (!pending.empty()) {
     long long const evals = static_cast<long long>(run.best_ms.size());
     if ((budget > 0 || until_s > 0) && (budget <= 0 || evals >= budget) &&
@@ -194,7 +213,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
     double const now = std::max(gpu_free, job.ready_s);
     refill(now);
     ReplayRecord const& r = problem.records[job.record];
-    gpu_free = now + cost.eval_seconds(r);
+    gpu_free = now + cost.eval_seconds(problem.problem, r, best);
     bool const ok = r.disposition == Disposition::kOk;
     s->report(r.config, ok ? std::optional<double>(r.time_ms) : std::nullopt);
     --unreported;

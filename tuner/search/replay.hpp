@@ -47,15 +47,36 @@ std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path);
 /// time of 0 (a cubin-cache hit) takes the kernel's compile time on another problem.
 std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials);
 
-/// The simulated cost of a search: a pool of compile threads fed in proposal order, `ahead`
-/// compiles in flight, one GPU evaluating the oldest compiled proposal.
+/// The simulated cost of a search: the problem's setup, then a pool of compile threads fed in
+/// proposal order, `ahead` compiles in flight, one GPU evaluating the oldest compiled proposal.
+///
+/// Fitted to the H200 runs in bench/results/raw (trial timestamps, 1 s resolution): the
+/// exhaustive bf16 core suite (GPU busy 98%; 11 shapes, the first left out since it paid every
+/// compile) and fp32 4096³ of the ladder run. Per candidate, past the quick timing, the GPU
+/// spends 0.013 s + 1.6 ns per output element per verified run (two, three with fp32's and
+/// tf32's exact pass): reading C back, converting and comparing it dominate on large outputs.
+/// Measured against this: 0.003–0.02 s on the bf16 shapes of at most 1M outputs (model
+/// 0.013–0.017), 0.038 at 2048² (0.026), 0.085–0.090 at 4096×4096 outputs (0.067), 0.153 at
+/// 4096×11008 (0.16), 0.229 at 8192² (0.23), fp32 4096³ 0.094 (0.094); the inputs' size adds
+/// nothing measurable. Before the first candidate the search times cuBLAS and cuBLASLt on fresh
+/// inputs (the clock of `--budget 12s` includes it): 0.4 s + 44 ns per input element
+/// (M·K + K·N), 0–7 s on the bf16 suite, within 1 s of each of the 26 measured.
 struct ReplayCost {
   int compile_threads = 16;       ///< the H200 machine's cores
   int compile_ahead = 8;          ///< SearchOptions::compile_ahead (also the strategy's lag)
-  double eval_overhead_s = 0.12;  ///< per run candidate: round trip, load, two verified runs
+  double eval_fixed_s = 0.013;    ///< per run candidate: round trip, load, launches, checks
+  double verify_s_per_element = 1.6e-9;  ///< per output element and verified run
+  double setup_s = 0.4;           ///< per problem: worker data, cuBLAS and cuBLASLt baseline
+  double setup_s_per_element = 4.4e-8;   ///< ... per input element (M·K + K·N)
+  double early_stop_factor = 3.0; ///< SearchOptions's: one timed repeat when slower (0 = off)
   TimingSpec timing = quick_timing();  ///< warm-up + repeats × max(target, one call)
-  /// Simulated GPU seconds of evaluating one record (0 when it never reaches the GPU).
-  double eval_seconds(ReplayRecord const& r) const;
+  /// Verified runs of a candidate that passes: the first, the exact pass (fp32, tf32), the last.
+  static int verified_runs(Precision p);
+  /// Simulated seconds before the first candidate of `problem` can run.
+  double setup_seconds(Problem const& problem) const;
+  /// Simulated GPU seconds of evaluating one record (0 when it never reaches the GPU), with
+  /// `best_ms` the best time reported so far (0 = none): the early stop's reference.
+  double eval_seconds(Problem const& problem, ReplayRecord const& r, double best_ms = 0.0) const;
 };
 
 /// One replayed search: after each evaluation, the best time found and the simulated time.
