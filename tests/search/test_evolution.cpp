@@ -148,25 +148,69 @@ TEST(Evolution, WarmStartConfigsComeFirstAndUnknownOnesAreIgnored) {
   EXPECT_EQ(order, (std::vector<std::string>{"bowl:A=5,B=2,C=3", "bowl:A=6,B=1,C=3"}));
 }
 
-TEST(Evolution, CanSampleEveryFamilyFirst) {
+namespace {
+
+/// The bowl plus `families` small families of `size` configs each.
+std::vector<KernelConfig> with_small_families(int families, int size) {
   std::vector<KernelConfig> v = grid();
-  for (int i = 0; i < 3; ++i) {
-    KernelConfig c;
-    c.family = "tiny";
-    c.set("X", i);
-    v.push_back(c);
+  for (int f = 0; f < families; ++f) {
+    for (int i = 0; i < size; ++i) {
+      KernelConfig c;
+      c.family = "small" + std::to_string(f);
+      c.set("X", i);
+      v.push_back(c);
+    }
   }
-  EvolutionParams params;
-  params.family_first = true;
-  auto s = make_evolution(v, ctx(4), params);
-  std::set<std::string> families;
-  for (int i = 0; i < 2; ++i) {
-    auto const c = s->next();
-    ASSERT_TRUE(c.has_value());
-    families.insert(c->family);
-    s->report(*c, 1.0);
+  return v;
+}
+
+/// The families of the first `n` proposals, each reported at once.
+std::vector<std::string> first_families(Strategy& s, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) {
+    auto const c = s.next();
+    if (!c) break;
+    out.push_back(c->family);
+    s.report(*c, 1.0);
   }
-  EXPECT_EQ(families, (std::set<std::string>{"bowl", "tiny"}));
+  return out;
+}
+
+}  // namespace
+
+TEST(Evolution, FewFamiliesAreEachSampledFirst) {
+  // 300 bowl configs and 3 of another family (the bf16 case: 116 mma and 12 wgmma configs at
+  // 4096³). A uniform start would miss the small family in most seeds; with 8 or 4 initial
+  // samples for 2 families, each family is sampled once first, whatever the seed and the lag.
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (long long budget : {0LL, 10LL}) {
+      StrategyContext c = ctx(seed, 8);
+      c.budget_evaluations = budget;
+      auto s = make_evolution(with_small_families(1, 3), c);
+      auto const families = first_families(*s, 2);
+      EXPECT_EQ(std::set<std::string>(families.begin(), families.end()),
+                (std::set<std::string>{"bowl", "small0"}))
+          << "seed " << seed << ", budget " << budget;
+    }
+  }
+}
+
+TEST(Evolution, ManyFamiliesStartUniformly) {
+  // 7 families (the fp32 ladder's count) and at most 12 initial samples: covering them would
+  // spend most of the start on one config of each, so the start stays uniform. The 6 small
+  // families hold 6 of 306 configs: about 3 of 160 first proposals over 20 seeds, not 120.
+  int small = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto s = make_evolution(with_small_families(6, 1), ctx(seed, 8));
+    for (std::string const& f : first_families(*s, 8)) small += f != "bowl";
+  }
+  EXPECT_LT(small, 20);
+  // A ratio of 0 covers every family first however many there are.
+  EvolutionParams always;
+  always.family_first_ratio = 0;
+  auto s = make_evolution(with_small_families(6, 1), ctx(4, 8), always);
+  auto const families = first_families(*s, 7);
+  EXPECT_EQ(std::set<std::string>(families.begin(), families.end()).size(), 7u);
 }
 
 TEST(Evolution, UsesADeclaredGridWhoseValuesAreNotSorted) {

@@ -195,10 +195,14 @@ TEST(Replay, EvolutionNearsTheOptimumOfEveryBf16ShapeIn30SimulatedSeconds) {
     EXPECT_GE(c.median, 0.95) << c.problem;
   }
   EXPECT_EQ(shapes, 12);
-  // At 60 s every seed of every shape: worst 100% in the data. In 12 s the worst is 49.8%:
-  // seeds whose first samples are all mma configs take long to reach wgmma.
+  // At 60 s every seed of every shape: worst 100% in the data; at 30 s 91.7% (one seed at
+  // 1000x1000x1000 stays near a config of that speed, as warm-started runs do too).
   EXPECT_GE(all60.worst, 0.95);
+  // Cold, in the default search's 12 s: worst 65.9% in the data. The initial samples cover
+  // mma and wgmma; drawn uniformly (116 of 128 configs at 4096³ are mma), some seeds tried
+  // mma configs only and the worst case was 49.8%.
   ASSERT_EQ(all12.budget, "12s");
+  EXPECT_GE(all12.worst, 0.6);
   std::string const md = replay_markdown(cells, study);
   EXPECT_NE(md.find("| 1024x1024x16384 bf16 NN a16 | evolution |"), std::string::npos) << md;
 }

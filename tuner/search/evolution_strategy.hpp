@@ -1,6 +1,7 @@
 // The evolution strategy: a small elite of the fastest configs seen, children by mutation of one
 // parameter to a neighbouring declared value or by crossover of two parents, tournament
-// selection, random immigrants and restarts when stuck, and avoidance of failure neighbourhoods.
+// selection, random immigrants and restarts when stuck, and avoidance of failure neighbourhoods;
+// an initial population that covers every family when the families are few.
 #pragma once
 
 #include <memory>
@@ -21,7 +22,12 @@ struct EvolutionParams {
   double double_step_rate = 0.3; ///< share of mutations that move two parameters
   int patience = 16;             ///< reports without improvement before a restart
   int restart_size = 4;          ///< random proposals after a restart
-  bool family_first = false;     ///< the first proposals sample each family once
+  /// The initial population starts with one config of each family, in a seeded order, when it
+  /// holds at least this many samples per family (0 = always); otherwise it is drawn uniformly.
+  /// Few families are rival designs (bf16 on Hopper: mma and wgmma, where 116 of 128 configs at
+  /// 4096³ are mma and every wgmma one beats them all), and a uniform start can miss the small
+  /// one; many families are the fp32 seed ladder, whose lower steps would waste the start.
+  double family_first_ratio = 2.0;
 };
 
 /// Never proposes a config twice; proposes every candidate before it returns "finished"; the
