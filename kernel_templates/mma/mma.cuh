@@ -95,7 +95,6 @@ __device__ __forceinline__ unsigned lds32(unsigned addr) {
   return v;
 }
 
-
 /// d += a·b for one 16×8 tile: m16n8k16 for fp16/bf16, m16n8k8 for tf32.
 template <int PREC>
 __device__ __forceinline__ void mma(float (&d)[4], unsigned const (&a)[4], unsigned const (&b)[2]) {

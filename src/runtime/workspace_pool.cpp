@@ -3,6 +3,7 @@
 // used from several threads, never maps two live streams to one block.
 #include "runtime/workspace_pool.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace gemmtune {
@@ -53,7 +54,10 @@ cudaError_t WorkspacePool::acquire(int device, cudaStream_t stream, std::size_t 
     return cudaSuccess;
   }
   if (it == blocks_.end() && blocks_.size() >= kMaxStreams) return per_call();
-  Block grown{device, nullptr, round_up(bytes)};
+  // Growing at least twice over keeps the outgrown blocks, which live until the pool does, to
+  // less than the final block's size in all.
+  std::size_t const want = it == blocks_.end() ? bytes : std::max(bytes, 2 * it->second.bytes);
+  Block grown{device, nullptr, round_up(want)};
   // Not stream-ordered: the block must outlive this stream's queue, and allocating while the
   // stream's earlier work runs is safe because nothing frees memory that work uses.
   if (cudaError_t const e = cudaMalloc(&grown.ptr, grown.bytes); e != cudaSuccess) return e;
