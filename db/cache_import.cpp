@@ -5,6 +5,7 @@
 // BEGIN IMMEDIATE transaction, after the source has been read and validated in full.
 #include "cache_import.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -315,6 +316,19 @@ std::vector<Trial> trials_from_table(TuningTable const& table, std::string const
     t.cublas_ms = e.cublas_ms.value_or(0.0);
     t.cublaslt_ms = e.cublaslt_ms.value_or(0.0);
     t.provenance = provenance;
+    // Alternatives come in as the figures they stand for, the winner's time over their relative
+    // speed, so that exporting the cache again gives them back. One never enters as faster than
+    // its winner: that would change the entry's winner on the way through.
+    for (TableAlternative const& a : e.alternatives) {
+      Trial alt = t;
+      alt.config = a.kernel;
+      alt.time_ms = e.time_ms / std::min(a.relative, 1.0);
+      alt.min_ms = alt.time_ms;
+      alt.tflops = t.problem.flops() / (alt.time_ms * 1e-3) / 1e12;
+      alt.reason = t.reason + ": an alternative of " + e.kernel.id() + " at " +
+                   std::to_string(a.relative) + " of its speed";
+      out.push_back(std::move(alt));
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -334,6 +348,13 @@ ImportReport import_table(std::filesystem::path const& cache, TuningTable const&
     for (std::size_t i = 0; i < table.entries.size(); ++i) {
       if (std::string why = check(table.entries[i].kernel); !why.empty()) {
         throw Error(source + ": entries[" + std::to_string(i) + "].kernel: " + why);
+      }
+      auto const& alts = table.entries[i].alternatives;
+      for (std::size_t j = 0; j < alts.size(); ++j) {
+        if (std::string why = check(alts[j].kernel); !why.empty()) {
+          throw Error(source + ": entries[" + std::to_string(i) + "].alternatives[" +
+                      std::to_string(j) + "].kernel: " + why);
+        }
       }
     }
   }

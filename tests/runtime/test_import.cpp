@@ -105,6 +105,30 @@ TEST(Import, TableEntriesBecomeImportedTrials) {
   EXPECT_EQ(back.entries[1].kernel.id(), kSlow);
 }
 
+TEST(Import, AlternativesComeBackFromARoundTrip) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  Problem const p = problem(1024, 1024, 1024);
+  TuningTableBuilder b("2025-01-01T00:00:00Z");
+  b.add_entry(h200(), p, parse_kernel_id(kFast), 0.5, p.flops() / 0.5e-3 / 1e12, std::nullopt,
+              std::nullopt,
+              {{parse_kernel_id(kSlow), 0.25},
+               // Measured faster than the winner's re-time: it must not take the winner's place.
+               {parse_kernel_id("blocktile_2d:BM=64,BN=64,BK=8,TM=8,TN=8"), 1.1}});
+  ImportReport const r = import_table(cache, b.build(), "t.json");
+  EXPECT_EQ(r.added, 3);
+  SqliteTrialStore store(cache);
+  EXPECT_EQ(store.best(h200(), p)->config.id(), kFast);
+  TuningTable const back = store.to_table({}, "2025-01-01T00:00:00Z");
+  ASSERT_EQ(back.entries.size(), 1u);
+  EXPECT_EQ(back.entries[0].kernel.id(), kFast);
+  ASSERT_EQ(back.entries[0].alternatives.size(), 2u);
+  EXPECT_EQ(back.entries[0].alternatives[0].kernel.id(), "blocktile_2d:BM=64,BN=64,BK=8,TM=8,TN=8");
+  EXPECT_DOUBLE_EQ(back.entries[0].alternatives[0].relative, 1.0);  // capped at the winner's speed
+  EXPECT_EQ(back.entries[0].alternatives[1].kernel.id(), kSlow);
+  EXPECT_DOUBLE_EQ(back.entries[0].alternatives[1].relative, 0.25);
+}
+
 TEST(Import, SameTableTwiceIsDuplicates) {
   TempDir dir;
   auto const cache = dir / "cache.db";
