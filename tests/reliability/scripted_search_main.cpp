@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     SearchOptions o;
     o.problems = {parse_shape(argv[2])};
     o.families = {&family};
+    o.strategy = "exhaustive";  // the whole space, in order, whatever `auto` would choose
     o.retime_top = 0;
     o.compile_ahead = 2;
     o.arguments = std::string("scripted ") + argv[2];

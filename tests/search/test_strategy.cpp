@@ -54,3 +54,31 @@ TEST(Strategy, ByName) {
 }
 
 }  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+TEST(StrategyPlan, AutoTimesSmallSpacesWholeAndBoundsLargeOnes) {
+  // No budget: a space up to kAutoExhaustiveMax configs is searched whole, a larger one by
+  // evolution within kAutoSeconds.
+  StrategyPlan const small = plan_strategy("auto", Budget{}, kAutoExhaustiveMax);
+  EXPECT_EQ(small.strategy, "exhaustive");
+  EXPECT_TRUE(small.budget.unlimited());
+  StrategyPlan const large = plan_strategy("auto", Budget{}, kAutoExhaustiveMax + 1);
+  EXPECT_EQ(large.strategy, "evolution");
+  EXPECT_EQ(large.budget.seconds, kAutoSeconds);
+  EXPECT_EQ(large.budget.evaluations, 0);
+  // A given budget is kept, whatever the size; a named strategy is kept, with or without one.
+  Budget given;
+  given.evaluations = 50;
+  StrategyPlan const budgeted = plan_strategy("auto", given, 10);
+  EXPECT_EQ(budgeted.strategy, "evolution");
+  EXPECT_EQ(budgeted.budget.evaluations, 50);
+  StrategyPlan const named = plan_strategy("exhaustive", Budget{}, 100000);
+  EXPECT_EQ(named.strategy, "exhaustive");
+  EXPECT_TRUE(named.budget.unlimited());
+  EXPECT_THROW(plan_strategy("magic", Budget{}, 1), UsageError);
+}
+
+}  // namespace
+}  // namespace gemmtune

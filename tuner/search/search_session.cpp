@@ -203,12 +203,14 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     }
   }
 
-  outcome.strategy = resolve_strategy_name(options.strategy, !options.budget.unlimited());
+  StrategyPlan const plan = plan_strategy(options.strategy, options.budget, configs.size());
+  Budget const& budget = plan.budget;
+  outcome.strategy = plan.strategy;
   StrategyContext context;
   context.seed = options.seed;
   context.grid = ParamGrid::of_families(options.families);
   context.lag = options.compile_ahead;
-  context.budget_evaluations = options.budget.evaluations;
+  context.budget_evaluations = budget.evaluations;
   if (options.warm_start && outcome.strategy != "exhaustive" && outcome.strategy != "random") {
     std::set<std::string> ids;
     for (KernelConfig const& c : configs) ids.insert(c.id());
@@ -233,14 +235,14 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
       }
     }
   }
-  long long const eval_cap = options.budget.evaluations;
+  long long const eval_cap = budget.evaluations;
   int planned = outcome.candidates;
   if (eval_cap > 0 && eval_cap < planned) planned = static_cast<int>(eval_cap);
   bool strategy_done = false;
 
   auto budget_left = [&]() {
     if (eval_cap > 0 && outcome.evaluated + outcome.resumed >= eval_cap) return false;
-    if (options.budget.seconds > 0 && seconds_since(start) >= options.budget.seconds) return false;
+    if (budget.seconds > 0 && seconds_since(start) >= budget.seconds) return false;
     return true;
   };
 

@@ -64,6 +64,17 @@ std::string resolve_strategy_name(std::string_view name, bool budgeted) {
   return std::string(name);
 }
 
+StrategyPlan plan_strategy(std::string_view name, Budget const& given, std::size_t candidates) {
+  check_strategy_name(name);
+  if (name != "auto" || !given.unlimited()) {
+    return {resolve_strategy_name(name, !given.unlimited()), given};
+  }
+  if (candidates <= kAutoExhaustiveMax) return {"exhaustive", given};
+  Budget timed;
+  timed.seconds = kAutoSeconds;
+  return {"evolution", timed};
+}
+
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
                                         StrategyContext const& context) {
   if (name == "exhaustive") return make_exhaustive(std::move(candidates));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/kernel_config.hpp"
+#include "search/budget.hpp"
 #include "search/param_grid.hpp"
 
 namespace gemmtune {
@@ -62,5 +63,23 @@ void check_strategy_name(std::string_view name);
 /// "auto" resolves to evolution when the search has a budget (it finds the optimum of a space
 /// in a fraction of its evaluations) and to exhaustive otherwise; other names stay.
 std::string resolve_strategy_name(std::string_view name, bool budgeted);
+
+/// Valid configs up to which `auto` without a budget times a whole space: the H200 ran the bf16
+/// core suite's spaces (128 to 394 configs) exhaustively in 17 to 34 s per shape.
+inline constexpr std::size_t kAutoExhaustiveMax = 400;
+/// Seconds per problem `auto` gives evolution on a larger space when no budget was given (fp32's
+/// spaces hold 1300 to 4200 configs, whose exhaustive search takes many minutes).
+inline constexpr double kAutoSeconds = 45.0;
+
+/// What a search runs on one problem: the strategy name and its budget.
+struct StrategyPlan {
+  std::string strategy;
+  Budget budget;
+};
+
+/// The plan for a problem with `candidates` valid configs: a named strategy keeps `given`;
+/// "auto" is evolution within `given` when a budget was given, else exhaustive up to
+/// kAutoExhaustiveMax candidates and evolution within kAutoSeconds above.
+StrategyPlan plan_strategy(std::string_view name, Budget const& given, std::size_t candidates);
 
 }  // namespace gemmtune
