@@ -3,6 +3,9 @@
 # is: puts the staged binaries where the build put them (tests find the binary and templates by
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
+# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], bench-list=FILE,
+# loo=CACHE.db, runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any
+# gemmtune command line.
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
@@ -73,6 +76,25 @@ for what in "$@"; do
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;
+    loo=*)
+      # Leave-one-out of the query chain over a cache: loo=CACHE.db (benched on this GPU).
+      cache=${what#loo=}
+      step "leave-one-out over $cache"
+      scratch=$(mktemp -d)
+      cp "$cache" "$scratch/cache.db"
+      python3 "$root/bench/leave_one_out.py" "$G" "$scratch/cache.db" \
+        "$out/$(basename "$cache" .db)-leave-one-out" | tail -14
+      rm -rf "$scratch" ;;
+    runtime-timing=*)
+      # Runtime gemm() against the tuner's timing: runtime-timing=TABLE.json or CACHE.db.
+      src=${what#runtime-timing=}
+      step "runtime timing of $src"
+      RESULTS="$out/runtime-timing-$(basename "$src" | sed 's/\.[a-z]*$//')" \
+        "$root/bench/runtime_timing.sh" "$root/.gpu/gemmtune_runtime_timing" "$src" | tail -3 ;;
+    pack)
+      # One archive of everything under $OUT: a transfer back may keep only a few files.
+      step "pack $out"
+      tar czf "/tmp/gpu-out.tgz" -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/gpu-out.tgz "$out/" ;;
     *)
       step "gemmtune $what"
       eval "\"$G\" $what" ;;
