@@ -52,7 +52,9 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
         [&](KernelConfig const& k, Problem const& q) {
           return limits.arch.empty() ? std::string() : runnable_reason(k, q, limits);
         },
-        [&](KernelConfig const& k, Problem const& q) { return limits.arch.empty() ? 0.0 : wave_cost(k, q, limits); });
+        [&](KernelConfig const& k, Problem const& q) {
+          return limits.arch.empty() ? 0.0 : wave_cost(k, q, limits);
+        });
     nlohmann::json j{{"problem", p},
                      {"gpu", gpu.describe()},
                      {"rule", to_string(r.rule)},
