@@ -31,7 +31,9 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
     for (Problem const& raw : problems) {
       Problem const problem = raw.resolved();
       int pruned = 0;
-      auto cands = valid_candidates({f}, problem, *limits, &pruned, &fr.prune_reasons);
+      std::vector<std::pair<KernelConfig, std::string>> rejected;
+      auto cands = valid_candidates({f}, problem, *limits, &pruned, &fr.prune_reasons,
+                                    record_configs ? &rejected : nullptr);
       std::string const described = problem.describe();
       if (max_configs > 0 && static_cast<long long>(cands.size()) > max_configs) {
         if (record_configs) {
@@ -42,14 +44,8 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
         }
         cands.resize(static_cast<std::size_t>(max_configs));
       }
-      if (record_configs) {
-        // The same check valid_candidates made, asked again per config for its reason.
-        for (KernelConfig const& cfg : f->enumerate()) {
-          std::string why = f->reject_reason(cfg, problem, *limits);
-          if (!why.empty()) {
-            report.configs.push_back({described, cfg.id(), "rejected", 0, 0, std::move(why)});
-          }
-        }
+      for (auto& [cfg, why] : rejected) {
+        report.configs.push_back({described, cfg.id(), "rejected", 0, 0, std::move(why)});
       }
       fr.candidates += static_cast<int>(cands.size());
       fr.pruned += pruned;

@@ -98,7 +98,8 @@ std::string reason_key(std::string const& reason) {
 
 std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
     std::vector<Family const*> const& families, Problem const& problem, DeviceLimits const& limits,
-    int* pruned, std::map<std::string, int>* reasons) {
+    int* pruned, std::map<std::string, int>* reasons,
+    std::vector<std::pair<KernelConfig, std::string>>* rejected_configs) {
   std::vector<std::pair<Family const*, KernelConfig>> out;
   int rejected = 0;
   for (Family const* f : families) {
@@ -110,6 +111,7 @@ std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
       } else {
         ++rejected;
         if (reasons) ++(*reasons)[reason_key(why)];
+        if (rejected_configs) rejected_configs->emplace_back(cfg, why);
       }
     }
   }

@@ -139,10 +139,12 @@ class SearchSession {
 };
 
 /// The configs of `families` that pass every constraint for `problem` on `limits`, in
-/// canonical order; `pruned` counts the rest, `reasons` counts them by constraint reason.
+/// canonical order; `pruned` counts the rest, `reasons` counts them by constraint reason, and
+/// `rejected` receives each of them with its whole reason.
 std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
     std::vector<Family const*> const& families, Problem const& problem, DeviceLimits const& limits,
-    int* pruned = nullptr, std::map<std::string, int>* reasons = nullptr);
+    int* pruned = nullptr, std::map<std::string, int>* reasons = nullptr,
+    std::vector<std::pair<KernelConfig, std::string>>* rejected = nullptr);
 
 /// The first word of a rejection reason, used to group rejections by constraint.
 std::string reason_key(std::string const& reason);
