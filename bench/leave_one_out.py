@@ -10,11 +10,12 @@ kernel the chain can pick was measured on every shape.
 """
 import json
 import os
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from cache_figures import first_ok_times
 
 
 def run(g, *args):
@@ -31,23 +32,18 @@ def bench_ms(g, db, entry, shape, kernel):
     return (res["median_ms"] if res["disposition"] == "ok" else None), res["disposition"]
 
 
-def cache_ms(db, entry, shape, kernel):
+def cache_ms(times, entry, shape, kernel):
     """A kernel's first verified figure on the entry's problem, from the cache itself."""
     m, n, k = (int(x) for x in shape.split("x"))
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    row = con.execute(
-        "SELECT time_ms, MIN(attempt) FROM trials WHERE m = ? AND n = ? AND k = ? AND precision = ?"
-        " AND layout = ? AND align = ? AND kernel_id = ? AND disposition = 'ok' AND time_ms > 0",
-        (m, n, k, entry["precision"], entry["layout"], entry["align"], kernel)).fetchone()
-    con.close()
-    if row is None or row[0] is None:
-        return None, "not measured on this shape in the cache"
-    return row[0], "ok"
+    key = (m, n, k, entry["precision"], entry["layout"], entry["align"])
+    ms = times.get(key, {}).get(kernel)
+    return (ms, "ok") if ms else (None, "not measured on this shape in the cache")
 
 
 def main():
     offline = "--offline" in sys.argv
     g, db, stem = [a for a in sys.argv[1:] if a != "--offline"][:3]
+    times = first_ok_times(db) if offline else {}
     code, out, err = run(g, "--db", db, "export")
     table = json.loads(out)
     rows = []
@@ -65,8 +61,8 @@ def main():
         q = json.loads(out)[0] if out.strip() else {}
         chosen = q.get("kernel")
         if offline:
-            own_ms, _ = cache_ms(db, entry, shape, entry["kernel"])
-            loo_ms, why = cache_ms(db, entry, shape, chosen) if chosen else (None, "no kernel")
+            own_ms, _ = cache_ms(times, entry, shape, entry["kernel"])
+            loo_ms, why = cache_ms(times, entry, shape, chosen) if chosen else (None, "no kernel")
         else:
             own_ms, _ = bench_ms(g, db, entry, shape, entry["kernel"])
             loo_ms, why = bench_ms(g, db, entry, shape, chosen) if chosen else (None, "no kernel")

@@ -12,21 +12,7 @@ import sqlite3
 import statistics
 import sys
 
-# The search-time figure of each kernel (the first ok trial; later re-times of the top few use
-# a longer protocol and would mix two measurements).
-FIRST_OK = """
-SELECT t.m, t.n, t.k, t.precision, t.layout, t.align, t.kernel_id, t.time_ms
-FROM trials t
-WHERE t.disposition = 'ok' AND t.time_ms > 0
-ORDER BY t.id"""
-
-
-def first_times(db):
-    out = {}
-    for m, n, k, prec, layout, align, kernel, ms in db.execute(FIRST_OK):
-        out.setdefault((m, n, k, prec, layout, align), {}).setdefault(kernel, ms)
-    return out
-
+from cache_figures import first_ok_times
 
 def best_of(db):
     """The kernel each problem's search ended with: the best of its final re-times (the
@@ -51,10 +37,9 @@ def main():
     if len(sys.argv) != 4:
         print(__doc__, file=sys.stderr)
         return 3
-    ex = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
     se = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True)
     stem = sys.argv[3]
-    ex_times = first_times(ex)
+    ex_times = first_ok_times(sys.argv[1])
     rows = []
     for key, (kernel, _) in sorted(best_of(se).items(), key=lambda kv: kv[0]):
         times = ex_times.get(key)
