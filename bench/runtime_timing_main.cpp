@@ -189,9 +189,14 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
     row.note = "prepare: " + s.error;
     return row;
   }
-  DeviceBuffer workspace;
+  DeviceBuffer workspace, counters;
   if (job.plan.workspace_bytes > 0)
     workspace = DeviceBuffer(static_cast<std::size_t>(job.plan.workspace_bytes));
+  if (job.plan.counter_bytes > 0) {
+    // Cleared once, as GpuSession does per candidate: every run leaves them zero.
+    counters = DeviceBuffer(static_cast<std::size_t>(job.plan.counter_bytes));
+    check_cuda(cudaMemset(counters.data(), 0, counters.bytes()), "cudaMemset (split-K counters)");
+  }
 
   // One rotation pool of seeded normal inputs (as the tuner times on), shared by both paths.
   std::size_t const e = static_cast<std::size_t>(element_bytes(p.precision));
@@ -237,6 +242,7 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
     args.B = g.b;
     args.C = g.c;
     args.workspace = ws;
+    args.counters = static_cast<unsigned*>(counters.empty() ? nullptr : counters.data());
     args.alpha = alpha;
     args.beta = beta;
     return runner.launch(args, ctx.stream);

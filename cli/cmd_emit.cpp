@@ -89,11 +89,16 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << "//   namespace gemmtune_emitted::" << ns
      << " { cudaError_t launch(GemmArgs const&, cudaStream_t); }\n"
      << "//   GemmArgs args{M, N, K, lda, ldb, ldc, dA, dB, dC, /*workspace=*/"
-     << (plan.workspace_bytes > 0 ? "dWorkspace" : "nullptr") << ", alpha, beta};\n"
+     << (plan.workspace_bytes > 0 ? "dWorkspace" : "nullptr") << ", /*counters=*/"
+     << (plan.counter_bytes > 0 ? "dCounters" : "nullptr") << ", alpha, beta};\n"
      << "//   cudaError_t err = gemmtune_emitted::" << ns << "::launch(args, stream);\n"
      << "// Leading dimensions are in elements; pointers and leading dimensions must keep the\n"
      << "// alignment class " << p.align << " this config was checked for. The launch returns\n"
      << "// cudaErrorInvalidValue for another M, N or K: the grid below is planned for this shape.\n";
+  if (plan.counter_bytes > 0) {
+    os << "// dCounters: kCounterBytes of split-K tile counters, zeroed once (cudaMemset) before the\n"
+       << "// first launch; every launch leaves them zero. Calls that may overlap need their own.\n";
+  }
   if (tma) {
     os << "// The kernel reads through TMA descriptors, which launch() encodes on every call with\n"
        << "// cuTensorMapEncodeTiled (found through cudaGetDriverEntryPointByVersion, so no -lcuda).\n";
@@ -117,7 +122,8 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << "constexpr long long kM = " << p.m << ";\n"
      << "constexpr long long kN = " << p.n << ";\n"
      << "constexpr long long kK = " << p.k << ";\n"
-     << "constexpr long long kWorkspaceBytes = " << plan.workspace_bytes << ";\n\n";
+     << "constexpr long long kWorkspaceBytes = " << plan.workspace_bytes << ";\n"
+     << "constexpr long long kCounterBytes = " << plan.counter_bytes << ";\n\n";
   if (tma) {
     char const* const type = p.precision == Precision::kFP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
                              : p.precision == Precision::kBF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
@@ -152,6 +158,7 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << "cudaError_t launch(GemmArgs const& args, cudaStream_t stream) {\n"
      << "  if (args.M != kM || args.N != kN || args.K != kK) return cudaErrorInvalidValue;\n"
      << "  if (kWorkspaceBytes > 0 && args.workspace == nullptr) return cudaErrorInvalidValue;\n"
+     << "  if (kCounterBytes > 0 && args.counters == nullptr) return cudaErrorInvalidValue;\n"
      << "  cudaError_t err = cudaSuccess;\n";
   if (tma) {
     os << "  TensorMaps maps{};\n";

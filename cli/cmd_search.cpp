@@ -235,7 +235,7 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   sub->add_option("--family", a->family, "Kernel family, group (ladder, all) or comma list")
       ->capture_default_str();
   sub->add_option("--strategy", a->strategy,
-                  "auto (evolution with --budget; else exhaustive up to 400 valid configs, evolution for 45 s above), exhaustive, random or evolution")
+                  "auto (evolution with --budget; else exhaustive up to 400 valid configs, evolution for 30 s above), exhaustive, random or evolution")
       ->capture_default_str();
   sub->add_option("--budget", a->budget, "Per problem: evaluations (200) or time (90s, 5m)");
   sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")->capture_default_str();

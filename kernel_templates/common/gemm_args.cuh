@@ -4,7 +4,9 @@
 
 /// Arguments of C[M×N] = alpha · op(A) · op(B) + beta · C, row-major storage.
 /// Leading dimensions are in elements. `workspace` is scratch the launch plan asked for
-/// (split-K partials, counters); null when it asked for none.
+/// (split-K partials, operand copies); null when it asked for none. `counters` are the split-K
+/// tile counters the plan asked for: zero before a launch, and every launch leaves them zero;
+/// null when it asked for none.
 struct GemmArgs {
   long long M;
   long long N;
@@ -16,6 +18,7 @@ struct GemmArgs {
   const void* B;
   void* C;
   void* workspace;
+  unsigned int* counters;
   float alpha;
   float beta;
 };

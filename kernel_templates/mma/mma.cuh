@@ -10,7 +10,8 @@
 //   WM, WN       warp tile (multiples of 16 and 16); (BM/WM)·(BN/WN) warps
 //   ST           cp.async stages (2..5)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
-//   SK           split-K slices (blockIdx.z): FP32 partials in the workspace, then mma_reduce
+//   SK           split-K slices (blockIdx.z): FP32 partials in the workspace; the tile's last
+//                slice to finish sums them and writes C (common/split_k.cuh), one counter per tile
 //   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, fed to m16n8k8 as stored: the tensor
 //                core reads the top 19 bits, as the wgmma family's tf32 does. Rounding each
 //                landed stage in shared memory first cost a second pass over every tile, which
@@ -21,12 +22,12 @@
 #define GEMMTUNE_MMA_MMA_CUH
 
 #include "common/gemm_args.cuh"
+#include "common/split_k.cuh"
 
 namespace gemmtune {
 namespace mma_detail {
 
 constexpr int kWarpSize = 32;
-constexpr int kReduceThreads = 256;
 
 __host__ __device__ constexpr int elem_bytes(int PREC) { return PREC == 2 ? 4 : 2; }
 __host__ __device__ constexpr int block_threads(int BM, int BN, int WM, int WN) {
@@ -531,22 +532,36 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   // of each 16×8 tile.
   int const g = lane / 4, t = lane % 4;
   constexpr bool kPair = PREC == 2 ? ALIGN >= 8 : ALIGN >= 4;
-  float* const ws = static_cast<float*>(args.workspace) +
-                    (SK > 1 ? static_cast<long long>(blockIdx.z) * args.M * args.N : 0LL);
-  bool const ws_pair = (args.N % 2) == 0;
+  if constexpr (SK == 1) {
 #pragma unroll
-  for (int i = 0; i < kMT; ++i) {
+    for (int i = 0; i < kMT; ++i) {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      long long const m = m0 + wm0 + i * 16 + g + h * 8;
+      for (int h = 0; h < 2; ++h) {
+        long long const m = m0 + wm0 + i * 16 + g + h * 8;
 #pragma unroll
-      for (int j = 0; j < kNT; ++j) {
-        long long const n = n0 + wn0 + j * 8 + 2 * t;
-        float const v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
-        if constexpr (SK == 1) {
-          write_c_pair<PREC, kPair>(args, m, n, v0, v1);
-        } else if (m < args.M && n < args.N) {
-          float* const w = ws + m * args.N + n;
+        for (int j = 0; j < kNT; ++j) {
+          long long const n = n0 + wn0 + j * 8 + 2 * t;
+          write_c_pair<PREC, kPair>(args, m, n, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+      }
+    }
+  } else {
+    // Partials: slice z is M×N floats at z·M·N. Pairs are 8-byte aligned when N is even.
+    long long const slice_floats = args.M * args.N;
+    float* const ws = static_cast<float*>(args.workspace);
+    bool const ws_pair = (args.N % 2) == 0;
+    int const own = static_cast<int>(blockIdx.z);
+#pragma unroll
+    for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        long long const m = m0 + wm0 + i * 16 + g + h * 8;
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) {
+          long long const n = n0 + wn0 + j * 8 + 2 * t;
+          if (m >= args.M || n >= args.N) continue;
+          float* const w = ws + own * slice_floats + m * args.N + n;
+          float const v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
           if (ws_pair && n + 1 < args.N) {
             *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
           } else {
@@ -556,26 +571,46 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         }
       }
     }
-  }
-}
-
-/// C = alpha·Σ_z W[z] + beta·C over SLICES FP32 partial products W[z] (M×N each, packed) in
-/// args.workspace, summed in slice order. One thread per element, grid-stride.
-template <int SLICES, int PREC>
-__global__ void __launch_bounds__(mma_detail::kReduceThreads) mma_reduce(GemmArgs args) {
-  long long const total = args.M * args.N;
-  const float* const ws = static_cast<const float*>(args.workspace);
-  long long const stride = static_cast<long long>(gridDim.x) * mma_detail::kReduceThreads;
-  for (long long e = static_cast<long long>(blockIdx.x) * mma_detail::kReduceThreads + threadIdx.x;
-       e < total; e += stride) {
-    float s = ws[e];
+    __threadfence();
+    bool const last = __syncthreads_or(
+        threadIdx.x == 0 &&
+        split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
+    if (!last) return;
+    // The last slice: each thread sums, in slice order, the elements it stored itself.
 #pragma unroll
-    for (int z = 1; z < SLICES; ++z) s += ws[e + z * total];
-    long long const m = e / args.N, n = e % args.N;
-    long long const i = m * args.ldc + n;
-    float v = args.alpha * s;
-    if (args.beta != 0.0f) v += args.beta * mma_detail::load_out<PREC>(args.C, i);
-    mma_detail::store_out<PREC>(args.C, i, v);
+    for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        long long const m = m0 + wm0 + i * 16 + g + h * 8;
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) {
+          long long const n = n0 + wn0 + j * 8 + 2 * t;
+          if (m >= args.M || n >= args.N) continue;
+          bool const two = n + 1 < args.N;
+          float s0 = 0.0f, s1 = 0.0f;
+          for (int z = 0; z < SK; ++z) {
+            float p0, p1 = 0.0f;
+            if (z == own) {
+              p0 = acc[i][j][2 * h];
+              p1 = acc[i][j][2 * h + 1];
+            } else {
+              float const* const w = ws + z * slice_floats + m * args.N + n;
+              if (ws_pair && two) {
+                float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
+                p0 = v.x;
+                p1 = v.y;
+              } else {
+                p0 = __ldcg(w);
+                if (two) p1 = __ldcg(w + 1);
+              }
+            }
+            s0 = z == 0 ? p0 : s0 + p0;
+            s1 = z == 0 ? p1 : s1 + p1;
+          }
+          write_c_pair<PREC, kPair>(args, m, n, s0, s1);
+        }
+      }
+    }
   }
 }
 

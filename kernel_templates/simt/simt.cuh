@@ -3,8 +3,8 @@
 // 4×4 sub-blocks spaced by the warp's lane extent, so every fragment read is one conflict-free
 // LDS.128 and every store of C a coalesced float4. Both operands sit k-major in shared memory
 // (A transposed), fed by float4 or scalar global loads (register-staged) or by cp.async
-// (multi-stage); split-K slices reduce through a workspace (plain stores + reduce kernel, or
-// atomics + finalize kernel).
+// (multi-stage); split-K slices reduce through a workspace (plain stores summed by each tile's
+// last slice in the same launch, or atomics + finalize kernel).
 //
 //   BM, BN, BK   block tile of C and depth of one staged K slice
 //   TM, TN       a thread's rows and columns of C (multiples of 4)
@@ -15,8 +15,9 @@
 //   ST, CP       CP = 0: ST = 1 single buffer, ST = 2 register-staged double buffer;
 //                CP = 1: cp.async ring of ST = 2..4 stages (sm_80+)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
-//   SK, RED      split-K slices (blockIdx.z) and their reduction: RED = 0 partials per slice
-//                then simt_reduce<SK>, RED = 1 atomics into one zeroed slice then simt_reduce<1>
+//   SK, RED      split-K slices (blockIdx.z) and their reduction: RED = 0 partials per slice,
+//                summed by the tile's last slice to finish (common/split_k.cuh, a counter per
+//                tile); RED = 1 atomics into one zeroed slice, then simt_reduce<1>
 //   TA, TB       A stored K×M, B stored N×K (from the layout)
 //   VEC          float4 global access (alignment class 16); scalar otherwise
 #ifndef GEMMTUNE_SIMT_SIMT_CUH
@@ -25,6 +26,7 @@
 #include "common/async_copy.cuh"
 #include "common/fp32_tile_io.cuh"
 #include "common/gemm_args.cuh"
+#include "common/split_k.cuh"
 
 namespace gemmtune {
 namespace simt_detail {
@@ -384,6 +386,63 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
             for (int t = 0; t < 4; ++t) {
               if (n + t < args.N) atomicAdd(w + t, v[t]);
             }
+          }
+        }
+      }
+    }
+  }
+  if constexpr (SK > 1 && RED == 0) {
+    __threadfence();
+    bool const last = __syncthreads_or(
+        threadIdx.x == 0 &&
+        split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
+    if (!last) return;
+    // The last slice: each thread sums, in slice order, the elements it stored itself.
+    float const* const all = static_cast<float const*>(args.workspace);
+    long long const slice_floats = args.M * np;
+    int const own = static_cast<int>(blockIdx.z);
+#pragma unroll
+    for (int i = 0; i < TM / 4; ++i) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        long long const m = m0 + row0 + i * kLM * 4 + r;
+        if (m >= args.M) continue;
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+          long long const n = n0 + col0 + j * kLN * 4;
+          if (n >= args.N) continue;
+          float const* const v = &acc[4 * i + r][4 * j];
+          float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
+          for (int z = 0; z < SK; ++z) {
+            float4 part;
+            if (z == own) {
+              part = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+              // Read only what the slice stored (as it stored it).
+              float const* const w = all + z * slice_floats + m * np + n;
+              if (n + 3 < args.N) {
+                part = __ldcg(reinterpret_cast<float4 const*>(w));
+              } else {
+                part = make_float4(__ldcg(w), n + 1 < args.N ? __ldcg(w + 1) : 0.f,
+                                   n + 2 < args.N ? __ldcg(w + 2) : 0.f, 0.f);
+              }
+            }
+            if (z == 0) {
+              sum = part;
+            } else {
+              sum.x += part.x;
+              sum.y += part.y;
+              sum.z += part.z;
+              sum.w += part.w;
+            }
+          }
+          if constexpr (VEC) {
+            fp32::store_c4(args, m, n, sum);
+          } else {
+            fp32::store_c(args, m, n, sum.x);
+            fp32::store_c(args, m, n + 1, sum.y);
+            fp32::store_c(args, m, n + 2, sum.z);
+            fp32::store_c(args, m, n + 3, sum.w);
           }
         }
       }

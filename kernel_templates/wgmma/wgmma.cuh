@@ -18,8 +18,9 @@
 //            wgmma; their main loops run one after the other (named barriers hand the turn
 //            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
-//   SK       split-K slices; SK > 1 writes FP32 partials to the workspace and wgmma_reduce
-//            applies alpha and beta
+//   SK       split-K slices; SK > 1 writes FP32 partials to the workspace, and the last slice
+//            of a tile to finish sums them and writes C (common/split_k.cuh: one counter per
+//            consumer warp of each tile, since a warp's rows are its own)
 //   T        element type (wgmma_detail::ElementType): fp16, bf16 or tf32 (tf32: K-major only;
 //            wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into the
 //            workspace, and the descriptors read those)
@@ -38,6 +39,7 @@
 #define GEMMTUNE_WGMMA_WGMMA_CUH
 
 #include "common/gemm_args.cuh"
+#include "common/split_k.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
 namespace gemmtune {
@@ -47,7 +49,6 @@ constexpr int kWarpgroup = 128;
 constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box row
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
-constexpr int kReduceThreads = 256;
 /// setmaxnreg targets with two consumer warpgroups. The block starts with 168 registers per
 /// thread (65536 / 384, rounded down to 8) and setmaxnreg.inc waits until the block's own pool
 /// has the registers, so the targets must fit that pool exactly or it never returns:
@@ -390,6 +391,54 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   }
 }
 
+/// Split-K, after this warp stored its slice's partials of tile (tm, tn) (store_tile): counts
+/// the slice on the warp's counter and, in the slice that arrives last, replaces d with the sum
+/// of every slice's partials (in slice order, so C does not depend on the arrival order) and
+/// writes C. `r`, `c` as for store_tile; the whole warp calls it.
+template <int BM, int BN, int SK, int T, int MI, int ACC>
+__device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
+                                               long long tm, long long tn, int slice, int r,
+                                               int c, unsigned* counter, int lane) {
+  __threadfence();
+  __syncwarp();
+  unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, SK)) : 0u;
+  last = __shfl_sync(0xffffffffu, last, 0);
+  __syncwarp();
+  if (!last) return;
+  long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
+  float const* const w = static_cast<float const*>(args.workspace);
+  long long const mbase = tm * BM + r, nbase = tn * BN + c;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int j = 0; j < ACC; j += 2) {
+      long long const row = mbase + mi * 64 + 8 * ((j / 2) % 2);
+      long long const col = nbase + 8 * (j / 4);
+      if (row >= M || col >= N) continue;
+      bool const pair = col + 1 < N;
+      float s0 = 0.f, s1 = 0.f;
+      for (int z = 0; z < SK; ++z) {
+        float p0 = d[mi][j], p1 = d[mi][j + 1];
+        if (z != slice) {
+          float const* const q = w + z * M * ldw + row * ldw + col;
+          if (pair) {
+            float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
+            p0 = v.x;
+            p1 = v.y;
+          } else {
+            p0 = __ldcg(q);
+          }
+        }
+        s0 = z == 0 ? p0 : s0 + p0;
+        s1 = z == 0 ? p1 : s1 + p1;
+      }
+      d[mi][j] = s0;
+      d[mi][j + 1] = s1;
+    }
+  }
+  store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
+}
+
 /// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
 /// walked column by column, so blocks running together share A rows and B columns in L2.
 template <int GM>
@@ -659,8 +708,17 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
-      store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, row0 + 16 * warp + lane / 4,
-                                     2 * (lane % 4));
+      int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
+      store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c);
+      if constexpr (SK > 1) {
+        // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
+        if (tm < tiles_m) {
+          constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
+          int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
+          unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
+          finish_split_k<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c, counter, lane);
+        }
+      }
     }
   }
   if constexpr (CL > 1) cluster_sync();
@@ -741,27 +799,6 @@ __global__ void __launch_bounds__(wgmma_detail::kCopyTile * wgmma_detail::kCopyR
   for (int i = ty; i < kCopyTile; i += kCopyRows) {
     long long const r = r0 + i, k = k0 + tx;
     if (r < R && k < K) dst[r * ldk + k] = tile[tx][i];
-  }
-}
-
-/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.
-template <int SK, int T>
-__global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
-    wgmma_reduce(GemmArgs const args) {
-  using namespace wgmma_detail;
-  long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
-  long long const total = M * N;
-  float const* const w = static_cast<float const*>(args.workspace);
-  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    long long const row = e / N, col = e % N;
-    float acc = 0.f;
-#pragma unroll
-    for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
-    long long const i = row * args.ldc + col;
-    float v = args.alpha * acc;
-    if (args.beta != 0.f) v += args.beta * load_elem<T>(args.C, i);
-    store_elem<T>(args.C, i, v);
   }
 }
 

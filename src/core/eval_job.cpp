@@ -41,6 +41,7 @@ void to_json(json& j, LaunchPlan const& v) {
   j = json{{"launches", launches},
            {"workspace_bytes", v.workspace_bytes},
            {"zero_workspace", v.zero_workspace},
+           {"counter_bytes", v.counter_bytes},
            {"tensor_maps", maps}};
 }
 void from_json(json const& j, LaunchPlan& v) {
@@ -60,6 +61,7 @@ void from_json(json const& j, LaunchPlan& v) {
   }
   j.at("workspace_bytes").get_to(v.workspace_bytes);
   j.at("zero_workspace").get_to(v.zero_workspace);
+  j.at("counter_bytes").get_to(v.counter_bytes);
   v.tensor_maps.clear();
   for (auto const& t : j.at("tensor_maps")) {
     TensorMapSpec spec;

@@ -10,7 +10,7 @@
 
 namespace gemmtune {
 
-static_assert(sizeof(GemmArgs) == 88, "GemmArgs layout must match the device side");
+static_assert(sizeof(GemmArgs) == 96, "GemmArgs layout must match the device side");
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 64,
               "TmaDescriptor must have CUtensorMap's size and alignment");
 static_assert(sizeof(TensorMaps) == 384, "TensorMaps layout must match the device side");
@@ -63,7 +63,11 @@ struct KernelLaunch {
 struct LaunchPlan {
   std::vector<KernelLaunch> launches;
   std::int64_t workspace_bytes = 0;
-  bool zero_workspace = false;  ///< memset the workspace to 0 before the first launch
+  bool zero_workspace = false;  ///< memset the workspace to 0 before every run of the plan
+  /// Bytes of split-K tile counters (GemmArgs::counters). They must be zero before the plan's
+  /// first run; every run leaves them zero again, so they are cleared once, not per run, and
+  /// may be shared by every plan run on one stream.
+  std::int64_t counter_bytes = 0;
   /// Descriptors for the launches that take TensorMaps (at most one per operand).
   std::vector<TensorMapSpec> tensor_maps;
   bool operator==(LaunchPlan const&) const = default;

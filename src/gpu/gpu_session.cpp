@@ -32,7 +32,7 @@ std::string ms_text(double ms) {
 }
 
 GemmArgs make_args(Problem const& p, void const* a, void const* b, void* c, void* workspace,
-                   float alpha, float beta) {
+                   unsigned* counters, float alpha, float beta) {
   GemmArgs g{};
   g.M = p.m;
   g.N = p.n;
@@ -44,6 +44,7 @@ GemmArgs make_args(Problem const& p, void const* a, void const* b, void* c, void
   g.B = b;
   g.C = c;
   g.workspace = workspace;
+  g.counters = counters;
   g.alpha = alpha;
   g.beta = beta;
   return g;
@@ -72,6 +73,7 @@ struct GpuSession::Impl {
   CandidateRunner runner;
   std::unique_ptr<ProblemData> data;
   DeviceBuffer workspace;
+  DeviceBuffer counters;  // split-K tile counters: zeroed per candidate, left zero by its runs
   LaunchPlan const* plan = nullptr;  // the plan being evaluated (for zero_workspace)
   bool poisoned = false;
   int poison_error = 0;
@@ -95,6 +97,7 @@ struct GpuSession::Impl {
   ~Impl() {
     data.reset();
     workspace = DeviceBuffer{};
+    counters = DeviceBuffer{};
     lt.reset();
     cublas.reset();
     if (stream != nullptr) (void)cudaStreamDestroy(stream);
@@ -138,6 +141,44 @@ struct GpuSession::Impl {
   void wrong(EvalResult& r, std::string const& phase, std::string const& why) {
     r.disposition = Disposition::kWrongResult;
     r.reason = phase + why;
+  }
+
+  void* workspace_ptr() { return workspace.empty() ? nullptr : workspace.data(); }
+  unsigned* counters_ptr() {
+    return counters.empty() ? nullptr : static_cast<unsigned*>(counters.data());
+  }
+
+  /// Sizes `buffer` for `bytes` (none for 0); a failure that leaves the context usable is the
+  /// candidate's launch error, a sticky one is thrown.
+  bool size_buffer(EvalResult& r, DeviceBuffer& buffer, std::int64_t bytes, char const* what) {
+    if (bytes < 0) {
+      fail_launch(r, {0, std::string("negative ") + what + " " + std::to_string(bytes)}, "");
+      return false;
+    }
+    auto const want = static_cast<std::size_t>(bytes);
+    if (want == 0) {
+      buffer = DeviceBuffer{};
+    } else if (buffer.bytes() != want) {
+      buffer = DeviceBuffer{};
+      try {
+        buffer = DeviceBuffer(want);
+      } catch (CudaFailure const& f) {
+        if (is_sticky(f.cuda_error())) throw;
+        (void)cudaGetLastError();
+        fail_launch(r, {f.cuda_error(), std::string(what) + ": " + f.what()}, "");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Whether every split-K counter is back at zero (a plan's runs must leave them so, or the
+  /// next run on a shared counter buffer would count from the wrong start).
+  bool counters_clear() {
+    if (counters.empty()) return true;
+    std::vector<unsigned> host(counters.bytes() / sizeof(unsigned));
+    download(host.data(), counters.data(), host.size() * sizeof(unsigned), stream);
+    return std::all_of(host.begin(), host.end(), [](unsigned v) { return v == 0; });
   }
 
   LaunchStatus run_plan(GemmArgs const& args) {
@@ -196,8 +237,8 @@ struct GpuSession::Impl {
                                  stream),
                  "cudaMemcpyAsync (initial C)");
     }
-    GemmArgs const args = make_args(p, set.a.data(), set.b.data(), c.data(),
-                                    workspace.empty() ? nullptr : workspace.data(), alpha, beta);
+    GemmArgs const args = make_args(p, set.a.data(), set.b.data(), c.data(), workspace_ptr(),
+                                    counters_ptr(), alpha, beta);
     if (LaunchStatus s = run_plan(args); !s.ok()) {
       fail_launch(r, s, phase);
       return false;
@@ -303,24 +344,13 @@ struct GpuSession::Impl {
     r.local_bytes = figures.local_bytes;
     r.static_smem = figures.static_smem;
 
-    if (job.plan.workspace_bytes < 0) {
-      fail_launch(r, {0, "negative workspace_bytes " + std::to_string(job.plan.workspace_bytes)},
-                  "");
+    if (!size_buffer(r, workspace, job.plan.workspace_bytes, "workspace_bytes") ||
+        !size_buffer(r, counters, job.plan.counter_bytes, "counter_bytes")) {
       return;
     }
-    auto const ws = static_cast<std::size_t>(job.plan.workspace_bytes);
-    if (ws == 0) {
-      workspace = DeviceBuffer{};
-    } else if (workspace.bytes() != ws) {
-      workspace = DeviceBuffer{};
-      try {
-        workspace = DeviceBuffer(ws);
-      } catch (CudaFailure const& f) {
-        if (is_sticky(f.cuda_error())) throw;
-        (void)cudaGetLastError();
-        fail_launch(r, {f.cuda_error(), std::string("workspace: ") + f.what()}, "");
-        return;
-      }
+    if (!counters.empty()) {
+      check_cuda(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream),
+                 "cudaMemsetAsync (split-K counters)");
     }
     mark("load");
 
@@ -342,10 +372,10 @@ struct GpuSession::Impl {
     // 3. Time on the rotation pool.
     RotationPool const& pool = d.pool(rotate_bytes(job.timing));
     mark("rotation pool");
-    void* const ws_ptr = workspace.empty() ? nullptr : workspace.data();
+    void* const ws_ptr = workspace_ptr();
     TimedLaunch const launch = [&](int set) {
       GemmPointers const g = pool.set(set);
-      return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, job.alpha, job.beta));
+      return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
     };
     TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream);
     mark("timing");
@@ -362,6 +392,10 @@ struct GpuSession::Impl {
     // inputs persist, so checking A and B of every set used once, here, sees a write made by
     // any verified launch of this evaluation.
     if (!verified_run(r, d.normal(), "", job.alpha, job.beta, true, "after timing: ", true)) {
+      return;
+    }
+    if (!counters_clear()) {
+      wrong(r, "after timing: ", "split-K counters were not left at zero");
       return;
     }
 

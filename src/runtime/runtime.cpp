@@ -85,6 +85,7 @@ struct Decision {
   std::vector<ReadyLaunch> launches;  // empty: cuBLAS
   std::int64_t workspace_bytes = 0;
   bool zero_workspace = false;
+  std::int64_t counter_bytes = 0;
   std::vector<TensorMapSpec> tensor_maps;  // encoded per call's pointers (remembered)
   Problem problem;                          // what the descriptors describe
   TensorMapEncoder encoder;                 // thread-safe; its cache is internal
@@ -176,6 +177,7 @@ struct Runtime::Impl {
   KernelLibrary kernels;
   CublasPool cublas;
   WorkspacePool workspaces;
+  WorkspacePool counters{true};  // split-K tile counters: zero between calls
 
   std::mutex build_mutex;  // one decision built at a time (compiles are slow and shared)
   std::shared_mutex mutex;  // guards devices and decisions
@@ -299,6 +301,7 @@ struct Runtime::Impl {
     d->launches = std::move(launches);
     d->workspace_bytes = plan.workspace_bytes;
     d->zero_workspace = plan.zero_workspace;
+    d->counter_bytes = plan.counter_bytes;
     d->tensor_maps = plan.tensor_maps;
     d->problem = p;
     d->detail = "tuned: " + d->kernel + " (" + r.explanation + ")";
@@ -311,8 +314,12 @@ struct Runtime::Impl {
                      bool& partial, std::string& why) {
     partial = false;
     GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
-                  call.c, nullptr, call.alpha, call.beta};
-    WorkspaceLease workspace;
+                  call.c, nullptr, nullptr, call.alpha, call.beta};
+    WorkspaceLease workspace, tile_counters;
+    auto release_all = [&] {
+      WorkspacePool::release(workspace, stream);
+      WorkspacePool::release(tile_counters, stream);
+    };
     if (d.workspace_bytes > 0) {
       std::size_t const bytes = static_cast<std::size_t>(d.workspace_bytes);
       if (cudaError_t e = workspaces.acquire(device, stream, bytes, workspace); e != cudaSuccess) {
@@ -320,19 +327,28 @@ struct Runtime::Impl {
       }
       if (d.zero_workspace) {
         if (cudaError_t e = cudaMemsetAsync(workspace.ptr, 0, bytes, stream); e != cudaSuccess) {
-          WorkspacePool::release(workspace, stream);
+          release_all();
           return e;
         }
+      }
+    }
+    if (d.counter_bytes > 0) {
+      std::size_t const bytes = static_cast<std::size_t>(d.counter_bytes);
+      if (cudaError_t e = counters.acquire(device, stream, bytes, tile_counters);
+          e != cudaSuccess) {
+        release_all();
+        return e;
       }
     }
     // Descriptors may point into the workspace (operand copies), so they are encoded after it
     // exists; a stream keeps its block, so the encoder's remembered pointer sets keep matching.
     args.workspace = workspace.ptr;
+    args.counters = static_cast<unsigned*>(tile_counters.ptr);
     TensorMaps maps{};
     if (!d.tensor_maps.empty()) {
       why = d.encoder.encode(d.tensor_maps, d.problem, args, maps);
       if (!why.empty()) {
-        WorkspacePool::release(workspace, stream);
+        release_all();
         return cudaErrorInvalidValue;  // no kernel queued: the caller falls back to cuBLAS
       }
     }
@@ -347,7 +363,7 @@ struct Runtime::Impl {
       }
       partial = true;
     }
-    WorkspacePool::release(workspace, stream);
+    release_all();
     if (result != cudaSuccess) partial = partial && d.launches.size() > 1;
     return result;
   }

@@ -38,7 +38,8 @@ cudaError_t WorkspacePool::acquire(int device, cudaStream_t stream, std::size_t 
   out = {};
   auto per_call = [&]() -> cudaError_t {
     out.owned = true;
-    return cudaMallocAsync(&out.ptr, bytes, stream);
+    if (cudaError_t const e = cudaMallocAsync(&out.ptr, bytes, stream); e != cudaSuccess) return e;
+    return clear(out.ptr, bytes, stream);
   };
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaError_t const e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return e;
@@ -61,6 +62,10 @@ cudaError_t WorkspacePool::acquire(int device, cudaStream_t stream, std::size_t 
   // Not stream-ordered: the block must outlive this stream's queue, and allocating while the
   // stream's earlier work runs is safe because nothing frees memory that work uses.
   if (cudaError_t const e = cudaMalloc(&grown.ptr, grown.bytes); e != cudaSuccess) return e;
+  if (cudaError_t const e = clear(grown.ptr, grown.bytes, stream); e != cudaSuccess) {
+    (void)cudaFree(grown.ptr);
+    return e;
+  }
   if (it != blocks_.end()) {
     retired_.push_back(it->second);
     it->second = grown;
@@ -69,6 +74,10 @@ cudaError_t WorkspacePool::acquire(int device, cudaStream_t stream, std::size_t 
   }
   out.ptr = grown.ptr;
   return cudaSuccess;
+}
+
+cudaError_t WorkspacePool::clear(void* ptr, std::size_t bytes, cudaStream_t stream) const {
+  return zeroed_ ? cudaMemsetAsync(ptr, 0, bytes, stream) : cudaSuccess;
 }
 
 void WorkspacePool::release(WorkspaceLease const& lease, cudaStream_t stream) {

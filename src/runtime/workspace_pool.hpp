@@ -1,6 +1,7 @@
-// WorkspacePool: the runtime's device scratch space (split-K partial sums, operand copies), kept
-// per (device, stream) across calls so a repeated gemm() allocates nothing. A block is only
-// used by work queued on its own stream, so calls on one stream never overlap in it.
+// WorkspacePool: the runtime's device scratch space (split-K partial sums, operand copies; or,
+// in a zeroed pool, split-K tile counters), kept per (device, stream) across calls so a repeated
+// gemm() allocates nothing. A block is only used by work queued on its own stream, so calls on
+// one stream never overlap in it.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,9 @@ struct WorkspaceLease {
 /// to launch on the same stream) may still read it.
 class WorkspacePool {
  public:
-  WorkspacePool() = default;
+  /// A zeroed pool clears every block it allocates, in stream order before any work that uses
+  /// it; the work must leave it zero (split-K counters), so a pooled block is never cleared again.
+  explicit WorkspacePool(bool zeroed = false) : zeroed_(zeroed) {}
   WorkspacePool(WorkspacePool const&) = delete;
   WorkspacePool& operator=(WorkspacePool const&) = delete;
   /// Synchronises the devices the pool allocated on, then frees every block.
@@ -59,6 +62,10 @@ class WorkspacePool {
     std::size_t bytes = 0;
   };
 
+  /// Clears a fresh block on `stream` when the pool is zeroed.
+  cudaError_t clear(void* ptr, std::size_t bytes, cudaStream_t stream) const;
+
+  bool const zeroed_;
   std::mutex mutex_;
   std::unordered_map<Key, Block, KeyHash> blocks_;
   std::vector<Block> retired_;  // outgrown blocks, freed with the pool

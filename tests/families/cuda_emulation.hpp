@@ -47,6 +47,9 @@ struct BlockState {
 };
 inline BlockState g_block;
 inline void (*g_entry)(void*) = nullptr;
+/// Runs a grid's blocks last to first: split-K's last slice to arrive is then slice 0, not the
+/// last one (tests alternate, so both orders are exercised).
+inline bool g_reverse_grid = false;
 inline void* g_entry_arg = nullptr;
 
 inline void thread_main() {
@@ -66,7 +69,8 @@ inline void run_grid(unsigned grid, unsigned block, void (*body)(void*), void* a
   g_entry_arg = arg;
   gridDim = {grid, 1, grid_z};
   blockDim = {block, 1, 1};
-  for (unsigned b = 0; b < grid * grid_z; ++b) {
+  for (unsigned i = 0; i < grid * grid_z; ++i) {
+    unsigned const b = g_reverse_grid ? grid * grid_z - 1 - i : i;
     blockIdx = {b % grid, 0, b / grid};
     g_block.threads.assign(block, ucontext_t{});
     g_block.done.assign(block, false);
@@ -97,4 +101,33 @@ inline void run_grid(unsigned grid, unsigned block, void (*body)(void*), void* a
 inline void __syncthreads() {
   ++emu::g_block.barrier_calls;
   swapcontext(&emu::g_block.threads[emu::g_block.current], &emu::g_block.scheduler);
+}
+
+/// Block-wide OR vote: every thread gets whether any passed a nonzero predicate. The last
+/// thread to read clears the vote before the second barrier releases anyone into the next one.
+inline int __syncthreads_or(int predicate) {
+  static int vote = 0;
+  static unsigned reads = 0;
+  if (predicate) vote = 1;
+  __syncthreads();
+  int const result = vote;
+  if (++reads == emu::g_block.threads.size()) {
+    vote = 0;
+    reads = 0;
+  }
+  __syncthreads();
+  return result;
+}
+
+// Split-K counters and partials (common/split_k.cuh). Emulated threads switch only at barriers
+// and blocks run one after another, so plain memory operations are atomic and ordered here.
+inline void __threadfence() {}
+inline unsigned atomicAdd(unsigned* p, unsigned v) {
+  unsigned const old = *p;
+  *p = old + v;
+  return old;
+}
+template <typename T>
+inline T __ldcg(T const* p) {
+  return *p;
 }

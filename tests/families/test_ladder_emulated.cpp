@@ -150,7 +150,7 @@ void check(Family const& family, Case const& c, Problem problem, bool align16, s
     GemmArgs args;
   } call{c.kernels[static_cast<int>(problem.layout)],
          GemmArgs{problem.m, problem.n, problem.k, s.lda, s.ldb, s.ldc, s.a.data(), s.b.data(),
-                  s.c.data(), nullptr, alpha, beta}};
+                  s.c.data(), nullptr, nullptr, alpha, beta}};
   emu::run_grid(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.block.x),
                 [](void* p) {
                   auto* k = static_cast<Call*>(p);
@@ -258,7 +258,7 @@ TEST(LadderEmulatedDynamicSmem, WarptileAbove48KiBUsesDynamicSharedMemory) {
   std::mt19937 rng(3);
   Storage s = make_storage(p, true, 0, true, rng);
   GemmArgs args{p.m, p.n, p.k, s.lda, s.ldb, s.ldc, s.a.data(), s.b.data(), s.c.data(),
-                nullptr, 1.0f, 0.0f};
+                nullptr, nullptr, 1.0f, 0.0f};
   struct Call {
     GemmArgs args;
   } call{args};

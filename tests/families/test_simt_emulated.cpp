@@ -1,5 +1,6 @@
 // Runs the simt template on the CPU (cuda_emulation.hpp) through the descriptor's launch plan
-// (main kernel over tiles × split-K slices, then the reduce kernel), for every layout, both
+// (main kernel over tiles × split-K slices, summed by each tile's last slice in either order,
+// or atomics then the finalize kernel), for every layout, both
 // vector and scalar paths, ragged shapes, padded leading dimensions, beta = 0 (C poisoned with
 // NaN) and beta ≠ 0, comparing exactly with a reference on small integers. The cp.async
 // configs run their multi-stage ring with synchronous copies (the template's non-sm_80 path).
@@ -75,10 +76,6 @@ Kernel reduce_kernel(std::string const& expression) {
   static std::map<std::string, Kernel> const kernels = {
       {"gemmtune::simt_reduce<1,false>", &simt_reduce<1, false>},
       {"gemmtune::simt_reduce<1,true>", &simt_reduce<1, true>},
-      {"gemmtune::simt_reduce<2,false>", &simt_reduce<2, false>},
-      {"gemmtune::simt_reduce<2,true>", &simt_reduce<2, true>},
-      {"gemmtune::simt_reduce<16,false>", &simt_reduce<16, false>},
-      {"gemmtune::simt_reduce<16,true>", &simt_reduce<16, true>},
   };
   auto const it = kernels.find(expression);
   return it == kernels.end() ? nullptr : it->second;
@@ -151,7 +148,9 @@ void check(Case const& c, Problem problem, bool align16, std::int64_t extra, flo
 
   LaunchPlan const plan = family.launch_plan(cfg, problem);
   bool const split = cfg.at("SK") > 1;
-  ASSERT_EQ(plan.launches.size(), split ? 2u : 1u);
+  bool const finalize = split && cfg.at("RED") == 1;  // atomics, then the finalize kernel
+  ASSERT_EQ(plan.launches.size(), finalize ? 2u : 1u);
+  ASSERT_EQ(plan.counter_bytes, split && !finalize ? SimtFamily::tiles(cfg, problem) * 4 : 0);
   std::string const flags = std::string(a_transposed(problem.layout) ? "true," : "false,") +
                             (b_transposed(problem.layout) ? "true," : "false,") +
                             (vec ? "true>" : "false>");
@@ -167,16 +166,22 @@ void check(Case const& c, Problem problem, bool align16, std::int64_t extra, flo
   // have been written).
   std::vector<float> workspace(static_cast<std::size_t>(plan.workspace_bytes / 4),
                                plan.zero_workspace ? 0.0f : std::nanf(""));
+  std::vector<unsigned> counters(static_cast<std::size_t>(plan.counter_bytes / 4), 0u);
   GemmArgs const args{problem.m, problem.n, problem.k, s.lda,       s.ldb,
                       s.ldc,     s.a.data(), s.b.data(), s.c.data(),
-                      workspace.empty() ? nullptr : workspace.data(), alpha, beta};
+                      workspace.empty() ? nullptr : workspace.data(),
+                      counters.empty() ? nullptr : counters.data(), alpha, beta};
   std::vector<float> const c_before = s.c;
+  static int calls = 0;
+  emu::g_reverse_grid = split && ++calls % 2 == 0;  // either slice order may finish last
   run(plan.launches[0], c.kernels[(vec ? 4 : 0) + static_cast<int>(problem.layout)], args);
-  if (split) {
+  emu::g_reverse_grid = false;
+  if (finalize) {
     Kernel const reduce = reduce_kernel(plan.launches[1].name_expression);
     ASSERT_NE(reduce, nullptr) << plan.launches[1].name_expression;
     run(plan.launches[1], reduce, args);
   }
+  for (unsigned v : counters) ASSERT_EQ(v, 0u) << "a split-K counter was not left at zero";
 
   bool const ta = a_transposed(problem.layout), tb = b_transposed(problem.layout);
   int mismatches = 0;

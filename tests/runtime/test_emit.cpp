@@ -58,7 +58,7 @@ TEST_P(EmitCompiles, WithNvcc) {
 INSTANTIATE_TEST_SUITE_P(LadderStages, EmitCompiles, ::testing::Range(0, 7));
 
 TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
-  // split-K with a reduce kernel: two launches, a workspace, and 64 KiB of dynamic smem.
+  // split-K: a workspace, split-K counters, and 64 KiB of dynamic smem.
   auto const dir = std::filesystem::temp_directory_path() / "gemmtune_emit_simt";
   std::filesystem::create_directories(dir);
   auto const cu = dir / "simt.cu";
@@ -70,7 +70,8 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
   std::string const text(std::istreambuf_iterator<char>(in), {});
   EXPECT_NE(text.find("cudaFuncAttributeMaxDynamicSharedMemorySize, 65536"), std::string::npos);
   EXPECT_NE(text.find("constexpr long long kWorkspaceBytes = 16777216;"), std::string::npos);
-  EXPECT_NE(text.find("gemmtune::simt_reduce<"), std::string::npos);
+  EXPECT_NE(text.find("constexpr long long kCounterBytes = 256;"), std::string::npos);
+  EXPECT_NE(text.find("args.counters == nullptr"), std::string::npos);
   r = run(std::string(GEMMTUNE_NVCC) + " -c -arch=sm_90 -std=c++17 " + cu.string() + " -o " +
           (dir / "simt.o").string());
   EXPECT_EQ(r.status, 0) << r.out;

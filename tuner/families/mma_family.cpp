@@ -1,6 +1,6 @@
 // The mma descriptor: value lists, the constraints that keep a default search to the configs a
 // performance engineer would time (by shape class, shared memory, registers), name expressions
-// and the launch plan (main kernel over tiles × SK slices, then the split-K reduce kernel).
+// and the launch plan (one kernel over tiles × SK slices; split-K sums in the tile's last slice).
 #include "families/mma_family.hpp"
 
 #include <algorithm>
@@ -11,8 +11,6 @@ namespace gemmtune {
 namespace {
 
 constexpr int kWarpSize = 32;
-constexpr int kReduceThreads = 256;  // = mma_detail::kReduceThreads
-constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
 constexpr int kAssumedSmCount = 132;
 /// The smallest block tile side: never "too big" for a problem, so every shape keeps one.
@@ -56,7 +54,7 @@ std::vector<ParamSpec> MmaFamily::params() const {
           {"WN", {32, 64}, "columns of C per warp"},
           {"ST", {2, 3, 4, 5}, "cp.async stages in the shared-memory ring"},
           {"SW", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials + reduce kernel)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice)"}};
 }
 
 int MmaFamily::threads(KernelConfig const& cfg) const {
@@ -279,12 +277,6 @@ std::string MmaFamily::main_expression(KernelConfig const& cfg, Problem const& p
   return s;
 }
 
-std::string MmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
-  KernelConfig const canon = canonical(cfg);
-  return "gemmtune::mma_reduce<" + std::to_string(canon.at("SK")) + "," +
-         std::to_string(prec_code(problem.precision)) + ">";
-}
-
 std::int64_t MmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   std::int64_t const sk = cfg.at("SK");
   return sk == 1 ? 0 : sk * problem.m * problem.n * 4;
@@ -292,9 +284,7 @@ std::int64_t MmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& 
 
 CompileRequest MmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                           std::string const& arch) const {
-  std::vector<std::string> names = {main_expression(cfg, problem)};
-  if (cfg.at("SK") > 1) names.push_back(reduce_expression(cfg, problem));
-  return embedded_request(template_file(), std::move(names), arch);
+  return embedded_request(template_file(), {main_expression(cfg, problem)}, arch);
 }
 
 LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
@@ -308,13 +298,8 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
   main.dynamic_smem = smem_bytes(canon, p);  // the template's ring is extern shared memory
   plan.launches.push_back(std::move(main));
   if (canon.at("SK") > 1) {
-    KernelLaunch reduce;
-    reduce.name_expression = reduce_expression(canon, p);
-    reduce.grid = Dim3{
-        std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1, kMaxReduceBlocks), 1, 1};
-    reduce.block = Dim3{kReduceThreads, 1, 1};
-    plan.launches.push_back(std::move(reduce));
     plan.workspace_bytes = workspace_bytes(canon, p);
+    plan.counter_bytes = tiles(canon, p) * 4;  // one unsigned per tile
   }
   return plan;
 }

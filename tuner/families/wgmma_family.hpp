@@ -14,7 +14,7 @@
 namespace gemmtune {
 
 /// The wgmma descriptor: its space, constraints, NVRTC request (always sm_90a) and launch plan
-/// (the main kernel with TMA descriptors for A and B, then a reduce kernel when SK > 1).
+/// (the main kernel with TMA descriptors for A and B, after the tf32 K-major copy if any).
 class WgmmaFamily final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
@@ -47,11 +47,12 @@ class WgmmaFamily final : public Family {
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
   std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// "gemmtune::wgmma_reduce<SK,T>".
-  std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
   /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
+  /// Split-K counters (SK > 1): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
+  /// where one warpgroup owns a whole tile).
+  static std::int64_t counter_bytes(KernelConfig const& cfg, Problem const& problem);
 
   /// SMs the persistent grid is sized for: the launch plan does not see the device, so it
   /// assumes an H100/H200 (132).

@@ -68,8 +68,9 @@ std::string resolve_strategy_name(std::string_view name, bool budgeted);
 /// core suite's spaces (128 to 394 configs) exhaustively in 17 to 34 s per shape.
 inline constexpr std::size_t kAutoExhaustiveMax = 400;
 /// Seconds per problem `auto` gives evolution on a larger space when no budget was given (fp32's
-/// spaces hold 1300 to 4200 configs, whose exhaustive search takes many minutes).
-inline constexpr double kAutoSeconds = 45.0;
+/// spaces hold 1300 to 4200 configs, whose exhaustive search takes many minutes). With a few
+/// seconds of setup per shape, 12 shapes stay within 8 minutes.
+inline constexpr double kAutoSeconds = 30.0;
 
 /// What a search runs on one problem: the strategy name and its budget.
 struct StrategyPlan {
