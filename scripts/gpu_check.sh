@@ -41,13 +41,16 @@ for what in "$@"; do
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
       "$G" devices ;;
     tests)
+      # Whole logs to $OUT/tests.txt; the console gets each binary's verdict lines.
       step gpu tests
-      "$build_root/build/tests/gpu/gpu_session_test" 2>&1 | tail -40
-      "$build_root/build/tests/cli/test_cli_gpu" 2>&1 | tail -40
-      [[ -x "$build_root/build/tests/runtime/test_runtime_gpu" ]] &&
-        "$build_root/build/tests/runtime/test_runtime_gpu" 2>&1 | tail -40
-      [[ -x "$build_root/build/tests/reliability/test_reliability_faults_gpu" ]] &&
-        "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -60 ;;
+      for t in tests/gpu/gpu_session_test tests/cli/test_cli_gpu tests/runtime/test_runtime_gpu \
+          tests/reliability/test_reliability_faults_gpu; do
+        [[ -x "$build_root/build/$t" ]] || continue
+        echo "--- $t" >> "$out/tests.txt"
+        "$build_root/build/$t" >> "$out/tests.txt" 2>&1
+        echo "$t: exit $?"
+      done
+      grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \]' "$out/tests.txt" ;;
     faults)
       step "fault injection"
       "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -70 ;;

@@ -532,25 +532,11 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   // of each 16×8 tile.
   int const g = lane / 4, t = lane % 4;
   constexpr bool kPair = PREC == 2 ? ALIGN >= 8 : ALIGN >= 4;
-  if constexpr (SK == 1) {
-#pragma unroll
-    for (int i = 0; i < kMT; ++i) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        long long const m = m0 + wm0 + i * 16 + g + h * 8;
-#pragma unroll
-        for (int j = 0; j < kNT; ++j) {
-          long long const n = n0 + wn0 + j * 8 + 2 * t;
-          write_c_pair<PREC, kPair>(args, m, n, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-        }
-      }
-    }
-  } else {
+  if constexpr (SK > 1) {
     // Partials: slice z is M×N floats at z·M·N. Pairs are 8-byte aligned when N is even.
     long long const slice_floats = args.M * args.N;
     float* const ws = static_cast<float*>(args.workspace);
     bool const ws_pair = (args.N % 2) == 0;
-    int const own = static_cast<int>(blockIdx.z);
 #pragma unroll
     for (int i = 0; i < kMT; ++i) {
 #pragma unroll
@@ -560,7 +546,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         for (int j = 0; j < kNT; ++j) {
           long long const n = n0 + wn0 + j * 8 + 2 * t;
           if (m >= args.M || n >= args.N) continue;
-          float* const w = ws + own * slice_floats + m * args.N + n;
+          float* const w = ws + blockIdx.z * slice_floats + m * args.N + n;
           float const v0 = acc[i][j][2 * h], v1 = acc[i][j][2 * h + 1];
           if (ws_pair && n + 1 < args.N) {
             *reinterpret_cast<float2*>(w) = make_float2(v0, v1);
@@ -576,39 +562,48 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         threadIdx.x == 0 &&
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
     if (!last) return;
-    // The last slice: each thread sums, in slice order, the elements it stored itself.
+    // The last slice: each thread sums the elements it stored itself, reading all SK slices
+    // back (its own too) in slice order, so C does not depend on which slice came last and each
+    // pass issues all of the thread's loads at once.
+#pragma unroll 1
+    for (int z = 0; z < SK; ++z) {
+      float const* const wz = ws + z * slice_floats;
 #pragma unroll
-    for (int i = 0; i < kMT; ++i) {
+      for (int i = 0; i < kMT; ++i) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        long long const m = m0 + wm0 + i * 16 + g + h * 8;
+        for (int h = 0; h < 2; ++h) {
+          long long const m = m0 + wm0 + i * 16 + g + h * 8;
 #pragma unroll
-        for (int j = 0; j < kNT; ++j) {
-          long long const n = n0 + wn0 + j * 8 + 2 * t;
-          if (m >= args.M || n >= args.N) continue;
-          bool const two = n + 1 < args.N;
-          float s0 = 0.0f, s1 = 0.0f;
-          for (int z = 0; z < SK; ++z) {
+          for (int j = 0; j < kNT; ++j) {
+            long long const n = n0 + wn0 + j * 8 + 2 * t;
+            if (m >= args.M || n >= args.N) continue;
+            float const* const w = wz + m * args.N + n;
             float p0, p1 = 0.0f;
-            if (z == own) {
-              p0 = acc[i][j][2 * h];
-              p1 = acc[i][j][2 * h + 1];
+            if (ws_pair && n + 1 < args.N) {
+              float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
+              p0 = v.x;
+              p1 = v.y;
             } else {
-              float const* const w = ws + z * slice_floats + m * args.N + n;
-              if (ws_pair && two) {
-                float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
-                p0 = v.x;
-                p1 = v.y;
-              } else {
-                p0 = __ldcg(w);
-                if (two) p1 = __ldcg(w + 1);
-              }
+              p0 = __ldcg(w);
+              if (n + 1 < args.N) p1 = __ldcg(w + 1);
             }
-            s0 = z == 0 ? p0 : s0 + p0;
-            s1 = z == 0 ? p1 : s1 + p1;
+            float* const a = acc[i][j];
+            a[2 * h] = z == 0 ? p0 : a[2 * h] + p0;
+            a[2 * h + 1] = z == 0 ? p1 : a[2 * h + 1] + p1;
           }
-          write_c_pair<PREC, kPair>(args, m, n, s0, s1);
         }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      long long const m = m0 + wm0 + i * 16 + g + h * 8;
+#pragma unroll
+      for (int j = 0; j < kNT; ++j) {
+        long long const n = n0 + wn0 + j * 8 + 2 * t;
+        write_c_pair<PREC, kPair>(args, m, n, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
       }
     }
   }

@@ -397,52 +397,53 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
         threadIdx.x == 0 &&
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
     if (!last) return;
-    // The last slice: each thread sums, in slice order, the elements it stored itself.
+    // The last slice: each thread sums the elements it stored itself, reading all SK slices
+    // back (its own too) in slice order, so C does not depend on which slice came last and each
+    // pass issues all of the thread's loads at once. Only what a slice stored is read.
     float const* const all = static_cast<float const*>(args.workspace);
     long long const slice_floats = args.M * np;
-    int const own = static_cast<int>(blockIdx.z);
+#pragma unroll 1
+    for (int z = 0; z < SK; ++z) {
+#pragma unroll
+      for (int i = 0; i < TM / 4; ++i) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          long long const m = m0 + row0 + i * kLM * 4 + r;
+#pragma unroll
+          for (int j = 0; j < TN / 4; ++j) {
+            long long const n = n0 + col0 + j * kLN * 4;
+            if (m >= args.M || n >= args.N) continue;
+            float const* const w = all + z * slice_floats + m * np + n;
+            float4 part;
+            if (n + 3 < args.N) {
+              part = __ldcg(reinterpret_cast<float4 const*>(w));
+            } else {
+              part = make_float4(__ldcg(w), n + 1 < args.N ? __ldcg(w + 1) : 0.f,
+                                 n + 2 < args.N ? __ldcg(w + 2) : 0.f, 0.f);
+            }
+            float* const v = &acc[4 * i + r][4 * j];
+            v[0] = z == 0 ? part.x : v[0] + part.x;
+            v[1] = z == 0 ? part.y : v[1] + part.y;
+            v[2] = z == 0 ? part.z : v[2] + part.z;
+            v[3] = z == 0 ? part.w : v[3] + part.w;
+          }
+        }
+      }
+    }
 #pragma unroll
     for (int i = 0; i < TM / 4; ++i) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         long long const m = m0 + row0 + i * kLM * 4 + r;
-        if (m >= args.M) continue;
 #pragma unroll
         for (int j = 0; j < TN / 4; ++j) {
           long long const n = n0 + col0 + j * kLN * 4;
-          if (n >= args.N) continue;
           float const* const v = &acc[4 * i + r][4 * j];
-          float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
-          for (int z = 0; z < SK; ++z) {
-            float4 part;
-            if (z == own) {
-              part = make_float4(v[0], v[1], v[2], v[3]);
-            } else {
-              // Read only what the slice stored (as it stored it).
-              float const* const w = all + z * slice_floats + m * np + n;
-              if (n + 3 < args.N) {
-                part = __ldcg(reinterpret_cast<float4 const*>(w));
-              } else {
-                part = make_float4(__ldcg(w), n + 1 < args.N ? __ldcg(w + 1) : 0.f,
-                                   n + 2 < args.N ? __ldcg(w + 2) : 0.f, 0.f);
-              }
-            }
-            if (z == 0) {
-              sum = part;
-            } else {
-              sum.x += part.x;
-              sum.y += part.y;
-              sum.z += part.z;
-              sum.w += part.w;
-            }
-          }
           if constexpr (VEC) {
-            fp32::store_c4(args, m, n, sum);
+            fp32::store_c4(args, m, n, make_float4(v[0], v[1], v[2], v[3]));
           } else {
-            fp32::store_c(args, m, n, sum.x);
-            fp32::store_c(args, m, n + 1, sum.y);
-            fp32::store_c(args, m, n + 2, sum.z);
-            fp32::store_c(args, m, n + 3, sum.w);
+#pragma unroll
+            for (int t = 0; t < 4; ++t) fp32::store_c(args, m, n + t, v[t]);
           }
         }
       }

@@ -393,12 +393,14 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
 
 /// Split-K, after this warp stored its slice's partials of tile (tm, tn) (store_tile): counts
 /// the slice on the warp's counter and, in the slice that arrives last, replaces d with the sum
-/// of every slice's partials (in slice order, so C does not depend on the arrival order) and
-/// writes C. `r`, `c` as for store_tile; the whole warp calls it.
+/// of every slice's partials and writes C. The sum reads all SK slices back, its own included,
+/// in slice order: C then does not depend on which slice arrived last, and each pass over the
+/// slices issues all of a thread's loads at once (a loop over slices per element waits for L2
+/// once per load). `r`, `c` as for store_tile; the whole warp calls it.
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
-                                               long long tm, long long tn, int slice, int r,
-                                               int c, unsigned* counter, int lane) {
+                                               long long tm, long long tn, int r, int c,
+                                               unsigned* counter, int lane) {
   __threadfence();
   __syncwarp();
   unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, SK)) : 0u;
@@ -406,34 +408,30 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   __syncwarp();
   if (!last) return;
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
-  float const* const w = static_cast<float const*>(args.workspace);
-  long long const mbase = tm * BM + r, nbase = tn * BN + c;
+  float const* const w = static_cast<float const*>(args.workspace) + (tm * BM + r) * ldw +
+                         tn * BN + c;
+  long long const rows_left = M - (tm * BM + r), cols_left = N - (tn * BN + c);
+#pragma unroll 1
+  for (int z = 0; z < SK; ++z) {
+    float const* const wz = w + z * M * ldw;
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
+    for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-    for (int j = 0; j < ACC; j += 2) {
-      long long const row = mbase + mi * 64 + 8 * ((j / 2) % 2);
-      long long const col = nbase + 8 * (j / 4);
-      if (row >= M || col >= N) continue;
-      bool const pair = col + 1 < N;
-      float s0 = 0.f, s1 = 0.f;
-      for (int z = 0; z < SK; ++z) {
-        float p0 = d[mi][j], p1 = d[mi][j + 1];
-        if (z != slice) {
-          float const* const q = w + z * M * ldw + row * ldw + col;
-          if (pair) {
-            float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
-            p0 = v.x;
-            p1 = v.y;
-          } else {
-            p0 = __ldcg(q);
-          }
+      for (int j = 0; j < ACC; j += 2) {
+        int const dr = mi * 64 + 8 * ((j / 2) % 2), dc = 8 * (j / 4);
+        if (dr >= rows_left || dc >= cols_left) continue;
+        float const* const q = wz + dr * ldw + dc;
+        float p0, p1 = 0.f;
+        if (dc + 1 < cols_left) {
+          float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
+          p0 = v.x;
+          p1 = v.y;
+        } else {
+          p0 = __ldcg(q);
         }
-        s0 = z == 0 ? p0 : s0 + p0;
-        s1 = z == 0 ? p1 : s1 + p1;
+        d[mi][j] = z == 0 ? p0 : d[mi][j] + p0;
+        d[mi][j + 1] = z == 0 ? p1 : d[mi][j + 1] + p1;
       }
-      d[mi][j] = s0;
-      d[mi][j + 1] = s1;
     }
   }
   store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
@@ -716,7 +714,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
           int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
-          finish_split_k<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c, counter, lane);
+          finish_split_k<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, r, c, counter, lane);
         }
       }
     }
