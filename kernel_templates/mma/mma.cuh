@@ -285,6 +285,40 @@ struct TileLoader {
   }
 };
 
+/// Split-K: adds (FIRST: stores) one slice's partials into the accumulators of the elements
+/// this lane stored (rows g, g + 8 and columns 2t, 2t + 1 of each 16×8 tile). `q0` is the lane's
+/// first element in the slice (row stride ld), `rows_left`, `cols_left` the rows and columns of C
+/// from there. Without CHECK (a tile inside C, N even) every element is a pair and the code has
+/// no branch, so the compiler issues all the loads together; with a branch per element it waits
+/// for each in turn.
+template <bool CHECK, bool FIRST, int MT, int NT>
+__device__ __forceinline__ void add_slice(float (&acc)[MT][NT][4], float const* q0, long long ld,
+                                          long long rows_left, long long cols_left, bool pairs) {
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        int const dr = i * 16 + h * 8, dc = j * 8;
+        if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
+        float const* const w = q0 + dr * ld + dc;
+        float p0, p1 = 0.0f;
+        if (!CHECK || (pairs && dc + 1 < cols_left)) {
+          float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
+          p0 = v.x;
+          p1 = v.y;
+        } else {
+          p0 = __ldcg(w);
+          if (dc + 1 < cols_left) p1 = __ldcg(w + 1);
+        }
+        acc[i][j][2 * h] = FIRST ? p0 : acc[i][j][2 * h] + p0;
+        acc[i][j][2 * h + 1] = FIRST ? p1 : acc[i][j][2 * h + 1] + p1;
+      }
+    }
+  }
+}
+
 }  // namespace mma_detail
 
 template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
@@ -563,35 +597,21 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
     if (!last) return;
     // The last slice: each thread sums the elements it stored itself, reading all SK slices
-    // back (its own too) in slice order, so C does not depend on which slice came last and each
-    // pass issues all of the thread's loads at once.
+    // back (its own too) in slice order, so C does not depend on which slice came last.
+    long long const r0 = m0 + wm0 + g, c0 = n0 + wn0 + 2 * t;
+    float const* const q0 = ws + r0 * args.N + c0;
+    long long const rows_left = args.M - r0, cols_left = args.N - c0;
+    if (m0 + BM <= args.M && n0 + BN <= args.N && ws_pair) {
+      add_slice<false, true>(acc, q0, args.N, rows_left, cols_left, true);
 #pragma unroll 1
-    for (int z = 0; z < SK; ++z) {
-      float const* const wz = ws + z * slice_floats;
-#pragma unroll
-      for (int i = 0; i < kMT; ++i) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          long long const m = m0 + wm0 + i * 16 + g + h * 8;
-#pragma unroll
-          for (int j = 0; j < kNT; ++j) {
-            long long const n = n0 + wn0 + j * 8 + 2 * t;
-            if (m >= args.M || n >= args.N) continue;
-            float const* const w = wz + m * args.N + n;
-            float p0, p1 = 0.0f;
-            if (ws_pair && n + 1 < args.N) {
-              float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
-              p0 = v.x;
-              p1 = v.y;
-            } else {
-              p0 = __ldcg(w);
-              if (n + 1 < args.N) p1 = __ldcg(w + 1);
-            }
-            float* const a = acc[i][j];
-            a[2 * h] = z == 0 ? p0 : a[2 * h] + p0;
-            a[2 * h + 1] = z == 0 ? p1 : a[2 * h + 1] + p1;
-          }
-        }
+      for (int z = 1; z < SK; ++z) {
+        add_slice<false, false>(acc, q0 + z * slice_floats, args.N, rows_left, cols_left, true);
+      }
+    } else {
+      add_slice<true, true>(acc, q0, args.N, rows_left, cols_left, ws_pair);
+#pragma unroll 1
+      for (int z = 1; z < SK; ++z) {
+        add_slice<true, false>(acc, q0 + z * slice_floats, args.N, rows_left, cols_left, ws_pair);
       }
     }
   }

@@ -188,6 +188,41 @@ struct Operand {
   }
 };
 
+/// Split-K RED=0: adds (FIRST: stores) one slice's partials into the accumulators of the
+/// elements this thread stored: (TM/4)·(TN/4) sub-blocks of 4×4, spaced LM·4 rows and LN·4
+/// columns. `q0` is the thread's first element in the slice (row stride ld), `rows_left`,
+/// `cols_left` the rows and columns of C from there. Without CHECK (a tile inside C) every row of
+/// 4 is one float4 and the code has no branch, so the compiler issues all the loads together;
+/// with a branch per element it waits for each in turn. Only what a slice stored is read.
+template <bool CHECK, bool FIRST, int TM, int TN, int LM, int LN>
+__device__ __forceinline__ void add_slice(float (&acc)[TM][TN], float const* q0, long long ld,
+                                          long long rows_left, long long cols_left) {
+#pragma unroll
+  for (int i = 0; i < TM / 4; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+      for (int j = 0; j < TN / 4; ++j) {
+        int const dr = i * LM * 4 + r, dc = j * LN * 4;
+        if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
+        float const* const w = q0 + dr * ld + dc;
+        float4 part;
+        if (!CHECK || dc + 3 < cols_left) {
+          part = __ldcg(reinterpret_cast<float4 const*>(w));
+        } else {
+          part = make_float4(__ldcg(w), dc + 1 < cols_left ? __ldcg(w + 1) : 0.f,
+                             dc + 2 < cols_left ? __ldcg(w + 2) : 0.f, 0.f);
+        }
+        float* const v = &acc[4 * i + r][4 * j];
+        v[0] = FIRST ? part.x : v[0] + part.x;
+        v[1] = FIRST ? part.y : v[1] + part.y;
+        v[2] = FIRST ? part.z : v[2] + part.z;
+        v[3] = FIRST ? part.w : v[3] + part.w;
+      }
+    }
+  }
+}
+
 }  // namespace simt_detail
 
 template <int BM, int BN, int BK, int TM, int TN, int LL, int CURE, int ST, int CP, int SW,
@@ -398,36 +433,24 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));
     if (!last) return;
     // The last slice: each thread sums the elements it stored itself, reading all SK slices
-    // back (its own too) in slice order, so C does not depend on which slice came last and each
-    // pass issues all of the thread's loads at once. Only what a slice stored is read.
-    float const* const all = static_cast<float const*>(args.workspace);
+    // back (its own too) in slice order, so C does not depend on which slice came last.
+    float const* const q0 =
+        static_cast<float const*>(args.workspace) + (m0 + row0) * np + n0 + col0;
     long long const slice_floats = args.M * np;
+    long long const rows_left = args.M - (m0 + row0), cols_left = args.N - (n0 + col0);
+    if (m0 + BM <= args.M && n0 + BN <= args.N) {
+      add_slice<false, true, TM, TN, kLM, kLN>(acc, q0, np, rows_left, cols_left);
 #pragma unroll 1
-    for (int z = 0; z < SK; ++z) {
-#pragma unroll
-      for (int i = 0; i < TM / 4; ++i) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          long long const m = m0 + row0 + i * kLM * 4 + r;
-#pragma unroll
-          for (int j = 0; j < TN / 4; ++j) {
-            long long const n = n0 + col0 + j * kLN * 4;
-            if (m >= args.M || n >= args.N) continue;
-            float const* const w = all + z * slice_floats + m * np + n;
-            float4 part;
-            if (n + 3 < args.N) {
-              part = __ldcg(reinterpret_cast<float4 const*>(w));
-            } else {
-              part = make_float4(__ldcg(w), n + 1 < args.N ? __ldcg(w + 1) : 0.f,
-                                 n + 2 < args.N ? __ldcg(w + 2) : 0.f, 0.f);
-            }
-            float* const v = &acc[4 * i + r][4 * j];
-            v[0] = z == 0 ? part.x : v[0] + part.x;
-            v[1] = z == 0 ? part.y : v[1] + part.y;
-            v[2] = z == 0 ? part.z : v[2] + part.z;
-            v[3] = z == 0 ? part.w : v[3] + part.w;
-          }
-        }
+      for (int z = 1; z < SK; ++z) {
+        add_slice<false, false, TM, TN, kLM, kLN>(acc, q0 + z * slice_floats, np, rows_left,
+                                                  cols_left);
+      }
+    } else {
+      add_slice<true, true, TM, TN, kLM, kLN>(acc, q0, np, rows_left, cols_left);
+#pragma unroll 1
+      for (int z = 1; z < SK; ++z) {
+        add_slice<true, false, TM, TN, kLM, kLN>(acc, q0 + z * slice_floats, np, rows_left,
+                                                 cols_left);
       }
     }
 #pragma unroll

@@ -391,12 +391,40 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   }
 }
 
+/// Adds (FIRST: stores) one slice's partials, as store_tile wrote them from d, into d. `q0` is
+/// the lane's first element in the slice; `rows_left`, `cols_left` the rows and columns of C
+/// from there. Without CHECK (a tile inside C) every element is a pair and the code has no
+/// branch, so the compiler issues all the loads together; with a branch per element it waits
+/// for each in turn.
+template <bool CHECK, bool FIRST, int MI, int ACC>
+__device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, long long ldw,
+                                          long long rows_left, long long cols_left) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int j = 0; j < ACC; j += 2) {
+      int const dr = mi * 64 + 8 * ((j / 2) % 2), dc = 8 * (j / 4);
+      float const* const q = q0 + dr * ldw + dc;
+      float p0, p1 = 0.f;
+      if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
+      if (!CHECK || dc + 1 < cols_left) {
+        float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
+        p0 = v.x;
+        p1 = v.y;
+      } else {
+        p0 = __ldcg(q);
+      }
+      d[mi][j] = FIRST ? p0 : d[mi][j] + p0;
+      d[mi][j + 1] = FIRST ? p1 : d[mi][j + 1] + p1;
+    }
+  }
+}
+
 /// Split-K, after this warp stored its slice's partials of tile (tm, tn) (store_tile): counts
 /// the slice on the warp's counter and, in the slice that arrives last, replaces d with the sum
 /// of every slice's partials and writes C. The sum reads all SK slices back, its own included,
-/// in slice order: C then does not depend on which slice arrived last, and each pass over the
-/// slices issues all of a thread's loads at once (a loop over slices per element waits for L2
-/// once per load). `r`, `c` as for store_tile; the whole warp calls it.
+/// in slice order, so C does not depend on which slice arrived last. `r`, `c` as for
+/// store_tile; the whole warp calls it.
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long tm, long long tn, int r, int c,
@@ -411,27 +439,17 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   float const* const w = static_cast<float const*>(args.workspace) + (tm * BM + r) * ldw +
                          tn * BN + c;
   long long const rows_left = M - (tm * BM + r), cols_left = N - (tn * BN + c);
+  if ((tm + 1) * BM <= M && (tn + 1) * BN <= N) {  // uniform over the warp
+    add_slice<false, true>(d, w, ldw, rows_left, cols_left);
 #pragma unroll 1
-  for (int z = 0; z < SK; ++z) {
-    float const* const wz = w + z * M * ldw;
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int j = 0; j < ACC; j += 2) {
-        int const dr = mi * 64 + 8 * ((j / 2) % 2), dc = 8 * (j / 4);
-        if (dr >= rows_left || dc >= cols_left) continue;
-        float const* const q = wz + dr * ldw + dc;
-        float p0, p1 = 0.f;
-        if (dc + 1 < cols_left) {
-          float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
-          p0 = v.x;
-          p1 = v.y;
-        } else {
-          p0 = __ldcg(q);
-        }
-        d[mi][j] = z == 0 ? p0 : d[mi][j] + p0;
-        d[mi][j + 1] = z == 0 ? p1 : d[mi][j + 1] + p1;
-      }
+    for (int z = 1; z < SK; ++z) {
+      add_slice<false, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
+    }
+  } else {
+    add_slice<true, true>(d, w, ldw, rows_left, cols_left);
+#pragma unroll 1
+    for (int z = 1; z < SK; ++z) {
+      add_slice<true, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
     }
   }
   store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
