@@ -4,25 +4,34 @@
 // arrival also sets the counter back to zero, so a counter buffer that is zero before a launch
 // is zero again after it: the launch plan asks for zeroed counters once, not before every
 // launch, and needs no second kernel.
-// When the templates are compiled as host C++ for the CPU emulation, the test supplies
-// atomicAdd, __threadfence and __ldcg (its blocks run one after another).
+//
+// Ordering: the threads that stored a slice's partials meet at a barrier (bar.sync or
+// __syncwarp, which order their memory accesses), then one of them counts with an acq_rel atomic
+// at GPU scope: its release covers the group's stores, its acquire the other slices' stores
+// published by their counts, and a barrier after it hands that on to the group. A fence in every
+// thread (__threadfence: MEMBAR.SC.GPU each) cost the H200 more than the reduce kernel it saves.
+// When the templates are compiled as host C++ for the CPU emulation, the test supplies atomicAdd
+// and __ldcg (its blocks run one after another).
 #pragma once
 
 namespace gemmtune {
 namespace split_k {
 
-/// One thread of a group of threads that has just stored a slice's partials of one tile (every
-/// writer fenced its stores, then the group met at a barrier) counts the slice. True in the
-/// slice that arrives last, which may then read every other slice's partials (through L2:
-/// __ldcg) once the group has met at a barrier again.
+/// Called by one thread of the group that has just stored a slice's partials of one tile, after
+/// the group's barrier. True in the slice that arrives last, which may read every other slice's
+/// partials (through L2: __ldcg) once the group has met at a barrier again.
 __device__ __forceinline__ bool arrive(unsigned* counter, int slices) {
-  __threadfence();  // the group's partials, ordered before by the barrier, precede the count
-  unsigned const before = atomicAdd(counter, 1u);
+  unsigned before;
+#if defined(__CUDA_ARCH__)
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(before)
+               : "l"(counter)
+               : "memory");
+#else
+  before = atomicAdd(counter, 1u);
+#endif
   bool const last = before == static_cast<unsigned>(slices - 1);
-  if (last) {
-    *counter = 0u;    // every slice has counted: nothing in this launch reads it again
-    __threadfence();  // the other slices' partials, published before their counts, are visible
-  }
+  if (last) *counter = 0u;  // every slice has counted: nothing in this launch reads it again
   return last;
 }
 

@@ -591,7 +591,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         }
       }
     }
-    __threadfence();
+    __syncthreads();  // every partial of the block is stored before thread 0 counts the slice
     bool const last = __syncthreads_or(
         threadIdx.x == 0 &&
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));

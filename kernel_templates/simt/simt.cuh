@@ -427,7 +427,7 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
     }
   }
   if constexpr (SK > 1 && RED == 0) {
-    __threadfence();
+    __syncthreads();  // every partial of the block is stored before thread 0 counts the slice
     bool const last = __syncthreads_or(
         threadIdx.x == 0 &&
         split_k::arrive(args.counters + static_cast<long long>(blockIdx.x), SK));

@@ -429,7 +429,6 @@ template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long tm, long long tn, int r, int c,
                                                unsigned* counter, int lane) {
-  __threadfence();
   __syncwarp();
   unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, SK)) : 0u;
   last = __shfl_sync(0xffffffffu, last, 0);
