@@ -10,8 +10,9 @@
 // at GPU scope: its release covers the group's stores, its acquire the other slices' stores
 // published by their counts, and a barrier after it hands that on to the group. A fence in every
 // thread (__threadfence: MEMBAR.SC.GPU each) cost the H200 more than the reduce kernel it saves.
-// When the templates are compiled as host C++ for the CPU emulation, the test supplies atomicAdd
-// and __ldcg (its blocks run one after another).
+// The acquire also invalidates the SM's L1, so the last slice reads the partials with plain
+// loads. When the templates are compiled as host C++ for the CPU emulation, the test supplies
+// atomicAdd (its blocks run one after another).
 #pragma once
 
 namespace gemmtune {
@@ -19,7 +20,7 @@ namespace split_k {
 
 /// Called by one thread of the group that has just stored a slice's partials of one tile, after
 /// the group's barrier. True in the slice that arrives last, which may read every other slice's
-/// partials (through L2: __ldcg) once the group has met at a barrier again.
+/// partials once the group has met at a barrier again.
 __device__ __forceinline__ bool arrive(unsigned* counter, int slices) {
   unsigned before;
 #if defined(__CUDA_ARCH__)

@@ -288,12 +288,13 @@ struct TileLoader {
 /// Split-K: adds (FIRST: stores) one slice's partials into the accumulators of the elements
 /// this lane stored (rows g, g + 8 and columns 2t, 2t + 1 of each 16×8 tile). `q0` is the lane's
 /// first element in the slice (row stride ld), `rows_left`, `cols_left` the rows and columns of C
-/// from there. Without CHECK (a tile inside C, N even) every element is a pair and the code has
-/// no branch, so the compiler issues all the loads together; with a branch per element it waits
-/// for each in turn.
+/// from there (CHECK: a ragged tile; `pairs`: N is even). Every load of the pass goes into
+/// registers before any is added, so a pass costs one trip to L2, not one per element. Plain
+/// loads: the acquire that found this slice last invalidated L1.
 template <bool CHECK, bool FIRST, int MT, int NT>
 __device__ __forceinline__ void add_slice(float (&acc)[MT][NT][4], float const* q0, long long ld,
                                           long long rows_left, long long cols_left, bool pairs) {
+  float2 v[MT][2][NT];
 #pragma unroll
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
@@ -301,19 +302,23 @@ __device__ __forceinline__ void add_slice(float (&acc)[MT][NT][4], float const* 
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
         int const dr = i * 16 + h * 8, dc = j * 8;
-        if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
         float const* const w = q0 + dr * ld + dc;
-        float p0, p1 = 0.0f;
-        if (!CHECK || (pairs && dc + 1 < cols_left)) {
-          float2 const v = __ldcg(reinterpret_cast<float2 const*>(w));
-          p0 = v.x;
-          p1 = v.y;
-        } else {
-          p0 = __ldcg(w);
-          if (dc + 1 < cols_left) p1 = __ldcg(w + 1);
-        }
-        acc[i][j][2 * h] = FIRST ? p0 : acc[i][j][2 * h] + p0;
-        acc[i][j][2 * h + 1] = FIRST ? p1 : acc[i][j][2 * h + 1] + p1;
+        bool const in = !CHECK || (dr < rows_left && dc < cols_left);
+        bool const two = !CHECK || dc + 1 < cols_left;
+        v[i][h][j] = !in                ? make_float2(0.0f, 0.0f)
+                     : !CHECK || (pairs && two) ? *reinterpret_cast<float2 const*>(w)
+                                        : make_float2(w[0], two ? w[1] : 0.0f);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int j = 0; j < NT; ++j) {
+        acc[i][j][2 * h] = FIRST ? v[i][h][j].x : acc[i][j][2 * h] + v[i][h][j].x;
+        acc[i][j][2 * h + 1] = FIRST ? v[i][h][j].y : acc[i][j][2 * h + 1] + v[i][h][j].y;
       }
     }
   }

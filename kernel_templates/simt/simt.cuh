@@ -191,33 +191,44 @@ struct Operand {
 /// Split-K RED=0: adds (FIRST: stores) one slice's partials into the accumulators of the
 /// elements this thread stored: (TM/4)·(TN/4) sub-blocks of 4×4, spaced LM·4 rows and LN·4
 /// columns. `q0` is the thread's first element in the slice (row stride ld), `rows_left`,
-/// `cols_left` the rows and columns of C from there. Without CHECK (a tile inside C) every row of
-/// 4 is one float4 and the code has no branch, so the compiler issues all the loads together;
-/// with a branch per element it waits for each in turn. Only what a slice stored is read.
+/// `cols_left` the rows and columns of C from there (CHECK: a ragged tile). Loads go into a batch
+/// of registers before any is added, so a batch costs one trip to L2, not one per element; only
+/// what a slice stored is read. Plain loads: the acquire that found this slice last invalidated
+/// L1.
 template <bool CHECK, bool FIRST, int TM, int TN, int LM, int LN>
 __device__ __forceinline__ void add_slice(float (&acc)[TM][TN], float const* q0, long long ld,
                                           long long rows_left, long long cols_left) {
+  constexpr int ROWS = TM, VECS = TN / 4;  // a row of 4 columns per (row, vec)
+  constexpr int BATCH_ROWS = ROWS * VECS <= 8 ? ROWS : 8 / VECS > 0 ? 8 / VECS : 1;
+  static_assert(ROWS % BATCH_ROWS == 0, "whole batches");
 #pragma unroll
-  for (int i = 0; i < TM / 4; ++i) {
+  for (int b = 0; b < ROWS; b += BATCH_ROWS) {
+    float4 part[BATCH_ROWS][VECS];
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
+    for (int k = 0; k < BATCH_ROWS; ++k) {
+      int const row = b + k;  // = 4·i + r
+      int const dr = (row / 4) * LM * 4 + row % 4;
 #pragma unroll
-      for (int j = 0; j < TN / 4; ++j) {
-        int const dr = i * LM * 4 + r, dc = j * LN * 4;
-        if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
+      for (int j = 0; j < VECS; ++j) {
+        int const dc = j * LN * 4;
         float const* const w = q0 + dr * ld + dc;
-        float4 part;
-        if (!CHECK || dc + 3 < cols_left) {
-          part = __ldcg(reinterpret_cast<float4 const*>(w));
-        } else {
-          part = make_float4(__ldcg(w), dc + 1 < cols_left ? __ldcg(w + 1) : 0.f,
-                             dc + 2 < cols_left ? __ldcg(w + 2) : 0.f, 0.f);
-        }
-        float* const v = &acc[4 * i + r][4 * j];
-        v[0] = FIRST ? part.x : v[0] + part.x;
-        v[1] = FIRST ? part.y : v[1] + part.y;
-        v[2] = FIRST ? part.z : v[2] + part.z;
-        v[3] = FIRST ? part.w : v[3] + part.w;
+        bool const in = !CHECK || (dr < rows_left && dc < cols_left);
+        part[k][j] = !in ? make_float4(0.f, 0.f, 0.f, 0.f)
+                     : !CHECK || dc + 3 < cols_left
+                         ? *reinterpret_cast<float4 const*>(w)
+                         : make_float4(w[0], dc + 1 < cols_left ? w[1] : 0.f,
+                                       dc + 2 < cols_left ? w[2] : 0.f, 0.f);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < BATCH_ROWS; ++k) {
+#pragma unroll
+      for (int j = 0; j < VECS; ++j) {
+        float* const v = &acc[b + k][4 * j];
+        v[0] = FIRST ? part[k][j].x : v[0] + part[k][j].x;
+        v[1] = FIRST ? part[k][j].y : v[1] + part[k][j].y;
+        v[2] = FIRST ? part[k][j].z : v[2] + part[k][j].z;
+        v[3] = FIRST ? part[k][j].w : v[3] + part[k][j].w;
       }
     }
   }

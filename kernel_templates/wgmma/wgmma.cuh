@@ -393,29 +393,36 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
 
 /// Adds (FIRST: stores) one slice's partials, as store_tile wrote them from d, into d. `q0` is
 /// the lane's first element in the slice; `rows_left`, `cols_left` the rows and columns of C
-/// from there. Without CHECK (a tile inside C) every element is a pair and the code has no
-/// branch, so the compiler issues all the loads together; with a branch per element it waits
-/// for each in turn.
+/// from there (CHECK: a ragged tile). Loads go into a batch of registers before any is added, so
+/// a batch costs one trip to L2, not one per element. Plain loads: the acquire that found this
+/// slice last invalidated L1, so they see the other slices' stores.
 template <bool CHECK, bool FIRST, int MI, int ACC>
 __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, long long ldw,
                                           long long rows_left, long long cols_left) {
+  constexpr int PAIRS = ACC / 2;
+  constexpr int BATCH = PAIRS < 16 ? PAIRS : 16;
+  static_assert(PAIRS % BATCH == 0, "whole batches");
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-    for (int j = 0; j < ACC; j += 2) {
-      int const dr = mi * 64 + 8 * ((j / 2) % 2), dc = 8 * (j / 4);
-      float const* const q = q0 + dr * ldw + dc;
-      float p0, p1 = 0.f;
-      if (CHECK && (dr >= rows_left || dc >= cols_left)) continue;
-      if (!CHECK || dc + 1 < cols_left) {
-        float2 const v = __ldcg(reinterpret_cast<float2 const*>(q));
-        p0 = v.x;
-        p1 = v.y;
-      } else {
-        p0 = __ldcg(q);
+    for (int b = 0; b < PAIRS; b += BATCH) {
+      float2 v[BATCH];
+#pragma unroll
+      for (int k = 0; k < BATCH; ++k) {
+        int const j = 2 * (b + k);
+        int const dr = mi * 64 + 8 * ((j / 2) % 2), dc = 8 * (j / 4);
+        float const* const q = q0 + dr * ldw + dc;
+        bool const in = !CHECK || (dr < rows_left && dc < cols_left);
+        bool const pair = !CHECK || dc + 1 < cols_left;
+        v[k] = !in ? make_float2(0.f, 0.f)
+                   : pair ? *reinterpret_cast<float2 const*>(q) : make_float2(*q, 0.f);
       }
-      d[mi][j] = FIRST ? p0 : d[mi][j] + p0;
-      d[mi][j + 1] = FIRST ? p1 : d[mi][j + 1] + p1;
+#pragma unroll
+      for (int k = 0; k < BATCH; ++k) {
+        int const j = 2 * (b + k);
+        d[mi][j] = FIRST ? v[k].x : d[mi][j] + v[k].x;
+        d[mi][j + 1] = FIRST ? v[k].y : d[mi][j + 1] + v[k].y;
+      }
     }
   }
 }

@@ -119,15 +119,10 @@ inline int __syncthreads_or(int predicate) {
   return result;
 }
 
-// Split-K counters and partials (common/split_k.cuh). Emulated threads switch only at barriers
-// and blocks run one after another, so plain memory operations are atomic and ordered here.
-inline void __threadfence() {}
+// Split-K counters (common/split_k.cuh). Emulated threads switch only at barriers and blocks run
+// one after another, so plain memory operations are atomic and ordered here.
 inline unsigned atomicAdd(unsigned* p, unsigned v) {
   unsigned const old = *p;
   *p = old + v;
   return old;
-}
-template <typename T>
-inline T __ldcg(T const* p) {
-  return *p;
 }
