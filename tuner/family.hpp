@@ -104,6 +104,11 @@ int register_budget(DeviceLimits const& limits, int threads);
 /// arguments of every family's kernels (only declared integers reach the source).
 std::string template_arguments(KernelConfig const& canonical_config);
 
+/// Whether a split-K launch plan with `slices` slices sums them in the last slice of each tile
+/// (one launch, split-K counters) rather than in a reduce kernel: the templates' rule,
+/// split_k::last_slice_sums in kernel_templates/common/split_k.cuh, which says why.
+constexpr bool last_slice_sums(std::int64_t slices) { return slices == 2; }
+
 /// The NVRTC request for kernels of the embedded template `template_file`: its source, the
 /// name expressions in launch order and the arch. Throws Error when the template was not
 /// embedded in the build.

@@ -1,6 +1,7 @@
-// Split-K in one launch: every slice of a tile stores its FP32 partials to the workspace, counts
-// itself on the tile's counter in args.counters, and the slice that arrives last sums all the
-// partials (in slice order, so C does not depend on the arrival order) and writes C. The last
+// Split-K in one launch (when last_slice_sums(SK)): every slice of a tile stores its FP32
+// partials to the workspace, counts itself on the tile's counter in args.counters, and the
+// slice that arrives last sums all the partials (in slice order, so C does not depend on the
+// arrival order) and writes C. The last
 // arrival also sets the counter back to zero, so a counter buffer that is zero before a launch
 // is zero again after it: the launch plan asks for zeroed counters once, not before every
 // launch, and needs no second kernel.
@@ -17,6 +18,14 @@
 
 namespace gemmtune {
 namespace split_k {
+
+/// Whether SK slices sum in the last slice of each tile (else the plan's reduce kernel sums
+/// them). The last slice adds the SK slices one after another while the rest of the GPU may sit
+/// idle; a reduce kernel spreads the sum over every SM but costs a launch. On the H200 the
+/// single launch won at SK = 2 (128x4096x4096 bf16 wgmma: 17.8 us against 19.2 us) and lost
+/// from SK = 4 (16x4096x4096 bf16 mma SK = 4: 17.4 against 16.7 us; SK = 8: 22.9 against
+/// 15.6 us; fp32 simt SK = 8 and 16 lost 2 to 15%).
+__host__ __device__ constexpr bool last_slice_sums(int slices) { return slices == 2; }
 
 /// Called by one thread of the group that has just stored a slice's partials of one tile, after
 /// the group's barrier. True in the slice that arrives last, which may read every other slice's

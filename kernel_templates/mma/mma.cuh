@@ -10,8 +10,9 @@
 //   WM, WN       warp tile (multiples of 16 and 16); (BM/WM)·(BN/WN) warps
 //   ST           cp.async stages (2..5)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
-//   SK           split-K slices (blockIdx.z): FP32 partials in the workspace; the tile's last
-//                slice to finish sums them and writes C (common/split_k.cuh), one counter per tile
+//   SK           split-K slices (blockIdx.z): FP32 partials in the workspace; with SK = 2 the
+//                tile's last slice to finish sums them and writes C (common/split_k.cuh, one
+//                counter per tile), with more mma_reduce does
 //   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, fed to m16n8k8 as stored: the tensor
 //                core reads the top 19 bits, as the wgmma family's tf32 does. Rounding each
 //                landed stage in shared memory first cost a second pass over every tile, which
@@ -28,6 +29,7 @@ namespace gemmtune {
 namespace mma_detail {
 
 constexpr int kWarpSize = 32;
+constexpr int kReduceThreads = 256;
 
 __host__ __device__ constexpr int elem_bytes(int PREC) { return PREC == 2 ? 4 : 2; }
 __host__ __device__ constexpr int block_threads(int BM, int BN, int WM, int WN) {
@@ -596,6 +598,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         }
       }
     }
+    if constexpr (!split_k::last_slice_sums(SK)) return;  // mma_reduce sums the slices
     __syncthreads();  // every partial of the block is stored before thread 0 counts the slice
     bool const last = __syncthreads_or(
         threadIdx.x == 0 &&
@@ -631,6 +634,26 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
         write_c_pair<PREC, kPair>(args, m, n, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
       }
     }
+  }
+}
+
+/// C = alpha·Σ_z W[z] + beta·C over SLICES FP32 partial products W[z] (M×N each, packed) in
+/// args.workspace, summed in slice order. One thread per element, grid-stride.
+template <int SLICES, int PREC>
+__global__ void __launch_bounds__(mma_detail::kReduceThreads) mma_reduce(GemmArgs args) {
+  long long const total = args.M * args.N;
+  const float* const ws = static_cast<const float*>(args.workspace);
+  long long const stride = static_cast<long long>(gridDim.x) * mma_detail::kReduceThreads;
+  for (long long e = static_cast<long long>(blockIdx.x) * mma_detail::kReduceThreads + threadIdx.x;
+       e < total; e += stride) {
+    float s = ws[e];
+#pragma unroll
+    for (int z = 1; z < SLICES; ++z) s += ws[e + z * total];
+    long long const m = e / args.N, n = e % args.N;
+    long long const i = m * args.ldc + n;
+    float v = args.alpha * s;
+    if (args.beta != 0.0f) v += args.beta * mma_detail::load_out<PREC>(args.C, i);
+    mma_detail::store_out<PREC>(args.C, i, v);
   }
 }
 

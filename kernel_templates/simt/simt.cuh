@@ -4,7 +4,7 @@
 // LDS.128 and every store of C a coalesced float4. Both operands sit k-major in shared memory
 // (A transposed), fed by float4 or scalar global loads (register-staged) or by cp.async
 // (multi-stage); split-K slices reduce through a workspace (plain stores summed by each tile's
-// last slice in the same launch, or atomics + finalize kernel).
+// last slice in the same launch or by a reduce kernel, or atomics + finalize kernel).
 //
 //   BM, BN, BK   block tile of C and depth of one staged K slice
 //   TM, TN       a thread's rows and columns of C (multiples of 4)
@@ -16,8 +16,9 @@
 //                CP = 1: cp.async ring of ST = 2..4 stages (sm_80+)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
 //   SK, RED      split-K slices (blockIdx.z) and their reduction: RED = 0 partials per slice,
-//                summed by the tile's last slice to finish (common/split_k.cuh, a counter per
-//                tile); RED = 1 atomics into one zeroed slice, then simt_reduce<1>
+//                summed by the tile's last slice to finish when SK = 2 (common/split_k.cuh, a
+//                counter per tile), else by simt_reduce<SK>; RED = 1 atomics into one zeroed
+//                slice, then simt_reduce<1>
 //   TA, TB       A stored K×M, B stored N×K (from the layout)
 //   VEC          float4 global access (alignment class 16); scalar otherwise
 #ifndef GEMMTUNE_SIMT_SIMT_CUH
@@ -437,7 +438,7 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
       }
     }
   }
-  if constexpr (SK > 1 && RED == 0) {
+  if constexpr (RED == 0 && split_k::last_slice_sums(SK)) {
     __syncthreads();  // every partial of the block is stored before thread 0 counts the slice
     bool const last = __syncthreads_or(
         threadIdx.x == 0 &&

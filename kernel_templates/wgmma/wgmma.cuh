@@ -18,9 +18,10 @@
 //            wgmma; their main loops run one after the other (named barriers hand the turn
 //            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
-//   SK       split-K slices; SK > 1 writes FP32 partials to the workspace, and the last slice
-//            of a tile to finish sums them and writes C (common/split_k.cuh: one counter per
-//            consumer warp of each tile, since a warp's rows are its own)
+//   SK       split-K slices; SK > 1 writes FP32 partials to the workspace. With SK = 2 the last
+//            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
+//            per consumer warp of each tile, since a warp's rows are its own); with more,
+//            wgmma_reduce does
 //   T        element type (wgmma_detail::ElementType): fp16, bf16 or tf32 (tf32: K-major only;
 //            wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into the
 //            workspace, and the descriptors read those)
@@ -46,6 +47,7 @@ namespace gemmtune {
 namespace wgmma_detail {
 
 constexpr int kWarpgroup = 128;
+constexpr int kReduceThreads = 256;
 constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box row
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
@@ -732,7 +734,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c);
-      if constexpr (SK > 1) {
+      if constexpr (split_k::last_slice_sums(SK)) {
         // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (tm < tiles_m) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
@@ -821,6 +823,27 @@ __global__ void __launch_bounds__(wgmma_detail::kCopyTile * wgmma_detail::kCopyR
   for (int i = ty; i < kCopyTile; i += kCopyRows) {
     long long const r = r0 + i, k = k0 + tx;
     if (r < R && k < K) dst[r * ldk + k] = tile[tx][i];
+  }
+}
+
+/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.
+template <int SK, int T>
+__global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
+    wgmma_reduce(GemmArgs const args) {
+  using namespace wgmma_detail;
+  long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
+  long long const total = M * N;
+  float const* const w = static_cast<float const*>(args.workspace);
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    long long const row = e / N, col = e % N;
+    float acc = 0.f;
+#pragma unroll
+    for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
+    long long const i = row * args.ldc + col;
+    float v = args.alpha * acc;
+    if (args.beta != 0.f) v += args.beta * load_elem<T>(args.C, i);
+    store_elem<T>(args.C, i, v);
   }
 }
 

@@ -1,6 +1,6 @@
 // Runs the mma template on the CPU (cuda_emulation.hpp) with the warp-collective instructions
 // emulated from the PTX ISA's fragment layouts (ldmatrix with and without .trans, mma.sync
-// m16n8k16 and m16n8k8), through the descriptor's launch plan (split-K summed in each tile's last slice, both slice orders), for
+// m16n8k16 and m16n8k8), through the descriptor's launch plan (split-K summed in each tile's last slice in both slice orders, or by the reduce kernel), for
 // fp16, bf16 and tf32, every layout, cp.async and scalar-fill paths, ragged shapes, padded
 // leading dimensions, beta = 0 (C poisoned with NaN) and beta ≠ 0. Inputs are small integers, so
 // the FP32 sums are exact and C must match the reference bit for bit after rounding.
@@ -218,6 +218,11 @@ void add_config() {
   add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 16>();
   add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 8>();
   add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 4>();
+  if constexpr (SK > 1 && !split_k::last_slice_sums(SK)) {
+    kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",0>"] = &mma_reduce<SK, 0>;
+    kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",1>"] = &mma_reduce<SK, 1>;
+    kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",2>"] = &mma_reduce<SK, 2>;
+  }
 }
 
 struct Case {
@@ -337,8 +342,9 @@ void check(std::string const& id, Problem problem, bool align16, std::int64_t pa
 
   LaunchPlan const plan = family.launch_plan(cfg, problem);
   bool const split = cfg.at("SK") > 1;
-  ASSERT_EQ(plan.launches.size(), 1u);
-  ASSERT_EQ(plan.counter_bytes, split ? MmaFamily::tiles(cfg, problem) * 4 : 0);
+  bool const in_kernel = split && last_slice_sums(cfg.at("SK"));
+  ASSERT_EQ(plan.launches.size(), split && !in_kernel ? 2u : 1u);
+  ASSERT_EQ(plan.counter_bytes, in_kernel ? MmaFamily::tiles(cfg, problem) * 4 : 0);
   std::vector<float> workspace(static_cast<std::size_t>(plan.workspace_bytes / 4), std::nanf(""));
   std::vector<unsigned> counters(static_cast<std::size_t>(plan.counter_bytes / 4), 0u);
   GemmArgs const args{problem.m, problem.n, problem.k, a.ld,     b.ld,

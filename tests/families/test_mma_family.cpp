@@ -212,20 +212,27 @@ TEST(MmaFamily, LaunchPlanCoversTheTilesWithDynamicSharedMemory) {
   EXPECT_EQ(l.name_expression, "gemmtune::mma_gemm<128,256,32,64,64,4,8,1,0,true,false,16>");
 }
 
-TEST(MmaFamily, LaunchPlanWithSplitKSumsInTheTilesLastSlice) {
+TEST(MmaFamily, LaunchPlanWithSplitKAddsTheReduceKernelOrSumsInTheLastSlice) {
   KernelConfig const c = cfg("mma:BM=64,BN=64,BK=16,WM=32,WN=32,ST=3,SW=1,SK=4");
   Problem const p = make(100, 200, 5000, Precision::kTF32, Layout::kNT);
   LaunchPlan const plan = mma().launch_plan(c, p);
-  ASSERT_EQ(plan.launches.size(), 1u);
+  ASSERT_EQ(plan.launches.size(), 2u);
   EXPECT_EQ(plan.launches[0].grid.x, 2 * 4);
   EXPECT_EQ(plan.launches[0].grid.z, 4);
   EXPECT_EQ(plan.launches[0].block.x, 128);
+  EXPECT_EQ(plan.launches[1].name_expression, "gemmtune::mma_reduce<4,2>");
+  EXPECT_EQ(plan.launches[1].block.x, 256);
+  EXPECT_GE(plan.launches[1].grid.x * 256, std::int64_t{1});
   EXPECT_EQ(plan.workspace_bytes, 4 * 100 * 200 * 4);
-  EXPECT_EQ(plan.counter_bytes, 2 * 4 * 4);  // one counter per tile
+  EXPECT_EQ(plan.counter_bytes, 0);
   EXPECT_FALSE(plan.zero_workspace);  // every partial is written, no atomics
+  LaunchPlan const two = mma().launch_plan(cfg("mma:BM=64,BN=64,BK=16,WM=32,WN=32,ST=3,SW=1,SK=2"), p);
+  ASSERT_EQ(two.launches.size(), 1u);  // the tile's last slice sums
+  EXPECT_EQ(two.counter_bytes, 2 * 4 * 4);  // one counter per tile
   CompileRequest const r = mma().compile_request(c, p, "sm_86");
-  ASSERT_EQ(r.name_expressions.size(), 1u);
+  ASSERT_EQ(r.name_expressions.size(), 2u);
   EXPECT_EQ(r.name_expressions[0], plan.launches[0].name_expression);
+  EXPECT_EQ(r.name_expressions[1], plan.launches[1].name_expression);
   EXPECT_EQ(r.arch, "sm_86");
   EXPECT_NE(r.source.find("mma_gemm"), std::string::npos);
 }

@@ -1,6 +1,6 @@
 // Runs the simt template on the CPU (cuda_emulation.hpp) through the descriptor's launch plan
-// (main kernel over tiles × split-K slices, summed by each tile's last slice in either order,
-// or atomics then the finalize kernel), for every layout, both
+// (main kernel over tiles × split-K slices, summed by each tile's last slice in either order or
+// by the reduce kernel, or atomics then the finalize kernel), for every layout, both
 // vector and scalar paths, ragged shapes, padded leading dimensions, beta = 0 (C poisoned with
 // NaN) and beta ≠ 0, comparing exactly with a reference on small integers. The cp.async
 // configs run their multi-stage ring with synchronous copies (the template's non-sm_80 path).
@@ -76,6 +76,8 @@ Kernel reduce_kernel(std::string const& expression) {
   static std::map<std::string, Kernel> const kernels = {
       {"gemmtune::simt_reduce<1,false>", &simt_reduce<1, false>},
       {"gemmtune::simt_reduce<1,true>", &simt_reduce<1, true>},
+      {"gemmtune::simt_reduce<16,false>", &simt_reduce<16, false>},
+      {"gemmtune::simt_reduce<16,true>", &simt_reduce<16, true>},
   };
   auto const it = kernels.find(expression);
   return it == kernels.end() ? nullptr : it->second;
@@ -148,7 +150,8 @@ void check(Case const& c, Problem problem, bool align16, std::int64_t extra, flo
 
   LaunchPlan const plan = family.launch_plan(cfg, problem);
   bool const split = cfg.at("SK") > 1;
-  bool const finalize = split && cfg.at("RED") == 1;  // atomics, then the finalize kernel
+  // Atomics, or partials beyond SK = 2, then a reduce kernel; else the last slice sums.
+  bool const finalize = split && (cfg.at("RED") == 1 || !last_slice_sums(cfg.at("SK")));
   ASSERT_EQ(plan.launches.size(), finalize ? 2u : 1u);
   ASSERT_EQ(plan.counter_bytes, split && !finalize ? SimtFamily::tiles(cfg, problem) * 4 : 0);
   std::string const flags = std::string(a_transposed(problem.layout) ? "true," : "false,") +

@@ -158,21 +158,34 @@ TEST(SimtFamily, LaunchPlanWithoutSplitKIsOneKernelOverTheTiles) {
   EXPECT_NE(r.source.find("simt_reduce"), std::string::npos);
 }
 
-TEST(SimtFamily, LaunchPlanWithSplitKSumsInTheLastSliceOrAddsTheFinalizeKernel) {
+TEST(SimtFamily, LaunchPlanWithSplitKSumsInTheLastSliceOrAddsTheReduceKernel) {
   KernelConfig const c = parse_kernel_id(
       "simt:BM=16,BN=128,BK=16,TM=4,TN=8,LL=2,CURE=1,ST=4,CP=1,SW=1,SK=8,RED=0");
   Problem const p = make(16, 4096, 4096);
   ASSERT_EQ(simt().reject_reason(c, p, sm90()), "");
   LaunchPlan const plan = simt().launch_plan(c, p);
-  ASSERT_EQ(plan.launches.size(), 1u);  // the tile's last slice sums the partials
+  ASSERT_EQ(plan.launches.size(), 2u);
   EXPECT_EQ(plan.launches[0].grid, (Dim3{32, 1, 8}));
   EXPECT_EQ(plan.launches[0].name_expression,
             "gemmtune::simt<16,128,16,4,8,2,1,4,1,1,8,0,false,false,true>");
+  EXPECT_EQ(plan.launches[1].name_expression, "gemmtune::simt_reduce<8,true>");
+  EXPECT_EQ(plan.launches[1].block, (Dim3{256, 1, 1}));
+  EXPECT_EQ(plan.launches[1].grid, (Dim3{16 * 1024 / 256, 1, 1}));
   EXPECT_EQ(plan.workspace_bytes, 8 * 16 * 4096 * 4);
-  EXPECT_EQ(plan.counter_bytes, 32 * 4);  // one counter per tile
+  EXPECT_EQ(plan.counter_bytes, 0);
   EXPECT_FALSE(plan.zero_workspace);
   CompileRequest const r = simt().compile_request(c, p, "sm_90");
-  ASSERT_EQ(r.name_expressions.size(), 1u);
+  ASSERT_EQ(r.name_expressions.size(), 2u);
+  EXPECT_EQ(r.name_expressions[1], plan.launches[1].name_expression);
+
+  // Two slices: the tile's last slice sums them in the same launch.
+  KernelConfig const two = parse_kernel_id(
+      "simt:BM=16,BN=128,BK=16,TM=4,TN=8,LL=2,CURE=1,ST=4,CP=1,SW=1,SK=2,RED=0");
+  LaunchPlan const one = simt().launch_plan(two, p);
+  ASSERT_EQ(one.launches.size(), 1u);
+  EXPECT_EQ(one.workspace_bytes, 2 * 16 * 4096 * 4);
+  EXPECT_EQ(one.counter_bytes, 32 * 4);  // one counter per tile
+  EXPECT_EQ(simt().compile_request(two, p, "sm_90").name_expressions.size(), 1u);
 
   KernelConfig const atomics = parse_kernel_id(
       "simt:BM=16,BN=128,BK=16,TM=4,TN=8,LL=2,CURE=1,ST=4,CP=1,SW=1,SK=8,RED=1");

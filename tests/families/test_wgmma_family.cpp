@@ -184,7 +184,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
   KernelConfig const sk = cfg(128, 128, 6, 2, 0, 1, 4);
   ASSERT_EQ(wgmma().reject_reason(sk, small, sm90()), "");
   LaunchPlan const plan = wgmma().launch_plan(sk, small);
-  ASSERT_EQ(plan.launches.size(), 2u);  // copy, main (the last slice of a tile sums)
+  ASSERT_EQ(plan.launches.size(), 3u);  // copy, main, reduce
   std::int64_t const partials = 4 * 256 * 252 * 4;
   EXPECT_EQ(plan.tensor_maps[1].workspace_offset, partials);
   EXPECT_EQ(plan.workspace_bytes, partials + 250 * 8192 * 4);
@@ -365,18 +365,25 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
             "persistent");
 }
 
-TEST(WgmmaFamily, SplitKAddsWorkspaceAndCountersNotALaunch) {
+TEST(WgmmaFamily, SplitKAddsTheReduceKernelOrCountersForTwoSlices) {
   Problem const p = make(512, 510, 8192, Precision::kFP16, Layout::kNN, 16);
   KernelConfig const c = cfg(128, 128, 6, 2, 0, 1, 4);
   ASSERT_EQ(wgmma().reject_reason(c, p, sm90()), "");
   LaunchPlan const plan = wgmma().launch_plan(c, p);
-  ASSERT_EQ(plan.launches.size(), 1u);
+  ASSERT_EQ(plan.launches.size(), 2u);
   EXPECT_EQ(plan.launches[0].grid.x, 4 * 4 * 4);
+  EXPECT_EQ(plan.launches[1].name_expression, "gemmtune::wgmma_reduce<4,0>");
+  EXPECT_FALSE(plan.launches[1].takes_tensor_maps);
   EXPECT_EQ(plan.workspace_bytes, 4 * 512 * 512 * 4);  // rows padded to a multiple of 4
-  EXPECT_EQ(plan.counter_bytes, 4 * 4 * 8 * 4);        // 16 tiles × 8 consumer warps
+  EXPECT_EQ(plan.counter_bytes, 0);
   EXPECT_FALSE(plan.zero_workspace);
+  // Two slices: the last slice of each tile sums, one counter per consumer warp of a tile.
+  LaunchPlan const two = wgmma().launch_plan(cfg(128, 128, 6, 2, 0, 1, 2), p);
+  ASSERT_EQ(two.launches.size(), 1u);
+  EXPECT_EQ(two.workspace_bytes, 2 * 512 * 512 * 4);
+  EXPECT_EQ(two.counter_bytes, 4 * 4 * 8 * 4);  // 16 tiles × 8 consumer warps
   // Ping-pong: one warpgroup owns a whole tile, 4 warps.
-  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 6, 2, 2, 1, 4), p).counter_bytes, 4 * 4 * 4 * 4);
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 6, 2, 2, 1, 2), p).counter_bytes, 4 * 4 * 4 * 4);
 }
 
 TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {

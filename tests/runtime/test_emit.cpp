@@ -58,18 +58,18 @@ TEST_P(EmitCompiles, WithNvcc) {
 INSTANTIATE_TEST_SUITE_P(LadderStages, EmitCompiles, ::testing::Range(0, 7));
 
 TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
-  // split-K: a workspace, split-K counters, and 64 KiB of dynamic smem.
+  // split-K over two slices: a workspace, split-K counters, and 64 KiB of dynamic smem.
   auto const dir = std::filesystem::temp_directory_path() / "gemmtune_emit_simt";
   std::filesystem::create_directories(dir);
   auto const cu = dir / "simt.cu";
   CliRun r = run(std::string(GEMMTUNE_BINARY) +
-                 " emit 'simt:BM=128,BN=128,BK=16,TM=8,TN=8,LL=1,CURE=2,ST=4,CP=1,SW=8,SK=4,RED=0'"
+                 " emit 'simt:BM=128,BN=128,BK=16,TM=8,TN=8,LL=1,CURE=2,ST=4,CP=1,SW=8,SK=2,RED=0'"
                  " --shape 1024x1024x4096 --out " + cu.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream in(cu);
   std::string const text(std::istreambuf_iterator<char>(in), {});
   EXPECT_NE(text.find("cudaFuncAttributeMaxDynamicSharedMemorySize, 65536"), std::string::npos);
-  EXPECT_NE(text.find("constexpr long long kWorkspaceBytes = 16777216;"), std::string::npos);
+  EXPECT_NE(text.find("constexpr long long kWorkspaceBytes = 8388608;"), std::string::npos);
   EXPECT_NE(text.find("constexpr long long kCounterBytes = 256;"), std::string::npos);
   EXPECT_NE(text.find("args.counters == nullptr"), std::string::npos);
   r = run(std::string(GEMMTUNE_NVCC) + " -c -arch=sm_90 -std=c++17 " + cu.string() + " -o " +

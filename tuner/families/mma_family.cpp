@@ -1,6 +1,7 @@
 // The mma descriptor: value lists, the constraints that keep a default search to the configs a
 // performance engineer would time (by shape class, shared memory, registers), name expressions
-// and the launch plan (one kernel over tiles × SK slices; split-K sums in the tile's last slice).
+// and the launch plan (main kernel over tiles × SK slices; split-K sums in the tile's last slice
+// at SK = 2, else in the reduce kernel).
 #include "families/mma_family.hpp"
 
 #include <algorithm>
@@ -11,6 +12,8 @@ namespace gemmtune {
 namespace {
 
 constexpr int kWarpSize = 32;
+constexpr int kReduceThreads = 256;  // = mma_detail::kReduceThreads
+constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
 constexpr int kAssumedSmCount = 132;
 /// The smallest block tile side: never "too big" for a problem, so every shape keeps one.
@@ -54,7 +57,7 @@ std::vector<ParamSpec> MmaFamily::params() const {
           {"WN", {32, 64}, "columns of C per warp"},
           {"ST", {2, 3, 4, 5}, "cp.async stages in the shared-memory ring"},
           {"SW", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"}};
 }
 
 int MmaFamily::threads(KernelConfig const& cfg) const {
@@ -277,6 +280,12 @@ std::string MmaFamily::main_expression(KernelConfig const& cfg, Problem const& p
   return s;
 }
 
+std::string MmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  return "gemmtune::mma_reduce<" + std::to_string(canon.at("SK")) + "," +
+         std::to_string(prec_code(problem.precision)) + ">";
+}
+
 std::int64_t MmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   std::int64_t const sk = cfg.at("SK");
   return sk == 1 ? 0 : sk * problem.m * problem.n * 4;
@@ -284,7 +293,10 @@ std::int64_t MmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& 
 
 CompileRequest MmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                           std::string const& arch) const {
-  return embedded_request(template_file(), {main_expression(cfg, problem)}, arch);
+  std::vector<std::string> names = {main_expression(cfg, problem)};
+  std::int64_t const sk = cfg.at("SK");
+  if (sk > 1 && !last_slice_sums(sk)) names.push_back(reduce_expression(cfg, problem));
+  return embedded_request(template_file(), std::move(names), arch);
 }
 
 LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
@@ -297,9 +309,20 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
   main.block = Dim3{threads(canon), 1, 1};
   main.dynamic_smem = smem_bytes(canon, p);  // the template's ring is extern shared memory
   plan.launches.push_back(std::move(main));
-  if (canon.at("SK") > 1) {
+  std::int64_t const sk = canon.at("SK");
+  if (sk > 1) {
     plan.workspace_bytes = workspace_bytes(canon, p);
-    plan.counter_bytes = tiles(canon, p) * 4;  // one unsigned per tile
+    if (last_slice_sums(sk)) {
+      plan.counter_bytes = tiles(canon, p) * 4;  // one unsigned per tile
+    } else {
+      KernelLaunch reduce;
+      reduce.name_expression = reduce_expression(canon, p);
+      reduce.grid = Dim3{
+          std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1, kMaxReduceBlocks), 1,
+          1};
+      reduce.block = Dim3{kReduceThreads, 1, 1};
+      plan.launches.push_back(std::move(reduce));
+    }
   }
   return plan;
 }

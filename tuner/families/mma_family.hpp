@@ -10,8 +10,8 @@
 
 namespace gemmtune {
 
-/// The mma descriptor: its space, constraints, NVRTC request and launch plan (one kernel; with
-/// SK > 1 the last slice of each tile sums the partials).
+/// The mma descriptor: its space, constraints, NVRTC request and launch plan (main kernel; with
+/// SK = 2 the last slice of each tile sums the partials, with more a reduce kernel follows).
 class MmaFamily final : public Family {
  public:
   std::string_view name() const override { return "mma"; }
@@ -35,6 +35,8 @@ class MmaFamily final : public Family {
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
   /// "gemmtune::mma_gemm<BM,BN,BK,WM,WN,ST,SW,SK,PREC,TA,TB,ALIGN>".
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// "gemmtune::mma_reduce<SK,PREC>" (SK > 2).
+  std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// SK slices of M × N FP32 partials; 0 when SK = 1.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
   /// Registers per thread the config is expected to need (accumulators, two fragment sets,

@@ -1,6 +1,6 @@
 // The simt descriptor: value lists, the constraints that keep a default search to the configs
 // a performance engineer would time, name expressions and the launch plan (main kernel over
-// tiles × SK slices; RED=1 adds the finalize kernel after its atomics).
+// tiles × SK slices; a reduce kernel after RED=1's atomics, or after RED=0's partials when SK > 2).
 #include "families/simt_family.hpp"
 
 #include <algorithm>
@@ -59,7 +59,7 @@ std::vector<ParamSpec> SimtFamily::params() const {
           {"CP", {0, 1}, "0 = register-staged loads, 1 = cp.async (sm_80+, ST ≥ 2)"},
           {"SW", {1, 8}, "rasterization group: tile rows walked together"},
           {"SK", {1, 2, 4, 8, 16}, "split-K slices"},
-          {"RED", {0, 1}, "split-K reduction: 0 partials summed by the tile's last slice, 1 atomics + finalize"}};
+          {"RED", {0, 1}, "split-K reduction: 0 partials (summed by the tile's last slice at SK=2, else a reduce kernel), 1 atomics + finalize"}};
 }
 
 std::int64_t SimtFamily::warp_m(KernelConfig const& cfg) { return lanes_m(cfg) * cfg.at("TM"); }
@@ -248,9 +248,11 @@ std::string SimtFamily::main_expression(KernelConfig const& cfg, Problem const& 
   return s;
 }
 
-std::string SimtFamily::reduce_expression(KernelConfig const& /*cfg*/,
-                                          Problem const& problem) const {
-  return "gemmtune::simt_reduce<1," + std::string(flag(problem.resolved().align >= 16)) + ">";
+std::string SimtFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  std::int64_t const slices = canon.at("RED") == 1 ? 1 : canon.at("SK");
+  return "gemmtune::simt_reduce<" + std::to_string(slices) + "," +
+         flag(problem.resolved().align >= 16) + ">";
 }
 
 std::int64_t SimtFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
@@ -263,7 +265,10 @@ std::int64_t SimtFamily::workspace_bytes(KernelConfig const& cfg, Problem const&
 CompileRequest SimtFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                            std::string const& arch) const {
   std::vector<std::string> names = {main_expression(cfg, problem)};
-  if (cfg.at("SK") > 1 && cfg.at("RED") == 1) names.push_back(reduce_expression(cfg, problem));
+  std::int64_t const sk = cfg.at("SK");
+  if (sk > 1 && (cfg.at("RED") == 1 || !last_slice_sums(sk))) {
+    names.push_back(reduce_expression(cfg, problem));
+  }
   return embedded_request(template_file(), std::move(names), arch);
 }
 
@@ -280,17 +285,17 @@ LaunchPlan SimtFamily::launch_plan(KernelConfig const& cfg, Problem const& probl
   plan.launches.push_back(std::move(main));
   if (canon.at("SK") > 1) {
     plan.workspace_bytes = workspace_bytes(canon, p);
-    if (canon.at("RED") == 1) {
-      KernelLaunch finalize;
-      finalize.name_expression = reduce_expression(canon, p);
-      std::int64_t const vecs = p.m * ceil_div(p.n, 4);
-      finalize.grid = Dim3{
-          std::clamp<std::int64_t>(ceil_div(vecs, kReduceThreads), 1, kMaxReduceBlocks), 1, 1};
-      finalize.block = Dim3{kReduceThreads, 1, 1};
-      plan.launches.push_back(std::move(finalize));
-      plan.zero_workspace = true;  // atomics accumulate into zeros
-    } else {
+    if (canon.at("RED") == 0 && last_slice_sums(canon.at("SK"))) {
       plan.counter_bytes = tiles(canon, p) * 4;  // one unsigned per tile
+    } else {
+      KernelLaunch reduce;
+      reduce.name_expression = reduce_expression(canon, p);
+      std::int64_t const vecs = p.m * ceil_div(p.n, 4);
+      reduce.grid = Dim3{
+          std::clamp<std::int64_t>(ceil_div(vecs, kReduceThreads), 1, kMaxReduceBlocks), 1, 1};
+      reduce.block = Dim3{kReduceThreads, 1, 1};
+      plan.launches.push_back(std::move(reduce));
+      plan.zero_workspace = canon.at("RED") == 1;  // atomics accumulate into zeros
     }
   }
   return plan;

@@ -11,7 +11,7 @@
 namespace gemmtune {
 
 /// The simt descriptor: its space, constraints, NVRTC request and launch plan (main kernel,
-/// then the finalize kernel when split-K reduces by atomics).
+/// then a reduce kernel after split-K atomics (RED=1) or partials beyond SK = 2).
 class SimtFamily final : public Family {
  public:
   std::string_view name() const override { return "simt"; }
@@ -36,7 +36,7 @@ class SimtFamily final : public Family {
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
   /// "gemmtune::simt<BM,...,RED,TA,TB,VEC>"; VEC is the alignment class 16.
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// "gemmtune::simt_reduce<1,VEC>": the finalize kernel of RED=1 (alpha, beta, C's type).
+  /// "gemmtune::simt_reduce<SLICES,VEC>"; SLICES is SK (RED=0, SK > 2) or 1 (RED=1).
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// Workspace for the partial products: SK (RED=0) or 1 (RED=1) slices of M × round_up(N, 4)
   /// floats; 0 when SK = 1.

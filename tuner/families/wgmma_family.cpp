@@ -1,7 +1,7 @@
 // The wgmma descriptor: value lists, the constraints that keep a default search to the configs
 // worth timing on Hopper, name expressions, and the launch plan (TMA descriptors for A and B,
 // the main kernel over work units or a persistent grid of clusters; split-K sums in the last
-// slice of each tile).
+// slice of each tile at SK = 2, else in the reduce kernel).
 #include "families/wgmma_family.hpp"
 
 #include <algorithm>
@@ -11,6 +11,9 @@
 
 namespace gemmtune {
 namespace {
+
+constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
+constexpr std::int64_t kMaxReduceBlocks = 4096;
 
 constexpr int kWarpgroup = 128;
 constexpr int kSwizzleBytes = 128;  // TMA swizzle and one shared-memory row of every box
@@ -142,7 +145,7 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
            "overlaps the other's main loop)"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -393,6 +396,12 @@ std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const&
          flag(a_copied(p)) + "," + flag(!b_copied(p)) + ">";
 }
 
+std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
+         std::to_string(element_code(problem.precision)) + ">";
+}
+
 std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   Problem const p = problem.resolved();
   if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
@@ -400,7 +409,7 @@ std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const
 }
 
 std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {
-  if (cfg.at("SK") == 1) return 0;
+  if (!last_slice_sums(cfg.at("SK"))) return 0;
   std::int64_t const warps = cfg.at("PE") == 2 ? 4 : 4 * cfg.at("CW");
   return tiles(cfg, problem.resolved()) * warps * 4;
 }
@@ -425,11 +434,13 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
 CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                             std::string const& arch) const {
   // In launch order (the plan's launches take their lowered names by index): the K-major
-  // copy, the main kernel.
+  // copy, the main kernel, the split-K reduce.
   Problem const p = problem.resolved();
   std::vector<std::string> names;
   if (a_copied(p) || b_copied(p)) names.push_back(copy_expression(cfg, p));
   names.push_back(main_expression(cfg, p));
+  std::int64_t const sk = cfg.at("SK");
+  if (sk > 1 && !last_slice_sums(sk)) names.push_back(reduce_expression(cfg, p));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
   return embedded_request(template_file(), std::move(names),
                           (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch);
@@ -458,6 +469,16 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   main.takes_tensor_maps = true;
   plan.launches.push_back(std::move(main));
   plan.tensor_maps = tensor_maps(canon, p);
+  std::int64_t const sk = canon.at("SK");
+  if (sk > 1 && !last_slice_sums(sk)) {
+    KernelLaunch reduce;
+    reduce.name_expression = reduce_expression(canon, p);
+    reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,
+                                                kMaxReduceBlocks),
+                       1, 1};
+    reduce.block = Dim3{kReduceThreads, 1, 1};
+    plan.launches.push_back(std::move(reduce));
+  }
   plan.workspace_bytes = workspace_bytes(canon, p);
   plan.counter_bytes = counter_bytes(canon, p);
   return plan;

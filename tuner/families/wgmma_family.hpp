@@ -14,7 +14,8 @@
 namespace gemmtune {
 
 /// The wgmma descriptor: its space, constraints, NVRTC request (always sm_90a) and launch plan
-/// (the main kernel with TMA descriptors for A and B, after the tf32 K-major copy if any).
+/// (the main kernel with TMA descriptors for A and B, after the tf32 K-major copy if any, before
+/// the split-K reduce kernel when SK > 2).
 class WgmmaFamily final : public Family {
  public:
   std::string_view name() const override { return "wgmma"; }
@@ -50,7 +51,9 @@ class WgmmaFamily final : public Family {
   /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
   /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
-  /// Split-K counters (SK > 1): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
+  /// "gemmtune::wgmma_reduce<SK,T>" (SK > 2).
+  std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// Split-K counters (SK = 2): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
   /// where one warpgroup owns a whole tile).
   static std::int64_t counter_bytes(KernelConfig const& cfg, Problem const& problem);
 
