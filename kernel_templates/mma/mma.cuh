@@ -290,37 +290,32 @@ struct TileLoader {
 /// Split-K: adds (FIRST: stores) one slice's partials into the accumulators of the elements
 /// this lane stored (rows g, g + 8 and columns 2t, 2t + 1 of each 16×8 tile). `q0` is the lane's
 /// first element in the slice (row stride ld), `rows_left`, `cols_left` the rows and columns of C
-/// from there (CHECK: a ragged tile; `pairs`: N is even). Every load of the pass goes into
-/// registers before any is added, so a pass costs one trip to L2, not one per element. Plain
-/// loads: the acquire that found this slice last invalidated L1.
+/// from there (CHECK: a ragged tile; `pairs`: N is even). A batch of loads goes into registers
+/// before any is added, so a batch costs one trip to L2, not one per element. Plain loads: the
+/// acquire that found this slice last invalidated L1.
 template <bool CHECK, bool FIRST, int MT, int NT>
 __device__ __forceinline__ void add_slice(float (&acc)[MT][NT][4], float const* q0, long long ld,
                                           long long rows_left, long long cols_left, bool pairs) {
-  float2 v[MT][2][NT];
+  // One batch per fragment row (NT pairs, at most 16 registers beside the accumulators).
 #pragma unroll
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      float2 v[NT];
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
         int const dr = i * 16 + h * 8, dc = j * 8;
         float const* const w = q0 + dr * ld + dc;
         bool const in = !CHECK || (dr < rows_left && dc < cols_left);
         bool const two = !CHECK || dc + 1 < cols_left;
-        v[i][h][j] = !in                ? make_float2(0.0f, 0.0f)
-                     : !CHECK || (pairs && two) ? *reinterpret_cast<float2 const*>(w)
-                                        : make_float2(w[0], two ? w[1] : 0.0f);
+        v[j] = !in                          ? make_float2(0.0f, 0.0f)
+               : !CHECK || (pairs && two) ? *reinterpret_cast<float2 const*>(w)
+                                          : make_float2(w[0], two ? w[1] : 0.0f);
       }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
-        acc[i][j][2 * h] = FIRST ? v[i][h][j].x : acc[i][j][2 * h] + v[i][h][j].x;
-        acc[i][j][2 * h + 1] = FIRST ? v[i][h][j].y : acc[i][j][2 * h + 1] + v[i][h][j].y;
+        acc[i][j][2 * h] = FIRST ? v[j].x : acc[i][j][2 * h] + v[j].x;
+        acc[i][j][2 * h + 1] = FIRST ? v[j].y : acc[i][j][2 * h + 1] + v[j].y;
       }
     }
   }

@@ -200,7 +200,8 @@ template <bool CHECK, bool FIRST, int TM, int TN, int LM, int LN>
 __device__ __forceinline__ void add_slice(float (&acc)[TM][TN], float const* q0, long long ld,
                                           long long rows_left, long long cols_left) {
   constexpr int ROWS = TM, VECS = TN / 4;  // a row of 4 columns per (row, vec)
-  constexpr int BATCH_ROWS = ROWS * VECS <= 8 ? ROWS : 8 / VECS > 0 ? 8 / VECS : 1;
+  // At most 4 float4 (16 registers) beside up to 128 accumulators.
+  constexpr int BATCH_ROWS = ROWS * VECS <= 4 ? ROWS : 4 / VECS > 0 ? 4 / VECS : 1;
   static_assert(ROWS % BATCH_ROWS == 0, "whole batches");
 #pragma unroll
   for (int b = 0; b < ROWS; b += BATCH_ROWS) {

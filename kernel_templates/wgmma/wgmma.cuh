@@ -20,8 +20,8 @@
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
 //   SK       split-K slices; SK > 1 writes FP32 partials to the workspace. With SK = 2 the last
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
-//            per consumer warp of each tile, since a warp's rows are its own); with more,
-//            wgmma_reduce does
+//            per consumer warp of each tile, since a warp's rows are its own) when a thread
+//            holds at most 64 accumulators; otherwise wgmma_reduce does
 //   T        element type (wgmma_detail::ElementType): fp16, bf16 or tf32 (tf32: K-major only;
 //            wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into the
 //            workspace, and the descriptors read those)
@@ -402,7 +402,9 @@ template <bool CHECK, bool FIRST, int MI, int ACC>
 __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, long long ldw,
                                           long long rows_left, long long cols_left) {
   constexpr int PAIRS = ACC / 2;
-  constexpr int BATCH = PAIRS < 16 ? PAIRS : 16;
+  // 8 pairs: 16 registers beside up to 128 accumulators (one consumer warpgroup of 128×128
+  // tf32 spilled with 16).
+  constexpr int BATCH = PAIRS < 8 ? PAIRS : 8;
   static_assert(PAIRS % BATCH == 0, "whole batches");
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
@@ -532,6 +534,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   constexpr int B_PIECE_SPAN = TB ? BN / CL : kMnChunk;  // columns of C per piece
   constexpr int B_PIECE_BYTES = TB ? (BN / CL) * kSwizzleRow : kMnBoxBytes;
   constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
+  // The last slice sums at SK = 2 unless its warps hold more than 64 accumulators per thread:
+  // one consumer warpgroup of 128×128 (128 accumulators) spilled with the sum's registers.
+  // Must match WgmmaFamily's last_slice_sums(cfg).
+  constexpr bool LAST_SLICE_SUMS = split_k::last_slice_sums(SK) && MI * ACC <= 64;
   static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(T != kTF32 || (!TA && TB), "tf32 wgmma reads K-major shared operands only");
@@ -734,7 +740,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c);
-      if constexpr (split_k::last_slice_sums(SK)) {
+      if constexpr (LAST_SLICE_SUMS) {
         // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (tm < tiles_m) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile

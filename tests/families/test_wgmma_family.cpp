@@ -382,8 +382,12 @@ TEST(WgmmaFamily, SplitKAddsTheReduceKernelOrCountersForTwoSlices) {
   ASSERT_EQ(two.launches.size(), 1u);
   EXPECT_EQ(two.workspace_bytes, 2 * 512 * 512 * 4);
   EXPECT_EQ(two.counter_bytes, 4 * 4 * 8 * 4);  // 16 tiles × 8 consumer warps
-  // Ping-pong: one warpgroup owns a whole tile, 4 warps.
-  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 6, 2, 2, 1, 2), p).counter_bytes, 4 * 4 * 4 * 4);
+  // Ping-pong: one warpgroup owns a whole tile, 4 warps (128×64: 64 accumulators per thread).
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 64, 6, 2, 2, 1, 2), p).counter_bytes, 4 * 8 * 4 * 4);
+  // 128 accumulators per thread leave no registers for the sum: the reduce kernel does it.
+  LaunchPlan const big = wgmma().launch_plan(cfg(128, 128, 6, 1, 0, 1, 2), p);
+  ASSERT_EQ(big.launches.size(), 2u);
+  EXPECT_EQ(big.counter_bytes, 0);
 }
 
 TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {

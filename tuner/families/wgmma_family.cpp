@@ -396,6 +396,12 @@ std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const&
          flag(a_copied(p)) + "," + flag(!b_copied(p)) + ">";
 }
 
+bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
+  std::int64_t const rows = cfg.at("PE") == 2 ? cfg.at("BM") : cfg.at("BM") / cfg.at("CW");
+  std::int64_t const accumulators = rows / 64 * (cfg.at("BN") / 2);
+  return last_slice_sums(cfg.at("SK")) && accumulators <= 64;
+}
+
 std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
   return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
@@ -409,7 +415,7 @@ std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const
 }
 
 std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {
-  if (!last_slice_sums(cfg.at("SK"))) return 0;
+  if (!sums_in_last_slice(cfg)) return 0;
   std::int64_t const warps = cfg.at("PE") == 2 ? 4 : 4 * cfg.at("CW");
   return tiles(cfg, problem.resolved()) * warps * 4;
 }
@@ -440,7 +446,7 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
   if (a_copied(p) || b_copied(p)) names.push_back(copy_expression(cfg, p));
   names.push_back(main_expression(cfg, p));
   std::int64_t const sk = cfg.at("SK");
-  if (sk > 1 && !last_slice_sums(sk)) names.push_back(reduce_expression(cfg, p));
+  if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, p));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
   return embedded_request(template_file(), std::move(names),
                           (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch);
@@ -470,7 +476,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   plan.launches.push_back(std::move(main));
   plan.tensor_maps = tensor_maps(canon, p);
   std::int64_t const sk = canon.at("SK");
-  if (sk > 1 && !last_slice_sums(sk)) {
+  if (sk > 1 && !sums_in_last_slice(cfg)) {
     KernelLaunch reduce;
     reduce.name_expression = reduce_expression(canon, p);
     reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,

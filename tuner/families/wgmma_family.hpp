@@ -51,9 +51,13 @@ class WgmmaFamily final : public Family {
   /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
   /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_reduce<SK,T>" (SK > 2).
+  /// Whether the last slice of each tile sums the split-K partials (one launch, counters):
+  /// SK = 2 with at most 64 accumulators per consumer thread (= the template's
+  /// LAST_SLICE_SUMS); otherwise the reduce kernel does.
+  static bool sums_in_last_slice(KernelConfig const& cfg);
+  /// "gemmtune::wgmma_reduce<SK,T>" (when the last slice does not sum).
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// Split-K counters (SK = 2): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
+  /// Split-K counters (sums_in_last_slice): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
   /// where one warpgroup owns a whole tile).
   static std::int64_t counter_bytes(KernelConfig const& cfg, Problem const& problem);
 
