@@ -236,6 +236,30 @@ __device__ __forceinline__ void add_slice(float (&acc)[TM][TN], float const* q0,
   }
 }
 
+/// C = alpha·acc + beta·C for the elements this thread owns ((TM/4)·(TN/4) sub-blocks of 4×4,
+/// spaced LM·4 rows and LN·4 columns from (m, n)): a float4 per row of 4 with VEC, else scalars.
+template <int TM, int TN, int LM, int LN, bool VEC>
+__device__ __forceinline__ void store_owned(GemmArgs const& args, float const (&acc)[TM][TN],
+                                            long long m, long long n) {
+#pragma unroll
+  for (int i = 0; i < TM / 4; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+      for (int j = 0; j < TN / 4; ++j) {
+        float const* const v = &acc[4 * i + r][4 * j];
+        long long const mm = m + i * LM * 4 + r, nn = n + j * LN * 4;
+        if constexpr (VEC) {
+          fp32::store_c4(args, mm, nn, make_float4(v[0], v[1], v[2], v[3]));
+        } else {
+#pragma unroll
+          for (int t = 0; t < 4; ++t) fp32::store_c(args, mm, nn + t, v[t]);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace simt_detail
 
 template <int BM, int BN, int BK, int TM, int TN, int LL, int CURE, int ST, int CP, int SW,
@@ -466,24 +490,7 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
                                                  cols_left);
       }
     }
-#pragma unroll
-    for (int i = 0; i < TM / 4; ++i) {
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        long long const m = m0 + row0 + i * kLM * 4 + r;
-#pragma unroll
-        for (int j = 0; j < TN / 4; ++j) {
-          long long const n = n0 + col0 + j * kLN * 4;
-          float const* const v = &acc[4 * i + r][4 * j];
-          if constexpr (VEC) {
-            fp32::store_c4(args, m, n, make_float4(v[0], v[1], v[2], v[3]));
-          } else {
-#pragma unroll
-            for (int t = 0; t < 4; ++t) fp32::store_c(args, m, n + t, v[t]);
-          }
-        }
-      }
-    }
+    store_owned<TM, TN, kLM, kLN, VEC>(args, acc, m0 + row0, n0 + col0);
   }
 }
 
