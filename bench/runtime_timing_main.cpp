@@ -26,6 +26,7 @@
 #include "family.hpp"
 #include "gemmtune/runtime.hpp"
 #include "gpu/candidate_runner.hpp"
+#include "gpu/cublas_reference.hpp"
 #include "gpu/cuda_errors.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_session.hpp"
@@ -74,6 +75,12 @@ void CUDART_CB hold_stream(void* data) {
 /// launches queued behind a held stream. `problem` says why a figure is not to be trusted.
 double host_us_per_call(TimedLaunch const& launch, int sets, int calls, cudaStream_t stream,
                         std::string& problem) {
+  // One call first, unmeasured: a library's first call may load modules or pick a kernel, and
+  // cuBLAS with lazy loading stalls until its held stream is released.
+  if (LaunchStatus const st = launch(0); !st.ok()) {
+    throw std::runtime_error("host overhead: " + st.error);
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   std::vector<double> samples;
   for (int s = 0; s < kOverheadSamples; ++s) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -122,6 +129,7 @@ struct Context {
   std::string cubin_dir;  // where compiled candidates are written when the compiler has no cache
   Runtime& runtime;
   cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;  // bound to `stream`: the host-cost baseline
 };
 
 /// The search's job for one entry: compiled as the search compiles it, with its launch plan.
@@ -316,6 +324,15 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
                                          ctx.options.overhead_calls, ctx.stream, gate_problem);
   row.host_us_direct = host_us_per_call(tuner_launch, pool.set_count(), ctx.options.overhead_calls,
                                         ctx.stream, gate_problem);
+  CublasContract const contract = baseline_contract(p.precision);
+  TimedLaunch const cublas_launch = [&](int set) -> LaunchStatus {
+    GemmPointers const g = pool.set(set);
+    cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, alpha, beta);
+    if (st != CUBLAS_STATUS_SUCCESS) return {0, "cuBLAS: " + cublas_status_text(st)};
+    return {};
+  };
+  row.host_us_cublas = host_us_per_call(cublas_launch, pool.set_count(),
+                                        ctx.options.overhead_calls, ctx.stream, gate_problem);
   if (!gate_problem.empty() && row.note.empty()) row.note = gate_problem;
   return row;
 }
@@ -420,13 +437,15 @@ int run(RuntimeTimingOptions const& options) {
   runtime_options.cubin_cache_dir = options.cubin_cache;
   Runtime runtime(options.table, runtime_options);
   std::string const cubin_dir = scratch_cubin_dir();
+  std::optional<CublasHandle> cublas(std::in_place, stream);  // destroyed before its stream
   Context ctx{options,
               device,
               timing_spec(options, quick_timing()),
               Compiler(CompilerSettings{{}, options.cubin_cache}),
               cubin_dir,
               runtime,
-              stream};
+              stream,
+              cublas->get()};
 
   std::cout << device.gpu.describe() << ", driver " << device.driver << ", CUDA runtime "
             << device.cuda_runtime << "\n"
@@ -465,7 +484,8 @@ int run(RuntimeTimingOptions const& options) {
               << fixed(row.runtime_median(), 4) << " ms, ratio "
               << (ratio ? fixed(*ratio, 4) : std::string("-")) << ", host "
               << fixed(row.host_us_runtime, 2) << " us/call (direct launch "
-              << fixed(row.host_us_direct, 2) << "), path " << row.path
+              << fixed(row.host_us_direct, 2) << ", cuBLAS " << fixed(row.host_us_cublas, 2)
+              << "), path " << row.path
               << (row.outputs_match ? (*row.outputs_match ? ", C identical" : ", C differs") : "")
               << (row.note.empty() ? "" : " [" + row.note + "]") << std::endl;
     rows.push_back(std::move(row));
@@ -504,6 +524,7 @@ int run(RuntimeTimingOptions const& options) {
     out << md;
     if (!out) throw std::runtime_error("cannot write " + options.markdown_out);
   }
+  cublas.reset();
   (void)cudaStreamDestroy(stream);
   return summary.clean_rows == summary.rows ? 0 : kExitNotClean;
 }

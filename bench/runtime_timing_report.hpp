@@ -24,6 +24,9 @@ struct TimingRow {
   std::vector<double> runtime_ms;  ///< per round: the same protocol around Runtime::gemm
   double host_us_runtime = 0.0;    ///< wall time per gemm() call while queueing
   double host_us_direct = 0.0;     ///< wall time per direct launch of the plan, same way
+  /// Wall time per cuBLAS call of the same problem (its baseline contract), same way: what
+  /// submitting one GEMM costs on this host without gemmtune.
+  double host_us_cublas = 0.0;
   int overhead_calls = 0;
   std::optional<bool> outputs_match;  ///< C of both paths bitwise equal on one call
   std::string note;        ///< why the row is not a clean comparison, or ""
@@ -49,6 +52,7 @@ struct TimingSummary {
   /// Of host_us_runtime − host_us_direct: what the library adds to queueing the same launches.
   double median_added_us = 0.0;
   double worst_added_us = 0.0;
+  double median_cublas_us = 0.0;  ///< of host_us_cublas over clean rows
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

@@ -100,9 +100,17 @@ TEST(RuntimeTimingReport, SummarySaysWhatTheLibraryAddsToTheLaunches) {
   rows[0].host_us_direct = 2.0;  // runtime 2.5: adds 0.5
   rows[1].host_us_direct = 2.6;  // adds −0.1 (noise: the library cannot be faster)
   rows[2].host_us_direct = 1.0;  // adds 1.5
+  rows[0].host_us_cublas = 4.0;
+  rows[1].host_us_cublas = 3.0;
+  rows[2].host_us_cublas = 9.0;
   TimingSummary const s = summarize(rows);
   EXPECT_NEAR(s.median_added_us, 0.5, 1e-12);
   EXPECT_NEAR(s.worst_added_us, 1.5, 1e-12);
+  EXPECT_NEAR(s.median_cublas_us, 4.0, 1e-12);
+  EXPECT_NE(to_markdown(rows, s, "").find("a cuBLAS call of the same problem takes a median "
+                                          "4.00 µs the same way"),
+            std::string::npos);
+  EXPECT_NE(to_markdown(rows, s, "").find("| 2.50 | 2.00 | 4.00 |"), std::string::npos);
   EXPECT_NE(to_markdown(rows, s, "").find("the library adds to queueing the same launches "
                                           "directly: median 0.50 µs, worst 1.50 µs"),
             std::string::npos);

@@ -63,7 +63,8 @@ std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials
 /// (M·K + K·N), 0–7 s on the bf16 suite, within 1 s of each of the 26 measured.
 struct ReplayCost {
   int compile_threads = 16;       ///< the H200 machine's cores
-  int compile_ahead = 8;          ///< SearchOptions::compile_ahead (also the strategy's lag)
+  int compile_ahead = 16;         ///< SearchOptions::compile_ahead, one per compile thread as
+                                  ///< `search` sets it (also the strategy's lag)
   double eval_fixed_s = 0.013;    ///< per run candidate: round trip, load, launches, checks
   double verify_s_per_element = 1.6e-9;  ///< per output element and verified run
   double setup_s = 0.4;           ///< per problem: worker data, cuBLAS and cuBLASLt baseline
