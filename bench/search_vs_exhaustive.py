@@ -4,7 +4,8 @@ for every problem of SEARCH.db, the kernel the search picked is looked up in EXH
 its time there is compared with the best time there. Both figures come from the same run of the
 same worker, so clock drift between the two searches does not enter the ratio.
 
-usage: search_vs_exhaustive.py EXHAUSTIVE.db SEARCH.db OUT_STEM
+usage: search_vs_exhaustive.py EXHAUSTIVE.db[,EXHAUSTIVE.db...] SEARCH.db OUT_STEM
+Several exhaustive caches (each run on its own problems) are given as a comma list.
 Writes OUT_STEM.json and OUT_STEM.md.
 """
 import json
@@ -39,7 +40,14 @@ def main():
         return 3
     se = sqlite3.connect(f"file:{sys.argv[2]}?mode=ro", uri=True)
     stem = sys.argv[3]
-    ex_times = first_ok_times(sys.argv[1])
+    ex_times = {}
+    for path in sys.argv[1].split(","):
+        for key, times in first_ok_times(path).items():
+            if key in ex_times:
+                print(f"{path}: problem {key} is also in an earlier exhaustive cache",
+                      file=sys.stderr)
+                return 3
+            ex_times[key] = times
     rows = []
     for key, (kernel, _) in sorted(best_of(se).items(), key=lambda kv: kv[0]):
         times = ex_times.get(key)
