@@ -3,7 +3,7 @@
 # is: puts the staged binaries where the build put them (tests find the binary and templates by
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
-# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], bench-list=FILE,
+# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], sass=KERNEL[@PREC], bench-list=FILE,
 # loo=CACHE.db, runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any
 # gemmtune command line.
 set -uo pipefail
@@ -63,11 +63,33 @@ for what in "$@"; do
       [[ "$spec" == *@* ]] && precision=${spec##*@}
       family=${kernel%%:*}
       step "ncu $kernel ($precision)"
-      ncu --clock-control none --target-processes all --set full -k "regex:^${family}_" -c 1 \
+      # The main kernel: simt, mma_gemm, wgmma_gemm(_cluster); not a reduce or copy kernel.
+      ncu --clock-control none --target-processes all --set full \
+        -k "regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$" -c 1 \
         "$G" -q bench --shape 4096x4096x4096 --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 > "$out/ncu-$family-$precision.txt" 2>&1
       cp "$out/ncu-$family-$precision.txt" "$out/ncu.txt"
       grep -E "Duration|Throughput|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots|Executed Ipc|Bank Conflicts|L1/TEX Hit|Stall|est. speedup|OPT" "$out/ncu.txt" | head -60 ;;
+    sass=*)
+      # SASS of one kernel (sass=KERNEL or KERNEL@PRECISION), compiled as `show` compiles it
+      # for 4096³, to $OUT/sass-FAMILY-PRECISION.txt, with an opcode count per kernel.
+      spec=${what#sass=}
+      kernel=${spec%@*}
+      precision=fp32
+      [[ "$spec" == *@* ]] && precision=${spec##*@}
+      family=${kernel%%:*}
+      arch=sm_90
+      [[ "$family" == wgmma ]] && arch=sm_90a
+      step "sass $kernel ($precision)"
+      scratch=$(mktemp -d)
+      "$G" -q --cache-dir "$scratch" show "$kernel" --precision "$precision" --arch "$arch" |
+        grep -E "registers|launch"
+      for c in "$scratch"/*.cubin; do cuobjdump -sass "$c"; done > "$out/sass-$family-$precision.txt"
+      awk '/Function :/ { f = $3 } /\/\*[0-9a-f]+\*\// {
+          line = $0; sub(/.*\*\/ +/, "", line); n = split(line, w, " "); op = w[1]
+          if (op ~ /^@/) op = w[2]; sub(/\..*/, "", op); sub(/;$/, "", op); c[f " " op]++ }
+        END { for (k in c) print c[k], k }' "$out/sass-$family-$precision.txt" | sort -k2,2 -k1,1nr
+      rm -rf "$scratch" ;;
     bench-list=*)
       # Lines: SHAPE KERNEL [more bench options, e.g. --precision bf16 --layout NT].
       list=${what#bench-list=}
