@@ -34,6 +34,13 @@ export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
 export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-/tmp/gemmtune-cubins}
 
 step() { echo; echo "=== $* ($(date +%T))"; }
+# KERNEL or KERNEL@PRECISION (default fp32) -> $kernel, $precision, $family.
+kernel_spec() {
+  kernel=${1%@*}
+  precision=fp32
+  [[ "$1" == *@* ]] && precision=${1##*@}
+  family=${kernel%%:*}
+}
 for what in "$@"; do
   case "$what" in
     devices)
@@ -57,11 +64,7 @@ for what in "$@"; do
     profile=*)
       # ncu on the first launch of a kernel run by `bench` (the worker is a child process).
       # profile=KERNEL or profile=KERNEL@PRECISION (default fp32), at 4096³.
-      spec=${what#profile=}
-      kernel=${spec%@*}
-      precision=fp32
-      [[ "$spec" == *@* ]] && precision=${spec##*@}
-      family=${kernel%%:*}
+      kernel_spec "${what#profile=}"
       step "ncu $kernel ($precision)"
       # The main kernel: simt, mma_gemm, wgmma_gemm(_cluster); not a reduce or copy kernel.
       ncu --clock-control none --target-processes all --set full \
@@ -73,11 +76,7 @@ for what in "$@"; do
     sass=*)
       # SASS of one kernel (sass=KERNEL or KERNEL@PRECISION), compiled as `show` compiles it
       # for 4096³, to $OUT/sass-FAMILY-PRECISION.txt, with an opcode count per kernel.
-      spec=${what#sass=}
-      kernel=${spec%@*}
-      precision=fp32
-      [[ "$spec" == *@* ]] && precision=${spec##*@}
-      family=${kernel%%:*}
+      kernel_spec "${what#sass=}"
       arch=sm_90
       [[ "$family" == wgmma ]] && arch=sm_90a
       step "sass $kernel ($precision)"
