@@ -7,9 +7,9 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "nvrtc/compile_pool.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "family.hpp"
+#include "nvrtc/compile_pool.hpp"
 #include "output.hpp"
 #include "progress_bar.hpp"
 #include "search/dry_run.hpp"
@@ -218,8 +218,9 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.early_stop = !a.no_early_stop;
   opts.arguments = a.command_line;
   // One compile in flight per compile thread: with fewer, the GPU waited for compiles on the
-  // fp32 simt space (70% busy at 8 in flight on the H200's 16 cores); the replay put the
-  // strategy's longer feedback lag at no cost (evolution, 30 s: worst 99.6% at 16, 91.7% at 8).
+  // fp32 simt space (70% busy at 8 in flight on the H200's 16 cores), and the replay found
+  // the strategy's longer feedback lag no loss (evolution, 30 s, two fp32 and 12 bf16 shapes:
+  // worst 98.7% at 16, 91.7% at 8; bench/results/2026-11-29-replay-strategies.md).
   opts.compile_ahead = static_cast<int>(ctx.pool().threads());
   SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
                         &progress);

@@ -374,7 +374,8 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
   // step) skip the bounds checks: in the SASS of a 128×256×16 step the checks and their
   // branches were ~200 of ~2460 instructions, issued beside the 2048 FFMAs (H200, 4096³:
   // 3.114 → 2.957 ms). cp.async keeps one checked path: the same split there made three
-  // winners 3.5–6.8% slower and used more registers (bench/lists/simt_inner_tiles.txt).
+  // winners 3.5–6.8% slower and used more registers
+  // (bench/results/2026-11-29-h200-simt-inner-tiles.md).
   bool const inner_mn = m0 + BM <= args.M && n0 + BN <= args.N;
   auto inner = [&](int kt) { return inner_mn && k_of(kt) + BK <= args.K; };
   auto fetch_tile = [&](float4 (&ra)[OpA::kPerThread], float4 (&rb)[OpB::kPerThread], int kt) {
