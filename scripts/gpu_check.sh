@@ -3,9 +3,9 @@
 # is: puts the staged binaries where the build put them (tests find the binary and templates by
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
-# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], sass=KERNEL[@PREC], bench-list=FILE,
-# loo=CACHE.db, runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any
-# gemmtune command line.
+# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], sass=KERNEL[@PREC],
+# bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
+# runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
@@ -97,6 +97,27 @@ for what in "$@"; do
         # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
         [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,$p'
       done | tee "$out/bench-$(basename "$list" .txt).txt" ;;
+    ab-list=*)
+      # A/B of two builds: each line of FILE (as bench-list) benched by .gpu-old/gemmtune (staged
+      # by scripts/stage_old.sh) and by this build, the order swapped every line so drift falls
+      # on both; each with its own cubin cache, so neither reuses the other's kernels.
+      list=${what#ab-list=}
+      [[ -x "$root/.gpu-old/gemmtune" ]] || { echo "ab-list: no .gpu-old/gemmtune (scripts/stage_old.sh)"; continue; }
+      step "A/B each config of $list: old $(cat "$root/.gpu-old/REVISION" 2>/dev/null) against new"
+      n=0
+      grep -v '^#' "$list" | while read -r shape kernel rest; do
+        [[ -n "$shape" ]] || continue
+        n=$((n + 1))
+        order="old new"
+        (( n % 2 == 0 )) && order="new old"
+        for side in $order; do
+          bin=$G
+          [[ $side == old ]] && bin=$root/.gpu-old/gemmtune
+          # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
+          echo "$side $(GEMMTUNE_CUBIN_CACHE=/tmp/gemmtune-cubins-$side "$bin" -q bench \
+            --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n 3p)"
+        done
+      done | tee "$out/ab-$(basename "$list" .txt).txt" ;;
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;
