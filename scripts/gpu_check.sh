@@ -4,7 +4,7 @@
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
 # Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], sass=KERNEL[@PREC],
-# bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
+# library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
 set -uo pipefail
 root=$(pwd)
@@ -89,6 +89,19 @@ for what in "$@"; do
           if (op ~ /^@/) op = w[2]; sub(/\..*/, "", op); sub(/;$/, "", op); c[f " " op]++ }
         END { for (k in c) print c[k], k }' "$out/sass-$family-$precision.txt" | sort -k2,2 -k1,1nr
       rm -rf "$scratch" ;;
+    library-kernels=*)
+      # Which kernels cuBLAS and cuBLASLt launch for one problem, and how long each ran under
+      # ncu (clocks not locked): library-kernels=SHAPE@PRECISION, benched with KERNEL from $KERNEL.
+      spec=${what#library-kernels=}
+      shape=${spec%@*}
+      precision=${spec##*@}
+      step "library kernels at $shape ($precision)"
+      ncu --clock-control none --target-processes all --metrics gpu__time_duration.sum \
+        -k "regex:^(?!(simt|simt_reduce|mma_gemm|mma_reduce|wgmma_gemm|wgmma_gemm_cluster|wgmma_reduce|wgmma_kmajor_copy)$)" \
+        -c 40 "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$KERNEL" \
+        --repeats 1 --target-ms 1 > "$out/library-kernels-$shape-$precision.txt" 2>&1
+      grep -E "Context [0-9]|gpu__time_duration" "$out/library-kernels-$shape-$precision.txt" |
+        sed -E 's/^ +//; s/gpu__time_duration.sum +/    /' | cut -c1-160 | head -80 ;;
     bench-list=*)
       # Lines: SHAPE KERNEL [more bench options, e.g. --precision bf16 --layout NT].
       list=${what#bench-list=}
@@ -102,8 +115,9 @@ for what in "$@"; do
       # by scripts/stage_old.sh) and by this build, the order swapped every line so drift falls
       # on both; each with its own cubin cache, so neither reuses the other's kernels.
       list=${what#ab-list=}
-      [[ -x "$root/.gpu-old/gemmtune" ]] || { echo "ab-list: no .gpu-old/gemmtune (scripts/stage_old.sh)"; continue; }
-      step "A/B each config of $list: old $(cat "$root/.gpu-old/REVISION" 2>/dev/null) against new"
+      old=${OLD:-$root/.gpu-old}  # OLD=DIR: another staged build as the old side
+      [[ -x "$old/gemmtune" ]] || { echo "ab-list: no $old/gemmtune (scripts/stage_old.sh)"; continue; }
+      step "A/B each config of $list: old $(cat "$old/REVISION" 2>/dev/null) against new"
       n=0
       grep -v '^#' "$list" | while read -r shape kernel rest; do
         [[ -n "$shape" ]] || continue
@@ -112,12 +126,12 @@ for what in "$@"; do
         (( n % 2 == 0 )) && order="new old"
         for side in $order; do
           bin=$G
-          [[ $side == old ]] && bin=$root/.gpu-old/gemmtune
+          [[ $side == old ]] && bin=$old/gemmtune
           # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
           echo "$side $(GEMMTUNE_CUBIN_CACHE=/tmp/gemmtune-cubins-$side "$bin" -q bench \
             --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n 3p)"
         done
-      done | tee "$out/ab-$(basename "$list" .txt).txt" ;;
+      done | tee "$out/ab-$(basename "$list" .txt)-$(basename "$old").txt" ;;
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;

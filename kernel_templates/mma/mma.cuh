@@ -23,6 +23,7 @@
 #define GEMMTUNE_MMA_MMA_CUH
 
 #include "common/gemm_args.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
 
 namespace gemmtune {
@@ -338,6 +339,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles hold whole 16×16 fragment pairs");
   static_assert(BK % kKStep == 0 && ST >= 2 && SK >= 1, "stage depth, ring and split-K");
+  grid_dependency::wait_for_prior_grids();
 
   // Shared tiles in global orientation: A is BM×BK (K-major) or BK×BM (TA); B is BK×BN
   // (N-major) or BN×BK (TB). tf32 MN-major tiles spread their XOR keys for 4-row LDS phases.
@@ -563,6 +565,8 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
     write = write + 1 == ST ? 0 : write + 1;
   }
   cp_async_wait<0>();
+  // As in simt: the next launch is let in at the epilogue, not beside the main loop.
+  grid_dependency::allow_dependents();
 
   // Epilogue from the accumulator layout: lane (g, t) holds rows g and g+8, columns 2t, 2t+1
   // of each 16×8 tile.
@@ -636,6 +640,7 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
 /// args.workspace, summed in slice order. One thread per element, grid-stride.
 template <int SLICES, int PREC>
 __global__ void __launch_bounds__(mma_detail::kReduceThreads) mma_reduce(GemmArgs args) {
+  grid_dependency::wait_for_prior_grids();
   long long const total = args.M * args.N;
   const float* const ws = static_cast<const float*>(args.workspace);
   long long const stride = static_cast<long long>(gridDim.x) * mma_detail::kReduceThreads;

@@ -27,6 +27,7 @@
 #include "common/async_copy.cuh"
 #include "common/fp32_tile_io.cuh"
 #include "common/gemm_args.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
 
 namespace gemmtune {
@@ -285,6 +286,7 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
   static_assert((CP == 0 && (ST == 1 || ST == 2)) || (CP == 1 && ST >= 2 && ST <= 4),
                 "CP=0 takes ST 1 or 2; CP=1 takes ST 2..4");
   static_assert(SK >= 1 && (RED == 0 || RED == 1), "split-K slices and reduction mode");
+  grid_dependency::wait_for_prior_grids();
 
   using OpA = Operand<BM, BK, kThreads, !TA, VEC, CURE>;
   using OpB = Operand<BN, BK, kThreads, TB, VEC, CURE>;
@@ -442,6 +444,10 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
     }
   }
 
+  // The next launch may start once every block is here: blocks launched earlier would sit
+  // beside this grid's on the SMs for its whole main loop.
+  grid_dependency::allow_dependents();
+
   // Epilogue: sub-block rows are 4 consecutive columns, so each is one float4 access.
   long long const np = (args.N + 3) / 4 * 4;  // workspace row stride, keeps rows 16-byte aligned
   float* const ws = static_cast<float*>(args.workspace) +
@@ -518,6 +524,7 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
 /// round_up(N, 4)) in args.workspace, summed in slice order. One thread per 4 columns.
 template <int SLICES, bool VEC>
 __global__ void __launch_bounds__(simt_detail::kReduceThreads) simt_reduce(GemmArgs args) {
+  grid_dependency::wait_for_prior_grids();
   long long const np = (args.N + 3) / 4 * 4;
   long long const slice = args.M * np;
   long long const vecs = args.M * (np / 4);

@@ -40,6 +40,7 @@
 #define GEMMTUNE_WGMMA_WGMMA_CUH
 
 #include "common/gemm_args.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
@@ -760,6 +761,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T,
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
+  grid_dependency::enter();
   wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
 }
 
@@ -769,6 +771,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T,
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
+  grid_dependency::enter();
   wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
 }
 
@@ -799,6 +802,7 @@ __global__ void __launch_bounds__(wgmma_detail::kCopyTile * wgmma_detail::kCopyR
     wgmma_kmajor_copy(GemmArgs const args) {
   using namespace wgmma_detail;
   static_assert(TA || !TB, "nothing to copy when both operands are K-major");
+  grid_dependency::wait_for_prior_grids();
   // Dynamic (the plan asks for kCopyTile·(kCopyTile + 1) floats): the plan's first launch
   // then declares all the shared memory it uses, as the main kernel does.
   extern __shared__ float copy_smem[];
@@ -837,6 +841,7 @@ template <int SK, int T>
 __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
     wgmma_reduce(GemmArgs const args) {
   using namespace wgmma_detail;
+  grid_dependency::wait_for_prior_grids();
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
   long long const total = M * N;
   float const* const w = static_cast<float const*>(args.workspace);

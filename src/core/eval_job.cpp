@@ -28,7 +28,8 @@ void to_json(json& j, LaunchPlan const& v) {
                         {"grid", {l.grid.x, l.grid.y, l.grid.z}},
                         {"block", {l.block.x, l.block.y, l.block.z}},
                         {"dynamic_smem", l.dynamic_smem},
-                        {"takes_tensor_maps", l.takes_tensor_maps}});
+                        {"takes_tensor_maps", l.takes_tensor_maps},
+                        {"waits_for_prior_grids", l.waits_for_prior_grids}});
   }
   json maps = json::array();
   for (auto const& t : v.tensor_maps) {
@@ -57,6 +58,7 @@ void from_json(json const& j, LaunchPlan& v) {
                b.at(2).get<std::int64_t>()};
     l.at("dynamic_smem").get_to(k.dynamic_smem);
     l.at("takes_tensor_maps").get_to(k.takes_tensor_maps);
+    l.at("waits_for_prior_grids").get_to(k.waits_for_prior_grids);
     v.launches.push_back(std::move(k));
   }
   j.at("workspace_bytes").get_to(v.workspace_bytes);

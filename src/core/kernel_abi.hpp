@@ -55,6 +55,10 @@ struct KernelLaunch {
   /// The kernel takes `const __grid_constant__ TensorMaps` after GemmArgs, encoded from the
   /// plan's tensor_maps.
   bool takes_tensor_maps = false;
+  /// The kernel executes griddepcontrol.wait before its first global memory access
+  /// (kernel_templates/common/grid_dependency.cuh), so on sm_90+ it is launched with
+  /// programmatic stream serialization: its launch overlaps the previous kernel's last blocks.
+  bool waits_for_prior_grids = false;
   bool operator==(KernelLaunch const&) const = default;
 };
 

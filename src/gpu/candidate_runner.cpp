@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "gpu/cuda_errors.hpp"
+#include "gpu/kernel_launch.hpp"
 
 namespace gemmtune {
 namespace {
@@ -76,6 +77,11 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
   if (plan.launches.empty()) return {0, "launch plan has no launches"};
   cudaLibrary_t library = nullptr;
   if (LaunchStatus s = load(cubin_path, library); !s.ok()) return s;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
+    return cuda_failure(e, "cudaGetDevice");
+  }
+  bool const overlaps = device_overlaps_launches(device);
 
   for (std::size_t i = 0; i < plan.launches.size(); ++i) {
     KernelLaunch const& l = plan.launches[i];
@@ -113,6 +119,7 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
     }
     p.dynamic_smem = static_cast<std::size_t>(l.dynamic_smem);
     p.takes_tensor_maps = l.takes_tensor_maps;
+    p.programmatic = l.waits_for_prior_grids && overlaps;
     if (p.takes_tensor_maps && plan.tensor_maps.empty()) {
       return {static_cast<int>(cudaErrorInvalidValue),
               "launch " + std::to_string(i) + " takes tensor maps but the plan describes none"};
@@ -132,11 +139,11 @@ LaunchStatus CandidateRunner::launch(GemmArgs const& args, cudaStream_t stream) 
   }
   void* params[] = {&copy, &maps};  // cudaLaunchKernel copies the arguments before returning
   for (Prepared const& p : prepared_) {
-    cudaError_t e = cudaLaunchKernel(reinterpret_cast<void const*>(p.kernel), p.grid, p.block,
-                                     params, p.dynamic_smem, stream);
+    cudaError_t e = launch_kernel(p.kernel, p.grid, p.block, p.dynamic_smem, stream, params,
+                                  p.programmatic);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) {
-      return cuda_failure(e, "cudaLaunchKernel '" + p.name + "' grid (" +
+      return cuda_failure(e, "launch of '" + p.name + "' grid (" +
                                  std::to_string(p.grid.x) + "," + std::to_string(p.grid.y) +
                                  "," + std::to_string(p.grid.z) + ") block (" +
                                  std::to_string(p.block.x) + "," + std::to_string(p.block.y) +

@@ -52,6 +52,7 @@ class CandidateRunner {
     std::size_t dynamic_smem = 0;
     std::string name;
     bool takes_tensor_maps = false;
+    bool programmatic = false;  ///< waits for prior grids and the device overlaps launches
   };
   LaunchStatus load(std::string const& cubin_path, cudaLibrary_t& library);
 

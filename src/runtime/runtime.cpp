@@ -18,6 +18,7 @@
 #include "core/table_lookup.hpp"
 #include "core/tuning_table.hpp"
 #include "family.hpp"
+#include "gpu/kernel_launch.hpp"
 #include "gpu/tensor_map_encoder.hpp"
 #include "runtime/cublas_gemm.hpp"
 #include "runtime/gemm_call.hpp"
@@ -75,6 +76,7 @@ struct ReadyLaunch {
   dim3 grid, block;
   std::size_t smem = 0;
   bool takes_tensor_maps = false;
+  bool programmatic = false;  // waits for prior grids and the device overlaps launches
 };
 
 /// How calls of one (device, problem) run.
@@ -261,6 +263,7 @@ struct Runtime::Impl {
       return d;
     }
     std::vector<ReadyLaunch> launches;
+    bool const overlaps = dev.gpu.cc_major >= 9;  // programmatic stream serialization
     for (KernelLaunch const& l : plan.launches) {
       ReadyLaunch ready;
       auto const it = module.kernels.find(l.name_expression);
@@ -276,6 +279,7 @@ struct Runtime::Impl {
       }
       ready.smem = static_cast<std::size_t>(l.dynamic_smem);
       ready.takes_tensor_maps = l.takes_tensor_maps;
+      ready.programmatic = l.waits_for_prior_grids && overlaps;
       if (l.takes_tensor_maps && plan.tensor_maps.empty()) {
         d->detail = "cuBLAS: " + l.name_expression + " takes tensor maps the plan does not describe";
         return d;
@@ -355,8 +359,8 @@ struct Runtime::Impl {
     void* params[] = {&args, &maps};  // a kernel without tensor maps reads only the first
     cudaError_t result = cudaSuccess;
     for (ReadyLaunch const& l : d.launches) {
-      cudaError_t const e = cudaLaunchKernel(reinterpret_cast<void const*>(l.kernel), l.grid,
-                                             l.block, params, l.smem, stream);
+      cudaError_t const e =
+          launch_kernel(l.kernel, l.grid, l.block, l.smem, stream, params, l.programmatic);
       if (e != cudaSuccess) {
         result = e;
         break;

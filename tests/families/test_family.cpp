@@ -3,13 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
+#include <map>
+#include <regex>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/gpu_identity.hpp"
 #include "core/kernel_config.hpp"
 #include "family.hpp"
+#include "nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {
@@ -129,6 +131,74 @@ TEST(Family, RejectsArchsBelowTheMinimum) {
   old.arch = "sm_60";
   EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=32,BN=32"), square(64), old).find("sm_70"),
             std::string::npos);
+}
+
+/// The body of kernel `name` (the text between the braces of its definition in the embedded
+/// templates), or "" when no template defines it.
+std::string kernel_body(std::string const& name) {
+  std::regex const definition("\\b" + name + "\\s*\\(\\s*GemmArgs");
+  for (std::string const& path : embedded_paths()) {
+    std::string const text(*embedded_source(path));
+    std::smatch m;
+    if (!std::regex_search(text, m, definition)) continue;
+    std::size_t const open = text.find('{', static_cast<std::size_t>(m.position(0)));
+    int depth = 0;
+    for (std::size_t i = open; i < text.size(); ++i) {
+      if (text[i] == '{') ++depth;
+      if (text[i] == '}' && --depth == 0) return text.substr(open + 1, i - open - 1);
+    }
+  }
+  return "";
+}
+
+TEST(Family, LaunchesMarkedToOverlapWaitForPriorGridsFirst) {
+  // A launch marked waits_for_prior_grids starts, on sm_90+, while the previous kernel in the
+  // stream may still run: its kernel must wait (grid_dependency::enter) before it reads its
+  // arguments' memory. Every plan of every family, on problems that bring in split-K reduce
+  // and operand-copy launches: each kernel is marked in all plans or in none, and it is marked
+  // exactly when its body starts with the wait.
+  DeviceLimits const limits = sm90();
+  std::map<std::string, std::set<bool>> marks;  // kernel name -> marks seen
+  for (Family const* f : all_families()) {
+    for (Precision precision : {Precision::kFP32, Precision::kBF16, Precision::kTF32}) {
+      for (Layout layout : {Layout::kNN, Layout::kTN}) {
+        for (std::int64_t m : {16, 1024}) {
+          Problem p{.m = m, .n = 1024, .k = 4096, .precision = precision, .layout = layout};
+          p = p.resolved();
+          int planned = 0;
+          for (KernelConfig const& cfg : f->enumerate()) {
+            if (planned == 400) break;
+            if (!f->reject_reason(cfg, p, limits).empty()) continue;
+            ++planned;
+            for (KernelLaunch const& l : f->launch_plan(cfg, p).launches) {
+              std::string name = l.name_expression.substr(0, l.name_expression.find('<'));
+              name = name.substr(name.rfind(':') + 1);
+              marks[name].insert(l.waits_for_prior_grids);
+            }
+          }
+        }
+      }
+    }
+  }
+  for (char const* expected : {"simt", "simt_reduce", "mma_gemm", "mma_reduce", "wgmma_gemm",
+                               "wgmma_gemm_cluster", "wgmma_kmajor_copy", "wgmma_reduce",
+                               "naive"}) {
+    EXPECT_TRUE(marks.count(expected)) << expected << " never appeared in a launch plan";
+  }
+  for (auto const& [name, seen] : marks) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(seen.size(), 1u) << "marked in some plans only";
+    std::string const body = kernel_body(name);
+    ASSERT_FALSE(body.empty()) << "no template defines the kernel";
+    std::size_t const wait = std::min(body.find("grid_dependency::enter();"),
+                                      body.find("grid_dependency::wait_for_prior_grids();"));
+    EXPECT_EQ(*seen.begin(), wait != std::string::npos);
+    if (wait != std::string::npos) {
+      std::string const before = body.substr(0, wait);
+      EXPECT_EQ(before.find("args"), std::string::npos) << "arguments used before the wait";
+      EXPECT_EQ(before.find("maps"), std::string::npos) << "arguments used before the wait";
+    }
+  }
 }
 
 TEST(FamilyRegistry, FindsEveryFamilyByName) {

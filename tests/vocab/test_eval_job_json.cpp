@@ -18,6 +18,7 @@ TEST(EvalJobJson, RoundTrips) {
   l.dynamic_smem = 1024;
   job.plan.launches.push_back(l);
   l.takes_tensor_maps = true;
+  l.waits_for_prior_grids = true;
   job.plan.launches.push_back(l);
   job.plan.workspace_bytes = 64;
   job.plan.counter_bytes = 256;

@@ -308,6 +308,7 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
   main.grid = Dim3{tiles(canon, p), 1, canon.at("SK")};
   main.block = Dim3{threads(canon), 1, 1};
   main.dynamic_smem = smem_bytes(canon, p);  // the template's ring is extern shared memory
+  main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
   std::int64_t const sk = canon.at("SK");
   if (sk > 1) {
@@ -321,6 +322,7 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
           std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1, kMaxReduceBlocks), 1,
           1};
       reduce.block = Dim3{kReduceThreads, 1, 1};
+      reduce.waits_for_prior_grids = true;
       plan.launches.push_back(std::move(reduce));
     }
   }

@@ -285,6 +285,7 @@ LaunchPlan SimtFamily::launch_plan(KernelConfig const& cfg, Problem const& probl
   main.block = Dim3{threads(canon), 1, 1};
   int const smem = smem_bytes(canon, p);
   main.dynamic_smem = smem > kMaxStaticSmemBytes ? smem : 0;
+  main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
   if (canon.at("SK") > 1) {
     plan.workspace_bytes = workspace_bytes(canon, p);
@@ -297,6 +298,7 @@ LaunchPlan SimtFamily::launch_plan(KernelConfig const& cfg, Problem const& probl
       reduce.grid = Dim3{
           std::clamp<std::int64_t>(ceil_div(vecs, kReduceThreads), 1, kMaxReduceBlocks), 1, 1};
       reduce.block = Dim3{kReduceThreads, 1, 1};
+      reduce.waits_for_prior_grids = true;
       plan.launches.push_back(std::move(reduce));
       plan.zero_workspace = canon.at("RED") == 1;  // atomics accumulate into zeros
     }

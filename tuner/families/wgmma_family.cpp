@@ -465,6 +465,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
                      1, 1};
     copy.block = Dim3{kCopyTile, kCopyRows, 1};
     copy.dynamic_smem = kCopyTile * (kCopyTile + 1) * 4;  // the padded transpose tile
+    copy.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(copy));
   }
   KernelLaunch main;
@@ -473,6 +474,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   main.block = Dim3{threads(canon), 1, 1};
   main.dynamic_smem = smem_bytes(canon, p);
   main.takes_tensor_maps = true;
+  main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
   plan.tensor_maps = tensor_maps(canon, p);
   std::int64_t const sk = canon.at("SK");
@@ -483,6 +485,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
                                                 kMaxReduceBlocks),
                        1, 1};
     reduce.block = Dim3{kReduceThreads, 1, 1};
+    reduce.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(reduce));
   }
   plan.workspace_bytes = workspace_bytes(canon, p);
