@@ -1,6 +1,7 @@
 // `gemmtune emit KERNEL_ID --shape MxNxK`: one standalone .cu file for a config on a problem:
 // the template with its common/ headers inlined, the explicit instantiation, and a host launch
 // function with the launch plan's grid, block and shared memory, ready for nvcc.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -195,6 +196,21 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
     os << "  err = cudaMemsetAsync(args.workspace, 0, kWorkspaceBytes, stream);\n"
        << "  if (err != cudaSuccess) return err;\n";
   }
+  bool const any_overlap = std::any_of(plan.launches.begin(), plan.launches.end(),
+                                       [](KernelLaunch const& l) { return l.waits_for_prior_grids; });
+  if (any_overlap) {
+    // The same launches as the tuner's worker and the runtime library (src/gpu/kernel_launch.cpp).
+    os << "  // Kernels that wait for the prior grid themselves are launched with programmatic\n"
+       << "  // stream serialization on sm_90+, so their launch overlaps the previous kernel's tail.\n"
+       << "  int device = 0, major = 0;\n"
+       << "  err = cudaGetDevice(&device);\n"
+       << "  if (err != cudaSuccess) return err;\n"
+       << "  err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);\n"
+       << "  if (err != cudaSuccess) return err;\n"
+       << "  cudaLaunchAttribute overlap{};\n"
+       << "  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;\n"
+       << "  overlap.val.programmaticStreamSerializationAllowed = 1;\n";
+  }
   for (KernelLaunch const& l : plan.launches) {
     os << "  // " << l.name_expression << "\n";
     if (l.dynamic_smem > kDefaultDynamicSmem) {
@@ -202,11 +218,24 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
          << ", cudaFuncAttributeMaxDynamicSharedMemorySize, " << l.dynamic_smem << ");\n"
          << "  if (err != cudaSuccess) return err;\n";
     }
-    os << "  " << l.name_expression << "<<<" << dim3_text(l.grid) << ", " << dim3_text(l.block)
-       << ", " << l.dynamic_smem << ", stream>>>(args" << (l.takes_tensor_maps ? ", maps" : "")
-       << ");\n"
-       << "  err = cudaGetLastError();\n"
-       << "  if (err != cudaSuccess) return err;\n";
+    std::string const params = l.takes_tensor_maps ? "args, maps" : "args";
+    if (l.waits_for_prior_grids) {
+      os << "  {\n"
+         << "    cudaLaunchConfig_t config{};\n"
+         << "    config.gridDim = " << dim3_text(l.grid) << ";\n"
+         << "    config.blockDim = " << dim3_text(l.block) << ";\n"
+         << "    config.dynamicSmemBytes = " << l.dynamic_smem << ";\n"
+         << "    config.stream = stream;\n"
+         << "    config.attrs = &overlap;\n"
+         << "    config.numAttrs = major >= 9 ? 1 : 0;\n"
+         << "    err = cudaLaunchKernelEx(&config, " << l.name_expression << ", " << params << ");\n"
+         << "  }\n";
+    } else {
+      os << "  " << l.name_expression << "<<<" << dim3_text(l.grid) << ", " << dim3_text(l.block)
+         << ", " << l.dynamic_smem << ", stream>>>(" << params << ");\n"
+         << "  err = cudaGetLastError();\n";
+    }
+    os << "  if (err != cudaSuccess) return err;\n";
   }
   os << "  return cudaSuccess;\n"
      << "}\n\n"

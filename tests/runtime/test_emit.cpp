@@ -48,6 +48,9 @@ TEST_P(EmitCompiles, WithNvcc) {
     EXPECT_NE(text.find("template __global__ void gemmtune::"), std::string::npos);
     EXPECT_NE(text.find("cudaError_t launch(GemmArgs const& args, cudaStream_t stream)"),
               std::string::npos);
+    // The ladder's kernels do not wait for the prior grid: plain launches.
+    EXPECT_NE(text.find(">>>(args);"), std::string::npos);
+    EXPECT_EQ(text.find("cudaLaunchKernelEx"), std::string::npos);
     r = run(std::string(GEMMTUNE_NVCC) + " -c -arch=sm_90 -std=c++17 " + cu.string() + " -o " +
             (dir / (std::string(layout) + ".o")).string());
     EXPECT_EQ(r.status, 0) << preset.config.id() << " " << layout << ":\n" << r.out;
@@ -72,6 +75,11 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
   EXPECT_NE(text.find("constexpr long long kWorkspaceBytes = 8388608;"), std::string::npos);
   EXPECT_NE(text.find("constexpr long long kCounterBytes = 256;"), std::string::npos);
   EXPECT_NE(text.find("args.counters == nullptr"), std::string::npos);
+  // simt waits for the prior grid, so it is launched as the tuner launches it: with
+  // programmatic stream serialization where the device has it.
+  EXPECT_NE(text.find("cudaLaunchKernelEx(&config, gemmtune::simt<"), std::string::npos);
+  EXPECT_NE(text.find("config.numAttrs = major >= 9 ? 1 : 0;"), std::string::npos);
+  EXPECT_EQ(text.find("<<<"), std::string::npos);
   r = run(std::string(GEMMTUNE_NVCC) + " -c -arch=sm_90 -std=c++17 " + cu.string() + " -o " +
           (dir / "simt.o").string());
   EXPECT_EQ(r.status, 0) << r.out;
