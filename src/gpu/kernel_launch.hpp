@@ -9,8 +9,9 @@
 
 namespace gemmtune {
 
-/// Whether the current device runs programmatically serialized launches (compute capability
-/// 9.0 or later). Asked once per call site and device; false when the query fails.
+/// Whether `device` runs programmatically serialized launches (compute capability 9.0 or
+/// later); false when the query fails. The runner asks it when it prepares a candidate, not
+/// per launch.
 bool device_overlaps_launches(int device);
 
 /// Queues `kernel` on `stream`. With `programmatic`, the launch may start while the previous
