@@ -3,7 +3,8 @@
 # is: puts the staged binaries where the build put them (tests find the binary and templates by
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
-# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], sass=KERNEL[@PREC],
+# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], stalls=KERNEL[@PREC] (SHAPE=...),
+# sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
 set -uo pipefail
@@ -73,6 +74,31 @@ for what in "$@"; do
         --repeats 1 --target-ms 1 > "$out/ncu-$family-$precision.txt" 2>&1
       cp "$out/ncu-$family-$precision.txt" "$out/ncu.txt"
       grep -E "Duration|Throughput|Registers|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots|Executed Ipc|Bank Conflicts|L1/TEX Hit|Stall|est. speedup|OPT" "$out/ncu.txt" | head -60 ;;
+    stalls=*)
+      # Where the warps of one kernel wait: stalls=KERNEL[@PRECISION] at $SHAPE (default 4096³).
+      # ncu's warp-state sampling per SASS instruction to $OUT/stalls-FAMILY-PRECISION.csv and the
+      # kernel-wide stall breakdown (cycles per issued instruction, by reason) on the console.
+      kernel_spec "${what#stalls=}"
+      shape=${SHAPE:-4096x4096x4096}
+      step "stalls of $kernel ($precision) at $shape"
+      rep=$(mktemp -d)/stalls
+      ncu --clock-control none --target-processes all --set full --import-source no \
+        -k "regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$" -c 1 -o "$rep" \
+        "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
+        --repeats 1 --target-ms 1 > /dev/null 2>&1
+      ncu -i "$rep.ncu-rep" --page source --csv --print-source sass \
+        > "$out/stalls-$family-$precision.csv" 2>&1
+      ncu -i "$rep.ncu-rep" --page raw --csv 2>/dev/null | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+for name, unit, value in zip(rows[0], rows[1], rows[2]):
+    if "issue_stalled" in name and "per_issue_active" in name:
+        try:
+            v = float(value.replace(",", ""))
+        except ValueError:
+            continue
+        if v >= 0.01:
+            print(f"{v:8.3f}  {name}")' | sort -nr | head -20 ;;
     sass=*)
       # SASS of one kernel (sass=KERNEL or KERNEL@PRECISION), compiled as `show` compiles it
       # for 4096³, to $OUT/sass-FAMILY-PRECISION.txt, with an opcode count per kernel.

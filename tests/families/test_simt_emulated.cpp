@@ -68,6 +68,13 @@ std::vector<Case> const& cases() {
                 128,128,8,8,8,1,2,3,1,8,1,0),
       SIMT_CASE("simt:BM=128,BN=256,BK=16,TM=8,TN=16,LL=2,CURE=1,ST=2,CP=0,SW=8,SK=8,RED=1",
                 128,256,16,8,16,2,1,2,0,8,8,1),
+      // Register-staged with the XOR cure: fixed-stride loads in the hot loop (the 4096³
+      // winner), and a block too small for them under the cure (NN and NT: A's line step is
+      // 16 columns, not a whole swizzle group), which keeps the per-item loop.
+      SIMT_CASE("simt:BM=128,BN=256,BK=16,TM=8,TN=16,LL=0,CURE=2,ST=2,CP=0,SW=8,SK=1,RED=0",
+                128,256,16,8,16,0,2,2,0,8,1,0),
+      SIMT_CASE("simt:BM=16,BN=128,BK=16,TM=4,TN=8,LL=2,CURE=2,ST=2,CP=0,SW=1,SK=2,RED=0",
+                16,128,16,4,8,2,2,2,0,1,2,0),
   };
   return all;
 }
@@ -219,6 +226,9 @@ TEST_P(SimtEmulated, AlignedShapesOnEveryLayout) {
     };
     // Ragged against every tile; K deep enough for several steps per split-K slice.
     check(c, shape(132, 72, 136), true, 0, 1.0f, 0.0f);
+    // Whole tiles inside the matrix beside edge tiles, K ragged: the hot loop's fixed-stride
+    // steps, then the checked last steps; edge tiles check every step.
+    check(c, shape(260, 520, 200), true, 0, 1.0f, 0.0f);
     check(c, shape(132, 72, 136), true, 0, 2.0f, -1.0f);
     // Odd M, N, K in 16-byte aligned padded storage: float4 paths meet 1, 2 and 3 leftovers.
     check(c, shape(39, 31, 77), true, 0, 1.0f, 0.0f);
@@ -235,16 +245,25 @@ TEST_P(SimtEmulated, PackedOddShapesTakeTheScalarPath) {
       return Problem{.m = m, .n = n, .k = k, .precision = Precision::kFP32, .layout = layout};
     };
     check(c, shape(37, 29, 71), false, 0, 1.0f, 0.0f);
+    check(c, shape(260, 520, 200), false, 1, 1.0f, 0.0f);
     check(c, shape(37, 29, 71), false, 1, -1.0f, 2.0f);
     check(c, shape(1, 1, 1), false, 0, 1.0f, 0.0f);
     check(c, shape(5, 3, 150), false, 0, 1.0f, 0.0f);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Simt, SimtEmulated, ::testing::Range<std::size_t>(0, 7),
+INSTANTIATE_TEST_SUITE_P(Simt, SimtEmulated, ::testing::Range<std::size_t>(0, 9),
                          [](::testing::TestParamInfo<std::size_t> const& info) {
                            return "case_" + std::to_string(info.param);
                          });
+
+TEST(SimtEmulatedCases, CoverBothRegisterStagedLoadPaths) {
+  // Operand<BX, BK, THREADS, TRANS, VEC, CURE> of A in NN (transposed into shared memory).
+  EXPECT_TRUE((simt_detail::Operand<128, 16, 256, true, true, 2>::kFixedStride));
+  EXPECT_TRUE((simt_detail::Operand<256, 16, 256, false, true, 2>::kFixedStride));
+  EXPECT_FALSE((simt_detail::Operand<16, 16, 64, true, true, 2>::kFixedStride));
+  EXPECT_TRUE((simt_detail::Operand<16, 16, 64, false, true, 2>::kFixedStride));
+}
 
 TEST(SimtEmulatedCases, AreValidConfigsOfTheFamily) {
   Family const& family = *find_family("simt");
