@@ -17,6 +17,7 @@
 #include "search/eval_job_builder.hpp"
 #include "search/param_grid.hpp"
 #include "search/strategy.hpp"
+#include "search/split_to_fill.hpp"
 #include "search/warm_start.hpp"
 #include "worker/interrupt.hpp"
 
@@ -218,6 +219,10 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     for (KernelConfig const& c : configs) ids.insert(c.id());
     for (KernelConfig const& c : warm_start_configs(store_, device_.gpu, problem)) {
       if (!ids.count(c.id())) continue;  // not valid here, or a family not searched
+      context.warm_start.push_back(c);
+    }
+    for (KernelConfig const& c :
+         split_to_fill(context.warm_start, configs, problem, device_.limits.sm_count)) {
       context.warm_start.push_back(c);
     }
     outcome.warm_start = static_cast<int>(context.warm_start.size());
