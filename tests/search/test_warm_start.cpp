@@ -54,6 +54,27 @@ TEST(WarmStart, NearestProblemsFirstSamePrecisionOnly) {
   EXPECT_EQ(ids, (std::vector<std::string>{"f:X=1", "f:X=4", "f:X=5"}));  // X=4 once
 }
 
+TEST(WarmStart, AnInvalidConfigIsStoodInForByItsValidOneKnobNeighbours) {
+  std::vector<KernelConfig> const candidates = {
+      parse_kernel_id("f:A=1,B=1,C=2"), parse_kernel_id("f:A=2,B=2,C=1"),
+      parse_kernel_id("f:A=2,B=1,C=3"), parse_kernel_id("f:A=3,B=2,C=2"),
+      parse_kernel_id("f:A=2,B=3,C=2"), parse_kernel_id("g:A=2,B=1,C=3"),
+      parse_kernel_id("f:A=2,B=1"),     parse_kernel_id("f:A=2,B=1,C=4")};
+  auto ids = [](std::vector<KernelConfig> const& v) {
+    std::vector<std::string> out;
+    for (auto const& c : v) out.push_back(c.id());
+    return out;
+  };
+  // f:A=2,B=1,C=2 is not a candidate. One knob away, in candidate order: A=1, C=3, B=3, C=4;
+  // two knobs away (B=2,C=1 and A=3,B=2), another family or another parameter list: not.
+  EXPECT_EQ(ids(one_step_valid(parse_kernel_id("f:A=2,B=1,C=2"), candidates, 3)),
+            (std::vector<std::string>{"f:A=1,B=1,C=2", "f:A=2,B=1,C=3", "f:A=2,B=3,C=2"}));
+  EXPECT_EQ(ids(one_step_valid(parse_kernel_id("f:A=2,B=1,C=2"), candidates, 1)),
+            (std::vector<std::string>{"f:A=1,B=1,C=2"}));
+  EXPECT_TRUE(one_step_valid(parse_kernel_id("f:A=3,B=3,C=3"), candidates, 3).empty());
+  EXPECT_TRUE(one_step_valid(parse_kernel_id("h:A=2,B=1,C=2"), candidates, 3).empty());
+}
+
 TEST(WarmStart, ReadsTheFastestVerifiedConfigsFromTheStore) {
   MemoryStore store;
   GpuIdentity const gpu{"Test GPU", 9, 0, 4};

@@ -26,6 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Valid one-knob neighbours offered for each warm-start config that is not valid here.
+constexpr int kWarmStandIns = 2;
+
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -217,9 +220,17 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   if (options.warm_start && outcome.strategy != "exhaustive" && outcome.strategy != "random") {
     std::set<std::string> ids;
     for (KernelConfig const& c : configs) ids.insert(c.id());
+    std::set<std::string> warm;
+    auto offer = [&](KernelConfig const& c) {
+      if (warm.insert(c.id()).second) context.warm_start.push_back(c);
+    };
     for (KernelConfig const& c : warm_start_configs(store_, device_.gpu, problem)) {
-      if (!ids.count(c.id())) continue;  // not valid here, or a family not searched
-      context.warm_start.push_back(c);
+      if (ids.count(c.id())) {
+        offer(c);
+        continue;
+      }
+      // Not valid here (or a family not searched: no candidate is one step away then).
+      for (KernelConfig const& r : one_step_valid(c, configs, kWarmStandIns)) offer(r);
     }
     for (KernelConfig const& c :
          split_to_fill(context.warm_start, configs, problem, device_.limits.sm_count)) {

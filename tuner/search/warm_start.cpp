@@ -46,6 +46,25 @@ std::vector<KernelConfig> warm_start_from(Problem const& target,
   return out;
 }
 
+std::vector<KernelConfig> one_step_valid(KernelConfig const& config,
+                                         std::vector<KernelConfig> const& candidates, int limit) {
+  std::vector<KernelConfig> out;
+  for (KernelConfig const& c : candidates) {
+    if (static_cast<int>(out.size()) >= limit) break;
+    if (c.family != config.family || c.params.size() != config.params.size()) continue;
+    int differ = 0;
+    for (std::size_t i = 0; i < c.params.size() && differ <= 1; ++i) {
+      if (c.params[i].first != config.params[i].first) {
+        differ = 2;  // another parameter list: not a neighbour
+      } else if (c.params[i].second != config.params[i].second) {
+        ++differ;
+      }
+    }
+    if (differ == 1) out.push_back(c);
+  }
+  return out;
+}
+
 std::vector<KernelConfig> warm_start_configs(TrialStore& store, GpuIdentity const& gpu,
                                              Problem const& target,
                                              WarmStartOptions const& options) {

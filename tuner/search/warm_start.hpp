@@ -30,6 +30,13 @@ std::vector<KernelConfig> warm_start_from(Problem const& target,
                                           std::vector<TunedProblem> const& tuned,
                                           WarmStartOptions const& options = {});
 
+/// Valid stand-ins for a warm-start config that is not valid for the new problem: the configs of
+/// `candidates` that differ from it in exactly one parameter, in candidate order, at most
+/// `limit`. A neighbour's best often fails on a new shape by one knob only (raster groups on a
+/// grid of one tile row, a split the new K cannot take), and its other choices still carry.
+std::vector<KernelConfig> one_step_valid(KernelConfig const& config,
+                                         std::vector<KernelConfig> const& candidates, int limit);
+
 /// The same over a cache: problems of `gpu` in `target`'s precision with a verified trial
 /// (TrialStore::tuned_problems), their fastest configs from the newest trial of each config.
 std::vector<KernelConfig> warm_start_configs(TrialStore& store, GpuIdentity const& gpu,
