@@ -1,4 +1,4 @@
-// Split to fill: warm-start configs re-split along K until their grid covers the SMs.
+// Split to fill: warm-start configs re-split along K so that their waves fill the SMs best.
 #include "search/split_to_fill.hpp"
 
 #include <map>
