@@ -24,6 +24,9 @@ struct ParamSpec {
   std::string name;
   std::vector<std::int64_t> values;
   std::string help;
+  /// The value an id without this parameter stands for: ids written before the parameter was
+  /// declared (stored trials, exported tables) keep naming the kernel they named then.
+  std::optional<std::int64_t> absent = std::nullopt;
 };
 
 /// A named predicate over (config, problem, limits); `check` returns an empty string to accept
@@ -85,8 +88,9 @@ class Family {
   std::string reject_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits,
                             RejectScope scope = RejectScope::kSearch) const;
-  /// The config with this family's parameters in canonical order; throws UsageError when a
-  /// parameter is missing, unknown, or not one of its declared values.
+  /// The config with this family's parameters in canonical order (a missing parameter that
+  /// declares an `absent` value takes it); throws UsageError when a parameter is missing,
+  /// unknown, or not one of its declared values.
   KernelConfig canonical(KernelConfig const& cfg) const;
   /// The cartesian product of params() in canonical order (before constraints).
   std::vector<KernelConfig> enumerate() const;

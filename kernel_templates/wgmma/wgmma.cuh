@@ -18,6 +18,12 @@
 //            wgmma; their main loops run one after the other (named barriers hand the turn
 //            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
+//   EP       epilogue: 0 stores C from registers (16-byte stores after a quad exchange); E > 0
+//            (16-bit C, SK = 1, BN a multiple of 64) stages it in shared memory with stmatrix,
+//            E boxes of 64 columns × WM rows per consumer warpgroup, and one thread writes each
+//            box to C with a TMA store, so the warpgroup starts its next tile's wgmma while the
+//            stores drain (E < BN/64: the tile goes out in rounds of E boxes, each waiting for the
+//            previous round to be read). Falls back to register stores when beta ≠ 0.
 //   SK       split-K slices; SK > 1 writes FP32 partials to the workspace. With SK = 2 the last
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
@@ -36,6 +42,10 @@
 //     (next 8 k-rows); a k16 step advances the start by 16·128 bytes.
 // Every stage and operand tile starts on a 1024-byte boundary (the swizzle atom), so the
 // descriptors' base offset is 0.
+//   C staging (EP > 0): after the ring, consumer warpgroup w's E boxes of WM rows × 128 bytes
+//     (64 columns of 16-bit C), 16-byte chunks XOR-swizzled by row%8 as the TMA store's 128B
+//     swizzle expects; stmatrix writes 8 rows of one chunk column per matrix, which the
+//     swizzle spreads over all 32 banks.
 #ifndef GEMMTUNE_WGMMA_WGMMA_CUH
 #define GEMMTUNE_WGMMA_WGMMA_CUH
 
@@ -74,10 +84,20 @@ __host__ __device__ constexpr int tile_extent(int X, bool mn_major) {
 __host__ __device__ constexpr int tile_bytes(int X, bool mn_major) {
   return tile_extent(X, mn_major) * kSwizzleRow;
 }
+/// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2).
+__host__ __device__ constexpr int warpgroup_rows(int BM, int CW, int PE) {
+  return PE == 2 ? BM : BM / CW;
+}
+/// Bytes of the C staging boxes of all consumer warpgroups (EP > 0).
+__host__ __device__ constexpr int staging_bytes(int BM, int CW, int PE, int EP) {
+  return CW * EP * warpgroup_rows(BM, CW, PE) * kSwizzleRow;
+}
 /// Dynamic shared memory of the main kernel: slack to align the base to 1024 bytes, the ring,
-/// then 2·ST mbarriers.
-__host__ __device__ constexpr int smem_bytes(int BM, int BN, int ST, bool TA, bool TB) {
-  return kSwizzleAtom + ST * (tile_bytes(BM, TA) + tile_bytes(BN, !TB)) + 2 * ST * 8;
+/// the C staging boxes, then 2·ST mbarriers.
+__host__ __device__ constexpr int smem_bytes(int BM, int BN, int ST, int CW, int PE, int EP,
+                                             bool TA, bool TB) {
+  return kSwizzleAtom + ST * (tile_bytes(BM, TA) + tile_bytes(BN, !TB)) +
+         staging_bytes(BM, CW, PE, EP) + 2 * ST * 8;
 }
 
 __device__ __forceinline__ unsigned smem_addr(void const* p) {
@@ -134,23 +154,26 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   } while (!done);
 }
 
-/// Named barrier 1 + w (the turn of consumer warpgroup w in ping-pong; 0 is __syncthreads):
-/// wait for `count` threads (this warp's included), or arrive without waiting. The ids are
-/// immediates so the kernel reserves only the barriers it names.
-template <int count>
-__device__ __forceinline__ void turn_sync(int w) {
+/// Named barriers (0 is __syncthreads): kTurnBarrier + w is the turn of consumer warpgroup w
+/// in ping-pong, kStagingBarrier + w guards warpgroup w's C staging boxes.
+constexpr int kTurnBarrier = 1;
+constexpr int kStagingBarrier = 3;
+/// Named barrier id0 + w: wait for `count` threads (this warp's included), or arrive without
+/// waiting. The ids are immediates so the kernel reserves only the barriers it names.
+template <int id0, int count>
+__device__ __forceinline__ void named_sync(int w) {
   if (w == 0) {
-    asm volatile("bar.sync %0, %1;" ::"n"(1), "n"(count) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(id0), "n"(count) : "memory");
   } else {
-    asm volatile("bar.sync %0, %1;" ::"n"(2), "n"(count) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"n"(id0 + 1), "n"(count) : "memory");
   }
 }
-template <int count>
-__device__ __forceinline__ void turn_arrive(int w) {
+template <int id0, int count>
+__device__ __forceinline__ void named_arrive(int w) {
   if (w == 0) {
-    asm volatile("bar.arrive %0, %1;" ::"n"(1), "n"(count) : "memory");
+    asm volatile("bar.arrive %0, %1;" ::"n"(id0), "n"(count) : "memory");
   } else {
-    asm volatile("bar.arrive %0, %1;" ::"n"(2), "n"(count) : "memory");
+    asm volatile("bar.arrive %0, %1;" ::"n"(id0 + 1), "n"(count) : "memory");
   }
 }
 
@@ -176,6 +199,41 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, TmaDescriptor cons
       ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
+}
+/// 2-D tiled store of a shared-memory box to the tensor map at (c0 = column, c1 = row); parts
+/// of the box outside the matrix are not written. Joins the thread's current bulk group.
+__device__ __forceinline__ void tma_store(TmaDescriptor const* map, unsigned src, int c0,
+                                          int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+          reinterpret_cast<unsigned long long>(map)),
+      "r"(src), "r"(c0), "r"(c1)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/// Returns once at most N of the thread's bulk groups have not finished reading shared memory.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+/// Returns once every bulk group of the thread has completed (its writes are done).
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+/// Makes this thread's generic-proxy writes to shared memory visible to later TMA reads.
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/// Four 8×8 matrices of 16-bit elements to shared memory: lane l gives the address of row l%8 of
+/// matrix l/8, and register i holds, in every lane, its two elements of matrix i (row lane/4,
+/// columns 2·(lane%4) and + 1: the accumulator fragment's layout).
+__device__ __forceinline__ void stmatrix4(unsigned addr, unsigned r0, unsigned r1, unsigned r2,
+                                          unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
 }
 __device__ __forceinline__ void tma_prefetch(TmaDescriptor const* map) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map))
@@ -394,6 +452,68 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   }
 }
 
+/// Epilogue of a 16-bit tile through warpgroup w's staging boxes (EP > 0, beta = 0), in rounds
+/// of EP boxes of 64 columns. Each round: thread 0 of the warpgroup waits until the stores of the
+/// previous round (or tile) have read the boxes, the warpgroup syncs, every warp writes its rows
+/// with stmatrix (alpha applied), and after a proxy fence and a second sync thread 0 issues one
+/// TMA store per box that starts inside C. The stores clip what lies outside C, and nothing waits
+/// for them to finish: the warpgroup goes on to its next tile. `staging` is the shared address
+/// of the warpgroup's first box, `row` its first row in C, `col0` the tile's first column.
+template <int BN, int EP, int WM, int T, int MI, int ACC>
+__device__ __forceinline__ void store_tile_tma(GemmArgs const& args, TmaDescriptor const* map,
+                                               float (&d)[MI][ACC], unsigned staging, int w,
+                                               int t, long long row, long long col0) {
+  constexpr int BOXES = BN / kMnChunk;
+  constexpr int BOX_BYTES = WM * kSwizzleRow;
+  static_assert(BN % kMnChunk == 0, "whole boxes of 64 columns");
+  int const warp = t / 32, lane = t % 32;
+  float const alpha = args.alpha;
+  // Lane l addresses row l%8 of matrix l/8; matrix q of a stmatrix holds column group g + q/2,
+  // rows 8·(q%2) .. + 7 of the warp's 16.
+  unsigned const matrix = static_cast<unsigned>(lane) >> 3;
+  unsigned const lane_row = 16 * warp + 8 * (matrix & 1) + (lane & 7);
+  unsigned const swizzle = lane & 7;  // the row's index within its 8-row swizzle atom
+  unsigned const lane_addr = staging + lane_row * kSwizzleRow;
+#pragma unroll
+  for (int b0 = 0; b0 < BOXES; b0 += EP) {
+    if (t == 0) bulk_wait_read<0>();
+    named_sync<kStagingBarrier, kWarpgroup>(w);
+#pragma unroll
+    for (int b = b0; b < b0 + EP && b < BOXES; ++b) {
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int gp = 0; gp < 4; ++gp) {
+          int const g = 8 * b + 2 * gp;  // column group of matrices 0 and 1 in the tile
+          unsigned r[4];
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            int const j = 4 * (g + q / 2) + 2 * (q % 2);
+            r[q] = pack2<T>(alpha * d[mi][j], alpha * d[mi][j + 1]);
+          }
+          unsigned const chunk = 2 * gp + (matrix >> 1);
+          stmatrix4(lane_addr + (b - b0) * BOX_BYTES + mi * 64 * kSwizzleRow +
+                        ((chunk ^ swizzle) << 4),
+                    r[0], r[1], r[2], r[3]);
+        }
+      }
+    }
+    fence_proxy_async();
+    named_sync<kStagingBarrier, kWarpgroup>(w);
+    if (t == 0) {
+#pragma unroll
+      for (int b = b0; b < b0 + EP && b < BOXES; ++b) {
+        long long const c = col0 + b * kMnChunk;
+        if (c < args.N) {
+          tma_store(map, staging + (b - b0) * BOX_BYTES, static_cast<int>(c),
+                    static_cast<int>(row));
+        }
+      }
+      bulk_commit();
+    }
+  }
+}
+
 /// Adds (FIRST: stores) one slice's partials, as store_tile wrote them from d, into d. `q0` is
 /// the lane's first element in the slice; `rows_left`, `cols_left` the rows and columns of C
 /// from there (CHECK: a ragged tile). Loads go into a batch of registers before any is added, so
@@ -517,11 +637,12 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
 /// arrive or multicast into them) and once at the end (a block's barriers must outlive its
 /// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
 namespace wgmma_detail {
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
+          bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
-  constexpr int WM = PINGPONG ? BM : BM / CW;  // rows per consumer warpgroup
+  constexpr int WM = warpgroup_rows(BM, CW, PE);  // rows per consumer warpgroup
   constexpr int RELEASERS = PINGPONG ? 1 : CW;  // consumer warpgroups that release each stage
   constexpr int MI = WM / 64;          // m64 wgmma per k step
   constexpr int KSTEPS = BK / mma_k(T);
@@ -547,14 +668,21 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
   static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
-  static_assert(smem_bytes(BM, BN, ST, TA, TB) == kSwizzleAtom + ST * STAGE_BYTES + 2 * ST * 8,
-                "the dynamic shared memory the host asks for holds the aligned ring and barriers");
+  static_assert(EP == 0 || (SK == 1 && T != kTF32 && BN % kMnChunk == 0),
+                "staged TMA stores write 16-bit C in whole 64-column boxes, without split-K");
+  constexpr int STAGING_BYTES = staging_bytes(BM, CW, PE, EP);
+  static_assert(smem_bytes(BM, BN, ST, CW, PE, EP, TA, TB) ==
+                    kSwizzleAtom + ST * STAGE_BYTES + STAGING_BYTES + 2 * ST * 8,
+                "the dynamic shared memory the host asks for holds the aligned ring, the C "
+                "staging boxes and the barriers");
 
   extern __shared__ unsigned char smem_raw[];
   unsigned char* const ring = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<unsigned long long>(smem_raw) + kSwizzleAtom - 1) &
       ~static_cast<unsigned long long>(kSwizzleAtom - 1));
-  unsigned long long* const bars = reinterpret_cast<unsigned long long*>(ring + ST * STAGE_BYTES);
+  unsigned char* const staging = ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
+  unsigned long long* const bars =
+      reinterpret_cast<unsigned long long*>(staging + STAGING_BYTES);
   unsigned const full0 = smem_addr(bars);       // full[s] at full0 + 8s
   unsigned const empty0 = smem_addr(bars + ST); // empty[s] at empty0 + 8s
 
@@ -693,7 +821,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         }
         // Wait until the other warpgroup has polled every stage of the previous unit: the
         // full barriers of this unit are then at most one phase ahead of their parity.
-        if (turn > 0) turn_sync<2 * kWarpgroup>(wg - 1);
+        if (turn > 0) named_sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
       }
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
@@ -733,13 +861,23 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       }
       if constexpr (PINGPONG) {
         // Hand the main loop over while this unit's last wgmma still run.
-        if (next_exists) turn_arrive<2 * kWarpgroup>(2 - wg);
+        if (next_exists) named_arrive<kTurnBarrier, 2 * kWarpgroup>(2 - wg);
       }
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
+      if constexpr (EP > 0) {
+        if (args.beta == 0.f) {  // uniform over the block
+          if (tm < tiles_m) {
+            unsigned const box0 = smem_addr(staging) + (wg - 1) * EP * WM * kSwizzleRow;
+            store_tile_tma<BN, EP, WM, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
+                                                   tm * BM + row0, tn * BN);
+          }
+          continue;
+        }
+      }
       store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c);
       if constexpr (LAST_SLICE_SUMS) {
         // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
@@ -751,28 +889,34 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         }
       }
     }
+    // The block's shared memory must outlive the TMA stores that read the staging boxes.
+    if constexpr (EP > 0) {
+      if (t == 0) bulk_wait_all();
+    }
   }
   if constexpr (CL > 1) cluster_sync();
 }
 }  // namespace wgmma_detail
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
+          bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   grid_dependency::enter();
-  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
+  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps);
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int T, bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
+          bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   grid_dependency::enter();
-  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, T, TA, TB>(args, maps);
+  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps);
 }
 
 namespace wgmma_detail {

@@ -28,13 +28,15 @@ DeviceLimits sm90() { return *arch_limits("sm_90"); }
 
 WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
 
-/// A config in canonical order; the cluster size last here because most cases leave it 1.
+/// A config in canonical order; the cluster size and epilogue last here because most cases
+/// leave them 1 and 0.
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
-                 std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1) {
+                 std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
+                 std::int64_t ep = 0) {
   KernelConfig c;
   c.family = "wgmma";
-  c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw},
-              {"CL", cl}, {"PE", pe}, {"GM", gm}, {"SK", sk}};
+  c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl},
+              {"PE", pe}, {"GM", gm}, {"SK", sk}, {"EP", ep}};
   return c;
 }
 
@@ -57,8 +59,13 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   EXPECT_FALSE(wgmma().supports(Precision::kFP32));
   EXPECT_EQ(wgmma().min_arch(), 90);
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
-  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1");
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0");
   EXPECT_EQ(wgmma().canonical(c), c);
+  // Ids stored before the epilogue knob existed name the register-store kernel they named then.
+  EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1")),
+            c);
+  EXPECT_THROW(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8")),
+               UsageError);
   std::string const old = wgmma().reject_reason(c, make(4096, 4096, 4096), *arch_limits("sm_80"));
   EXPECT_NE(old.find("needs sm_90"), std::string::npos) << old;
   std::string const fp32 =
@@ -86,8 +93,8 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
         EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
       }
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
-      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1"));
-      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1"));
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"));
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -149,7 +156,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     LaunchPlan const plan = wgmma().launch_plan(c, p);
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
-    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,2,false,true>")
+    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -232,6 +239,13 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 6, 2, 0, 1, 1), make(512, 512, 256), "stages"},
       {cfg(128, 192, 5, 2, 1, 8, 1), big, "wave_fill"},
       {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster_pieces"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
+       "epilogue"},
+      {cfg(128, 128, 6, 2, 0, 1, 4, 1, 2), make(1024, 1024, 16384), "epilogue"},
+      {cfg(128, 96, 4, 2, 0, 1, 1, 1, 1), make(1024, 1024, 1024), "epilogue"},
+      {cfg(128, 128, 6, 2, 1, 8, 1, 1, 4), make(4096, 4096, 512), "staging"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 1, 1), make(4096, 4096, 512), "staging"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), big, "epilogue_depth"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -254,7 +268,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
   EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
                                          "warpgroups", "wgmma_n", "accumulators",
-                                         "cluster_pieces", "grid_size"}));
+                                         "cluster_pieces", "grid_size", "epilogue"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -297,6 +311,39 @@ TEST(WgmmaFamily, ThreadsAndSharedMemoryFollowTheRing) {
   EXPECT_EQ(wgmma().smem_bytes(cfg(128, 128, 4, 2, 1, 8, 1), tf), 1024 + 4 * 256 * 128 + 64);
   EXPECT_EQ(WgmmaFamily::block_k(Precision::kTF32), 32);
   EXPECT_EQ(WgmmaFamily::block_k(Precision::kBF16), 64);
+  // The staged epilogue adds EP boxes of the warpgroup's rows × 128 bytes per consumer
+  // warpgroup between the ring and the barriers: 64 KiB for the whole 128×256 tile at EP = 4,
+  // and in ping-pong each warpgroup stages whole BM-row tiles.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), nn),
+            1024 + 3 * 384 * 128 + 2 * 4 * 64 * 128 + 48);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 128, 4, 2, 2, 8, 1, 1, 1), nn),
+            1024 + 4 * 256 * 128 + 2 * 1 * 128 * 128 + 64);
+}
+
+TEST(WgmmaFamily, StagedEpilogueStoresThroughATensorMapOfC) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  // One box per 64 columns (128 bytes of 16-bit C) and the warpgroup's rows, 128-byte swizzle.
+  std::vector<TensorMapSpec> const maps =
+      wgmma().launch_plan(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), p).tensor_maps;
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_EQ(maps[2], (TensorMapSpec{TmaOperand::kC, 64, 64, 128}));
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 2, 8, 1, 1, 2), p).tensor_maps[2],
+            (TensorMapSpec{TmaOperand::kC, 128, 64, 128}));
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 256, 4, 2, 1, 8, 1, 2, 0), p).tensor_maps.size(), 2u);
+  // The tile goes out whole where it fits beside the ring; in rounds only where it does not.
+  // Searched only for short main loops (8 K blocks here; 4096³ has 64).
+  Problem const short_k = make(4096, 4096, 512);
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), short_k, sm90()), "");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), short_k, sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 4), short_k, sm90())),
+            "smem");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), p, sm90())),
+            "epilogue_depth");
+  // A stored kernel staged for a 16-bit problem still runs, with register stores, when beta ≠ 0:
+  // the run scope accepts it for a ragged problem too (TMA clips the boxes).
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 1), make(1000, 1000, 1000),
+                                  sm90(), RejectScope::kRun),
+            "");
 }
 
 TEST(WgmmaFamily, TensorMapBoxesMatchTheKernelsLoadsPerLayout) {
@@ -358,7 +405,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -396,11 +443,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(r.arch, "sm_90a");
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
-  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,1,true,false>");
+  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -446,7 +493,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,1,false,false>");
 }
 
 }  // namespace

@@ -192,14 +192,18 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
   std::string source = "#include \"wgmma/wgmma.cuh\"\n";
   int checks = 0;
   for (Layout layout : kAllLayouts) {
-    for (char const* id : {"wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1",
-                           "wgmma:BM=64,BN=96,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1",
-                           "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1"}) {
+    for (char const* id : {"wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0",
+                           "wgmma:BM=64,BN=96,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1,EP=0",
+                           "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+                           "wgmma:BM=128,BN=256,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=4",
+                           "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=1"}) {
       KernelConfig const c = parse(id);
       Problem const p = make(4096, 4096, 4096, Precision::kBF16, layout);
       source += "static_assert(gemmtune::wgmma_detail::smem_bytes(" +
                 std::to_string(c.at("BM")) + ", " + std::to_string(c.at("BN")) + ", " +
-                std::to_string(c.at("ST")) + ", " + (a_transposed(layout) ? "true" : "false") +
+                std::to_string(c.at("ST")) + ", " + std::to_string(c.at("CW")) + ", " +
+                std::to_string(c.at("PE")) + ", " + std::to_string(c.at("EP")) + ", " +
+                (a_transposed(layout) ? "true" : "false") +
                 ", " + (b_transposed(layout) ? "true" : "false") +
                 ") == " + std::to_string(f.smem_bytes(c, p)) + ", \"" + id + "\");\n";
       ++checks;
@@ -213,7 +217,7 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
   r.arch = "sm_90a";
   CompileResult const result = Compiler(CompilerSettings{}).compile(r);
   EXPECT_TRUE(result.ok) << result.log;
-  EXPECT_EQ(checks, 12);
+  EXPECT_EQ(checks, 20);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The runtime library on a GPU: the tuned fp32 kernels (exact and nearest rules, every layout,
-// padded leading dimensions, alpha/beta) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
+// padded leading dimensions, alpha/beta), tuned 16-bit wgmma kernels whose epilogue stores C
+// through TMA (ragged tiles, and register stores when beta ≠ 0) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
 // data less aligned than the tuned config needs) all match an FP64 host reference; a repeated
 // call's host overhead is small. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -249,6 +250,72 @@ TEST_F(RuntimeGpu, OtherPrecisionsFallBackToCublas) {
   }
   GemmInfo const info = run_case(*rt_, Case{Precision::kFP32, Layout::kNN, 33, 17, 9});
   EXPECT_EQ(info.status, GemmStatus::kOk);
+}
+
+/// Exact bf16/fp16 entries of wgmma kernels with the staged epilogue (TMA stores of C) at ragged
+/// shapes: one tile of C staged whole, in rounds of one box, in ping-pong, and in 2-block
+/// clusters whose last tile row lies below the matrix.
+struct StagedCase {
+  Precision precision;
+  Layout layout;
+  int m, n, k;
+  char const* kernel;
+};
+constexpr StagedCase kStaged[] = {
+    {Precision::kBF16, Layout::kNN, 300, 520, 192,
+     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=2"},
+    {Precision::kFP16, Layout::kTT, 520, 296, 128,
+     "wgmma:BM=128,BN=256,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=4"},
+    {Precision::kBF16, Layout::kTN, 400, 264, 256,
+     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=2"},
+    {Precision::kFP16, Layout::kNT, 600, 392, 128,
+     "wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1"},
+};
+
+std::filesystem::path write_staged_table(cudaDeviceProp const& prop) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (StagedCase const& c : kStaged) {
+    entries.push_back({{"gpu", 0}, {"precision", to_string(c.precision)},
+                       {"layout", to_string(c.layout)}, {"m", c.m}, {"n", c.n}, {"k", c.k},
+                       {"align", 16}, {"kernel", c.kernel}, {"time_ms", 0.05},
+                       {"tflops", 2.0 * c.m * c.n * c.k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
+                       {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr},
+                       {"ratio_cublaslt", nullptr}});
+  }
+  nlohmann::json const table{
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2025-01-01T00:00:00Z"},
+      {"gemmtune_version", "0.1.0"},
+      {"gpus", {{{"id", 0},
+                 {"name", prop.name},
+                 {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+                 {"sm_count", prop.multiProcessorCount}}}},
+      {"entries", entries},
+      {"defaults", nlohmann::json::array()}};
+  auto const path = std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_staged_table.json";
+  std::ofstream(path) << table.dump(2);
+  return path;
+}
+
+TEST(RuntimeGpuStaged, TmaStoreEpilogueOnRaggedTilesAndRegisterStoresWhenBetaIsNotZero) {
+  cudaDeviceProp prop{};
+  if (!gpu(prop)) GTEST_SKIP() << "no GPU";
+  if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";
+  RuntimeOptions o;
+  o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+  Runtime rt(write_staged_table(prop), o);
+  for (StagedCase const& s : kStaged) {
+    for (float beta : {0.0f, -2.0f}) {
+      Case c{s.precision, s.layout, s.m, s.n, s.k};
+      c.pad = 8;  // 16 bytes of 16-bit elements: every ld stays in class 16
+      c.alpha = 1.5f;
+      c.beta = beta;
+      GemmInfo const info = run_case(rt, c);
+      EXPECT_EQ(info.path, GemmPath::kTuned) << s.kernel << ": " << info.detail;
+      EXPECT_EQ(info.kernel, s.kernel);
+    }
+  }
 }
 
 TEST_F(RuntimeGpu, RepeatedCallHostOverhead) {

@@ -46,7 +46,7 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
     }
   }
   for (ParamSpec const& p : specs) {
-    auto const value = cfg.get(p.name);
+    auto const value = cfg.get(p.name) ? cfg.get(p.name) : p.absent;
     if (!value) {
       return "kernel '" + cfg.id() + "': parameter " + p.name + " is missing (expected " +
              names + ")";

@@ -95,8 +95,10 @@ int ring_smem_bytes(KernelConfig const& cfg, Problem const& problem) {
   std::int64_t const stage =
       (tile_rows(cfg.at("BM"), a_mn_major(p)) + tile_rows(cfg.at("BN"), b_mn_major(p))) *
       kSwizzleBytes;
-  // = wgmma_detail::smem_bytes: alignment slack, the ring, 2·ST mbarriers of 8 bytes.
-  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + 2 * cfg.at("ST") * 8);
+  // = wgmma_detail::smem_bytes: alignment slack, the ring, the C staging boxes (EP per consumer
+  // warpgroup, each its rows × 128 bytes), 2·ST mbarriers of 8 bytes.
+  std::int64_t const staging = cfg.at("CW") * cfg.at("EP") * warpgroup_rows(cfg) * kSwizzleBytes;
+  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + staging + 2 * cfg.at("ST") * 8);
 }
 
 /// K blocks one work unit walks (its split-K slice).
@@ -109,6 +111,13 @@ std::int64_t unit_k_blocks(KernelConfig const& c, Problem const& p) {
 /// TFLOP/s against 666–669 for 128×256 persistent tiles (and 128×128 ping-pong 573): its
 /// warpgroups run their main loops one after the other on half-height tiles.
 constexpr std::int64_t kPingPongMaxKBlocks = 16;
+
+/// The staged epilogue (EP > 0) pays off only where the epilogue is a visible share of a tile:
+/// main loops of at most this many K blocks. Measured on the H200 (bf16, 2-block clusters,
+/// persistent): at 4096×4096×512 (8 K blocks) 128×128 tiles ran 36.5–37.0 µs staged against
+/// 40.0–40.1 µs from registers; at 4096³ (64) 128×256 tiles ran 206.6–207.7 against
+/// 206.8–207.8 µs, and at 8192³ the two passes disagreed in sign (−3%, +1%).
+constexpr std::int64_t kStagedEpilogueMaxKBlocks = 16;
 
 /// Time of the tile grid in units of one BM×64 slab per SM: waves of clusters × BN. A wave
 /// lasts as long as one tile's main loop, which scales with BN at a fixed BM and K.
@@ -145,7 +154,12 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
            "overlaps the other's main loop)"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"},
+          {"EP", {0, 1, 2, 4},
+           "epilogue: 0 = stores from registers; E = C staged in shared memory, E boxes of 64 "
+           "columns per consumer warpgroup, written by TMA stores that drain while the next "
+           "tile runs (16-bit C, SK=1)",
+           0}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -206,6 +220,22 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "BM=" + str(c.at("BM")) + " over CW=" + str(c.at("CW")) +
                           " consumer warpgroups gives " + str(wm) +
                           " rows each; a warpgroup runs one or two m64 wgmma (64 or 128 rows)";
+                 }});
+  out.push_back({"epilogue", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const ep = c.at("EP");
+                   if (ep == 0) return std::string();
+                   if (p.precision == Precision::kTF32) {
+                     return "EP=" + str(ep) + " stages 16-bit C with stmatrix; tf32 writes FP32 C";
+                   }
+                   if (c.at("SK") != 1) {
+                     return "EP=" + str(ep) + " stages C itself; SK=" + str(c.at("SK")) +
+                            " writes FP32 partials";
+                   }
+                   if (c.at("BN") % kMnChunk != 0) {
+                     return "EP=" + str(ep) + " stores boxes of 64 columns; BN=" +
+                            str(c.at("BN")) + " is not a multiple of 64";
+                   }
+                   return std::string();
                  }});
   out.push_back({"wgmma_n", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    std::int64_t const bn = c.at("BN");
@@ -369,6 +399,35 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           " (" + str(best) + ")";
                  },
                  true});
+  out.push_back({"staging", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // Rounds of boxes make each round wait for the previous one's stores to read
+                   // shared memory: stage the whole tile where it fits beside the same ring.
+                   std::int64_t const ep = c.at("EP"), boxes = c.at("BN") / kMnChunk;
+                   if (ep == 0) return std::string();
+                   if (ep > boxes) {
+                     return "EP=" + str(ep) + " boxes for BN=" + str(c.at("BN")) + ": " +
+                            str(boxes) + " hold the whole tile";
+                   }
+                   if (ep == boxes || ep == 4) return std::string();
+                   KernelConfig more = c;
+                   more.set("EP", ep * 2);
+                   if (l.max_smem_per_block_optin <= 0 ||
+                       ring_smem_bytes(more, p) > l.max_smem_per_block_optin) {
+                     return std::string();
+                   }
+                   return "EP=" + str(ep * 2) + " also fits beside the ST=" + str(c.at("ST")) +
+                          " ring and stores the tile in fewer rounds";
+                 },
+                 true});
+  out.push_back({"epilogue_depth",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const kb = unit_k_blocks(c, p);
+                   if (c.at("EP") == 0 || kb <= kStagedEpilogueMaxKBlocks) return std::string();
+                   return "a work unit walks " + str(kb) + " K blocks: its epilogue is too small "
+                          "a share for staged TMA stores (EP=" + str(c.at("EP")) +
+                          ") to win back their shared memory";
+                 },
+                 true});
   out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const u = units(c, p);
                    if (u <= kMaxGridX) return std::string();
@@ -434,7 +493,10 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
-  return {a, b};
+  if (cfg.at("EP") == 0) return {a, b};
+  // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
+  TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
+  return {a, b, c};
 }
 
 CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
