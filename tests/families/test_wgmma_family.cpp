@@ -168,11 +168,11 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
                                         (e.copy_b ? "false" : "true") + ">")
         << name;
     EXPECT_FALSE(copy.takes_tensor_maps);
-    EXPECT_EQ(copy.block, (Dim3{32, 8, 1}));
-    EXPECT_EQ(copy.dynamic_smem, 32 * 33 * 4);
-    // One 32×32 block per block of each copy: ceil(1000/32) = 32, ceil(1500/32) = 47 rows of
-    // ceil(999/32) = 32 blocks.
-    EXPECT_EQ(copy.grid.x, ((e.copy_a ? 32 : 0) + (e.copy_b ? 47 : 0)) * 32) << name;
+    EXPECT_EQ(copy.block, (Dim3{256, 1, 1}));
+    EXPECT_EQ(copy.dynamic_smem, 4 * 32 * 33 * 4);
+    // Four 32×32 blocks (128 rows) per block of each copy: ceil(1000/128) = 8, ceil(1500/128)
+    // = 12 row groups of ceil(999/32) = 32 blocks along K.
+    EXPECT_EQ(copy.grid.x, ((e.copy_a ? 8 : 0) + (e.copy_b ? 12 : 0)) * 32) << name;
     EXPECT_EQ(plan.workspace_bytes, (e.copy_a ? a_bytes : 0) + (e.copy_b ? b_bytes : 0)) << name;
     std::vector<std::string> const names =
         wgmma().compile_request(c, p, "sm_90").name_expressions;

@@ -69,8 +69,12 @@ std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
   return copy_offset_a(cfg, p) +
          (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
 }
-constexpr int kCopyTile = 32;  // = wgmma_detail::kCopyTile (block 32×8)
-constexpr int kCopyRows = 8;
+// = wgmma_detail's: the K-major copy turns 32×32 blocks, kCopyBatch of them (adjacent along
+// the copy's rows) per block of 256 threads, through kCopyBatch padded tiles of shared memory.
+constexpr int kCopyTile = 32;
+constexpr int kCopyBatch = 4;
+constexpr int kCopyThreads = 256;
+constexpr int kCopySmemBytes = kCopyBatch * kCopyTile * (kCopyTile + 1) * 4;
 
 /// Rows of 128 bytes an operand tile of X rows/columns takes per stage (MN-major tiles are
 /// loaded as whole 64-wide boxes).
@@ -460,11 +464,12 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
     std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
     KernelLaunch copy;
     copy.name_expression = copy_expression(canon, p);
-    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, kCopyTile) * k_tiles : 0) +
-                         (b_copied(p) ? ceil_div(p.n, kCopyTile) * k_tiles : 0),
+    std::int64_t const rows = kCopyTile * kCopyBatch;
+    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, rows) * k_tiles : 0) +
+                         (b_copied(p) ? ceil_div(p.n, rows) * k_tiles : 0),
                      1, 1};
-    copy.block = Dim3{kCopyTile, kCopyRows, 1};
-    copy.dynamic_smem = kCopyTile * (kCopyTile + 1) * 4;  // the padded transpose tile
+    copy.block = Dim3{kCopyThreads, 1, 1};
+    copy.dynamic_smem = kCopySmemBytes;
     copy.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(copy));
   }
