@@ -52,6 +52,7 @@
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
+#include "wgmma/kmajor_copy.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
 namespace gemmtune {
@@ -917,67 +918,6 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   grid_dependency::enter();
   wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps);
-}
-
-namespace wgmma_detail {
-constexpr int kCopyTile = 32;  // the K-major copy moves 32×32 blocks through shared memory
-constexpr int kCopyRows = 8;   // block = 32×8 threads
-/// Byte offsets in the workspace of the K-major copies of op(A) (M×K) and op(B) (N×K), each
-/// with row stride round_up(K, 4) floats: after the split-K partials, each on a 128-byte
-/// boundary, A's copy (if A is stored K×M) before B's (if B is stored K×N). The host's launch
-/// plan computes the same offsets (wgmma_family.cpp).
-template <int SK, bool TA>
-__device__ __forceinline__ void kmajor_copy_offsets(GemmArgs const& args, long long& off_a,
-                                                    long long& off_b) {
-  long long const M = args.M, N = args.N, ldk = (args.K + 3) / 4 * 4;
-  long long const partials = SK > 1 ? SK * M * ((N + 3) / 4 * 4) * 4 : 0;
-  off_a = (partials + 127) / 128 * 128;
-  off_b = off_a + (TA ? (M * ldk * 4 + 127) / 128 * 128 : 0);
-}
-}  // namespace wgmma_detail
-
-/// tf32 in layouts with an MN-major operand (tf32 wgmma reads K-major shared memory only):
-/// writes op(A) as M×K (when A is stored K×M) and op(B) as N×K (when B is stored K×N) into the
-/// workspace for the main kernel's descriptors. One 32×32 block per thread block, A's blocks
-/// first; reads and writes are coalesced, the transpose goes through padded shared memory
-/// (kCopyTile·(kCopyTile + 1) floats of dynamic shared memory).
-template <int SK, bool TA, bool TB>
-__global__ void __launch_bounds__(wgmma_detail::kCopyTile * wgmma_detail::kCopyRows)
-    wgmma_kmajor_copy(GemmArgs const args) {
-  using namespace wgmma_detail;
-  static_assert(TA || !TB, "nothing to copy when both operands are K-major");
-  grid_dependency::wait_for_prior_grids();
-  // Dynamic (the plan asks for kCopyTile·(kCopyTile + 1) floats): the plan's first launch
-  // then declares all the shared memory it uses, as the main kernel does.
-  extern __shared__ float copy_smem[];
-  float(*const tile)[kCopyTile + 1] = reinterpret_cast<float(*)[kCopyTile + 1]>(copy_smem);
-  long long const K = args.K, ldk = (K + 3) / 4 * 4;
-  long long const k_tiles = (K + kCopyTile - 1) / kCopyTile;
-  long long const a_tiles = TA ? (args.M + kCopyTile - 1) / kCopyTile * k_tiles : 0;
-  long long b = blockIdx.x;
-  bool const is_a = b < a_tiles;
-  if (!is_a) b -= a_tiles;
-  long long off_a, off_b;
-  kmajor_copy_offsets<SK, TA>(args, off_a, off_b);
-  float const* const src = static_cast<float const*>(is_a ? args.A : args.B);
-  long long const ld = is_a ? args.lda : args.ldb;
-  long long const R = is_a ? args.M : args.N;  // rows of the copy
-  float* const dst = reinterpret_cast<float*>(static_cast<char*>(args.workspace) +
-                                              (is_a ? off_a : off_b));
-  long long const r0 = b / k_tiles * kCopyTile, k0 = b % k_tiles * kCopyTile;
-  int const tx = threadIdx.x, ty = threadIdx.y;
-  // The operand is stored K×R: element (k, r) at k·ld + r.
-#pragma unroll
-  for (int i = ty; i < kCopyTile; i += kCopyRows) {
-    long long const k = k0 + i, r = r0 + tx;
-    if (k < K && r < R) tile[i][tx] = src[k * ld + r];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = ty; i < kCopyTile; i += kCopyRows) {
-    long long const r = r0 + i, k = k0 + tx;
-    if (r < R && k < K) dst[r * ldk + k] = tile[tx][i];
-  }
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

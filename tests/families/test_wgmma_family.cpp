@@ -170,16 +170,22 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     }
     ASSERT_EQ(plan.launches.size(), 2u) << name;
     KernelLaunch const& copy = plan.launches[0];
+    // 32×32 blocks: ceil(1000/32) = 32 and ceil(1500/32) = 47 rows of them, 32 along K. Both
+    // copies (2528 blocks) reach 4·4·132 and go four to a thread block; B's alone (1504) not.
+    int const batch = e.copy_a && e.copy_b ? 4 : 1;
     EXPECT_EQ(copy.name_expression, std::string("gemmtune::wgmma_kmajor_copy<1,") +
                                         (e.copy_a ? "true" : "false") + "," +
-                                        (e.copy_b ? "false" : "true") + ">")
+                                        (e.copy_b ? "false" : "true") + "," +
+                                        std::to_string(batch) + ">")
         << name;
     EXPECT_FALSE(copy.takes_tensor_maps);
-    EXPECT_EQ(copy.block, (Dim3{32, 8, 1}));
-    EXPECT_EQ(copy.dynamic_smem, 32 * 33 * 4);
-    // One 32×32 block per block of each copy: ceil(1000/32) = 32, ceil(1500/32) = 47 rows of
-    // ceil(999/32) = 32 blocks.
-    EXPECT_EQ(copy.grid.x, ((e.copy_a ? 32 : 0) + (e.copy_b ? 47 : 0)) * 32) << name;
+    EXPECT_EQ(copy.block, (Dim3{256, 1, 1}));
+    EXPECT_EQ(copy.dynamic_smem, batch * 32 * 33 * 4);
+    // Four blocks (128 rows) per thread block: ceil(1000/128) = 8, ceil(1500/128) = 12 row
+    // groups; one: 32 and 47.
+    std::int64_t const groups = batch == 4 ? (e.copy_a ? 8 : 0) + (e.copy_b ? 12 : 0)
+                                           : (e.copy_a ? 32 : 0) + (e.copy_b ? 47 : 0);
+    EXPECT_EQ(copy.grid.x, groups * 32) << name;
     EXPECT_EQ(plan.workspace_bytes, (e.copy_a ? a_bytes : 0) + (e.copy_b ? b_bytes : 0)) << name;
     std::vector<std::string> const names =
         wgmma().compile_request(c, p, "sm_90").name_expressions;
@@ -195,7 +201,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
   std::int64_t const partials = 4 * 256 * 252 * 4;
   EXPECT_EQ(plan.tensor_maps[1].workspace_offset, partials);
   EXPECT_EQ(plan.workspace_bytes, partials + 250 * 8192 * 4);
-  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_kmajor_copy<4,false,false>");
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_kmajor_copy<4,false,false,1>");
   std::vector<std::string> names;
   for (KernelLaunch const& l : plan.launches) names.push_back(l.name_expression);
   EXPECT_EQ(wgmma().compile_request(sk, small, "sm_90").name_expressions, names);

@@ -69,8 +69,22 @@ std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
   return copy_offset_a(cfg, p) +
          (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
 }
-constexpr int kCopyTile = 32;  // = wgmma_detail::kCopyTile (block 32×8)
-constexpr int kCopyRows = 8;
+// = wgmma_detail's: the K-major copy turns 32×32 blocks, copy_batch() of them (adjacent along
+// the copy's rows) per block of 256 threads, through as many padded tiles of shared memory.
+constexpr int kCopyTile = 32;
+constexpr int kCopyThreads = 256;
+/// Thread blocks per SM below which four 32×32 blocks per thread block leave the SMs short of
+/// work: then each thread block moves one.
+constexpr std::int64_t kCopyMinBlocksPerSm = 4;
+std::int64_t copy_rows(Problem const& p) {
+  return (a_copied(p) ? round_up(p.m, kCopyTile) : 0) + (b_copied(p) ? round_up(p.n, kCopyTile) : 0);
+}
+/// 32×32 blocks per thread block of the copy: 4 (all loads in flight before the turn) where the
+/// copies are large enough to still give every SM kCopyMinBlocksPerSm thread blocks, else 1.
+int copy_batch(Problem const& p) {
+  std::int64_t const blocks = copy_rows(p) / kCopyTile * ceil_div(p.k, kCopyTile);
+  return blocks >= 4 * kCopyMinBlocksPerSm * WgmmaFamily::kPersistentSms ? 4 : 1;
+}
 
 /// Rows of 128 bytes an operand tile of X rows/columns takes per stage (MN-major tiles are
 /// loaded as whole 64-wide boxes).
@@ -452,7 +466,7 @@ std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const&
   KernelConfig const canon = canonical(cfg);
   Problem const p = problem.resolved();
   return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
-         flag(a_copied(p)) + "," + flag(!b_copied(p)) + ">";
+         flag(a_copied(p)) + "," + flag(!b_copied(p)) + "," + std::to_string(copy_batch(p)) + ">";
 }
 
 bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
@@ -522,11 +536,13 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
     std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
     KernelLaunch copy;
     copy.name_expression = copy_expression(canon, p);
-    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, kCopyTile) * k_tiles : 0) +
-                         (b_copied(p) ? ceil_div(p.n, kCopyTile) * k_tiles : 0),
+    int const batch = copy_batch(p);
+    std::int64_t const rows = kCopyTile * batch;
+    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, rows) * k_tiles : 0) +
+                         (b_copied(p) ? ceil_div(p.n, rows) * k_tiles : 0),
                      1, 1};
-    copy.block = Dim3{kCopyTile, kCopyRows, 1};
-    copy.dynamic_smem = kCopyTile * (kCopyTile + 1) * 4;  // the padded transpose tile
+    copy.block = Dim3{kCopyThreads, 1, 1};
+    copy.dynamic_smem = batch * kCopyTile * (kCopyTile + 1) * 4;  // = copy_smem_bytes(batch)
     copy.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(copy));
   }
