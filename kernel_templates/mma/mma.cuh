@@ -13,6 +13,11 @@
 //   SK           split-K slices (blockIdx.z): FP32 partials in the workspace; with SK = 2 the
 //                tile's last slice to finish sums them and writes C (common/split_k.cuh, one
 //                counter per tile), with more mma_reduce does
+//   CR           1 (sm_90+, SK > 1): the SK slices of a tile form a cluster (mma_gemm_cluster)
+//                and sum their accumulators through distributed shared memory instead: each
+//                block stages its FP32 tile in its own shared memory, and block z of the cluster
+//                adds rows [z·BM/SK, (z+1)·BM/SK) of all SK tiles in slice order and writes
+//                them to C. One launch, no partials in global memory, no counters
 //   PREC         0 fp16, 1 bf16, 2 tf32 (FP32 in memory, fed to m16n8k8 as stored: the tensor
 //                core reads the top 19 bits, as the wgmma family's tf32 does. Rounding each
 //                landed stage in shared memory first cost a second pass over every tile, which
@@ -22,6 +27,7 @@
 #ifndef GEMMTUNE_MMA_MMA_CUH
 #define GEMMTUNE_MMA_MMA_CUH
 
+#include "common/cluster.cuh"
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
@@ -324,11 +330,21 @@ __device__ __forceinline__ void add_slice(float (&acc)[MT][NT][4], float const* 
 
 }  // namespace mma_detail
 
-template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int PREC, bool TA,
-          bool TB, int ALIGN>
-__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
-                                  mma_detail::min_blocks(WM, WN, BK, PREC, ALIGN))
-    mma_gemm(GemmArgs args) {
+namespace mma_detail {
+/// Row stride in floats of the FP32 tile a block stages for the cluster reduction (CR = 1): 8
+/// floats of padding put the 8 rows of an accumulator store's 16-lane phase on distinct banks
+/// and keep every row 16-byte aligned for the 4-float loads of the sum.
+__host__ __device__ constexpr int reduce_stride(int BN) { return BN + 8; }
+/// Dynamic shared memory of the main kernel: the ring, or the staged FP32 tile if larger.
+__host__ __device__ constexpr int smem_bytes(int BM, int BN, int BK, int ST, int CR, int PREC) {
+  return cmax(ST * BK * (BM + BN) * elem_bytes(PREC), CR ? BM * reduce_stride(BN) * 4 : 0);
+}
+}  // namespace mma_detail
+
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int CR, int PREC,
+          bool TA, bool TB, int ALIGN>
+/// The whole kernel of one block; the __global__ wrappers below wait for the prior grid first.
+__device__ __forceinline__ void mma_gemm_block(GemmArgs const& args) {
   using namespace mma_detail;
   constexpr int kEB = elem_bytes(PREC);
   constexpr int kThreads = block_threads(BM, BN, WM, WN);
@@ -339,7 +355,8 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must divide the block tile");
   static_assert(WM % 16 == 0 && WN % 16 == 0, "warp tiles hold whole 16×16 fragment pairs");
   static_assert(BK % kKStep == 0 && ST >= 2 && SK >= 1, "stage depth, ring and split-K");
-  grid_dependency::wait_for_prior_grids();
+  static_assert(CR == 0 || (SK > 1 && SK <= 8 && BM % SK == 0 && BN % 4 == 0),
+                "a cluster of the SK slices (at most 8 blocks) splits the tile's rows evenly");
 
   // Shared tiles in global orientation: A is BM×BK (K-major) or BK×BM (TA); B is BK×BN
   // (N-major) or BN×BK (TB). tf32 MN-major tiles spread their XOR keys for 4-row LDS phases.
@@ -572,6 +589,52 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
   // of each 16×8 tile.
   int const g = lane / 4, t = lane % 4;
   constexpr bool kPair = PREC == 2 ? ALIGN >= 8 : ALIGN >= 4;
+  if constexpr (CR == 1) {
+    // Every warp is done with the ring (cp_async_wait<0> above covers only this thread's
+    // copies; other warps may still read their last fragments).
+    __syncthreads();
+    constexpr int LDR = reduce_stride(BN);
+    float* const staged = reinterpret_cast<float*>(smem);
+#pragma unroll
+    for (int i = 0; i < kMT; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        int const r = wm0 + i * 16 + g + h * 8;
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) {
+          *reinterpret_cast<float2*>(staged + r * LDR + wn0 + j * 8 + 2 * t) =
+              make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+      }
+    }
+    cluster::sync();  // every slice's tile is staged and visible to the cluster
+    constexpr int BAND = BM / SK;  // rows this block sums
+    unsigned const base = smem_addr(staged);
+    long long const band0 = static_cast<long long>(blockIdx.z) * BAND;
+#pragma unroll 1
+    for (int e = tid * 4; e < BAND * BN; e += kThreads * 4) {
+      int const r = static_cast<int>(band0) + e / BN, c = e % BN;
+      long long const m = m0 + r, n = n0 + c;
+      if (m >= args.M || n >= args.N) continue;
+      unsigned const at = base + static_cast<unsigned>((r * LDR + c) * 4);
+      // Every slice's four floats are loaded before any is added: one trip for all SK.
+      float4 v[SK];
+#pragma unroll
+      for (int z = 0; z < SK; ++z) v[z] = cluster::load4(cluster::map(at, static_cast<unsigned>(z)));
+      float4 sum = v[0];
+#pragma unroll
+      for (int z = 1; z < SK; ++z) {
+        sum.x += v[z].x;
+        sum.y += v[z].y;
+        sum.z += v[z].z;
+        sum.w += v[z].w;
+      }
+      write_c_pair<PREC, kPair>(args, m, n, sum.x, sum.y);
+      write_c_pair<PREC, kPair>(args, m, n + 2, sum.z, sum.w);
+    }
+    cluster::sync();  // no block leaves while a peer may still read its tile
+    return;
+  }
   if constexpr (SK > 1) {
     // Partials: slice z is M×N floats at z·M·N. Pairs are 8-byte aligned when N is even.
     long long const slice_floats = args.M * args.N;
@@ -635,6 +698,32 @@ __global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
     }
   }
 }
+
+/// The kernel without clusters (CR = 0).
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int CR, int PREC,
+          bool TA, bool TB, int ALIGN>
+__global__ void __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
+                                  mma_detail::min_blocks(WM, WN, BK, PREC, ALIGN))
+    mma_gemm(GemmArgs args) {
+  static_assert(CR == 0, "cluster-reduced split-K uses mma_gemm_cluster");
+  grid_dependency::wait_for_prior_grids();
+  mma_gemm_block<BM, BN, BK, WM, WN, ST, SW, SK, CR, PREC, TA, TB, ALIGN>(args);
+}
+
+#if !defined(GEMMTUNE_MMA_EMULATED) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)
+/// The kernel for CR = 1: the SK slices of a tile (grid z) form one cluster, declared statically
+/// so a plain launch forms them. Clusters exist from sm_90; the CPU emulation runs blocks one
+/// after another and has none.
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int CR, int PREC,
+          bool TA, bool TB, int ALIGN>
+__global__ void __cluster_dims__(1, 1, SK)
+    __launch_bounds__(mma_detail::block_threads(BM, BN, WM, WN),
+                      mma_detail::min_blocks(WM, WN, BK, PREC, ALIGN)) mma_gemm_cluster(GemmArgs args) {
+  static_assert(CR == 1, "split-K through workspace partials uses mma_gemm");
+  grid_dependency::wait_for_prior_grids();
+  mma_gemm_block<BM, BN, BK, WM, WN, ST, SW, SK, CR, PREC, TA, TB, ALIGN>(args);
+}
+#endif
 
 /// C = alpha·Σ_z W[z] + beta·C over SLICES FP32 partial products W[z] (M×N each, packed) in
 /// args.workspace, summed in slice order. One thread per element, grid-stride.

@@ -49,6 +49,7 @@
 #ifndef GEMMTUNE_WGMMA_WGMMA_CUH
 #define GEMMTUNE_WGMMA_WGMMA_CUH
 
+#include "common/cluster.cuh"
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
@@ -129,16 +130,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
       "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
       "r"(rank)
       : "memory");
-}
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-/// Every thread of every block of the cluster (none has exited): orders the barrier set-up
-/// before remote use, and keeps a block's shared memory alive until its peers are done with it.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
 }
 /// Returns once the phase with this parity has completed. A barrier in phase n (none of its
 /// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
@@ -697,12 +688,12 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   if constexpr (CL > 1) {
-    cluster_sync();
+    cluster::sync();
   } else {
     __syncthreads();
   }
 
-  unsigned const rank = CL > 1 ? cluster_rank() : 0;
+  unsigned const rank = CL > 1 ? cluster::rank() : 0;
   long long const tiles_m = (args.M + BM - 1) / BM;
   long long const groups_m = (tiles_m + CL - 1) / CL;  // rows of cluster tiles
   long long const tiles_n = (args.N + BN - 1) / BN;
@@ -895,7 +886,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if (t == 0) bulk_wait_all();
     }
   }
-  if constexpr (CL > 1) cluster_sync();
+  if constexpr (CL > 1) cluster::sync();
 }
 }  // namespace wgmma_detail
 

@@ -66,7 +66,8 @@ TEST(MmaFamily, IdsRoundTripInCanonicalOrder) {
     EXPECT_EQ(mma().canonical(back).id(), c.id());
   }
   KernelConfig shuffled = cfg("mma:SK=1,BM=128,BN=128,ST=3,BK=32,WM=64,WN=64,SW=8");
-  EXPECT_EQ(mma().canonical(shuffled).id(), "mma:BM=128,BN=128,BK=32,WM=64,WN=64,ST=3,SW=8,SK=1");
+  EXPECT_EQ(mma().canonical(shuffled).id(),
+            "mma:BM=128,BN=128,BK=32,WM=64,WN=64,ST=3,SW=8,SK=1,CR=0");
   EXPECT_THROW(mma().canonical(cfg("mma:BM=96,BN=128,BK=32,WM=64,WN=64,ST=3,SW=8,SK=1")),
                UsageError);
 }
@@ -209,7 +210,7 @@ TEST(MmaFamily, LaunchPlanCoversTheTilesWithDynamicSharedMemory) {
   EXPECT_EQ(l.block.x, 256);
   EXPECT_EQ(l.dynamic_smem, mma().smem_bytes(c, p));
   EXPECT_EQ(plan.workspace_bytes, 0);
-  EXPECT_EQ(l.name_expression, "gemmtune::mma_gemm<128,256,32,64,64,4,8,1,0,true,false,16>");
+  EXPECT_EQ(l.name_expression, "gemmtune::mma_gemm<128,256,32,64,64,4,8,1,0,0,true,false,16>");
 }
 
 TEST(MmaFamily, LaunchPlanWithSplitKAddsTheReduceKernelOrSumsInTheLastSlice) {
@@ -237,6 +238,43 @@ TEST(MmaFamily, LaunchPlanWithSplitKAddsTheReduceKernelOrSumsInTheLastSlice) {
   EXPECT_NE(r.source.find("mma_gemm"), std::string::npos);
 }
 
+TEST(MmaFamily, ClusterReducedSplitKIsOneClusteredLaunchWithoutPartials) {
+  KernelConfig const c = cfg("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1");
+  Problem const p = make(16, 4096, 4096, Precision::kBF16, Layout::kNN, 16);
+  ASSERT_EQ(mma().reject_reason(c, p, limits()), "");
+  LaunchPlan const plan = mma().launch_plan(c, p);
+  ASSERT_EQ(plan.launches.size(), 1u);  // no reduce kernel
+  EXPECT_EQ(plan.launches[0].name_expression,
+            "gemmtune::mma_gemm_cluster<64,64,64,32,32,3,1,8,1,1,false,false,16>");
+  EXPECT_EQ(plan.launches[0].grid.x, 64);
+  EXPECT_EQ(plan.launches[0].grid.z, 8);  // the cluster's blocks
+  EXPECT_EQ(plan.workspace_bytes, 0);
+  EXPECT_EQ(plan.counter_bytes, 0);
+  // The ring (3 · 64 · 128 · 2 bytes) holds the staged 64 × (64 + 8) FP32 tile.
+  EXPECT_EQ(plan.launches[0].dynamic_smem, 3 * 64 * 128 * 2);
+  EXPECT_EQ(mma().smem_bytes(cfg("mma:BM=128,BN=128,BK=16,WM=64,WN=64,ST=2,SW=1,SK=4,CR=1"), p),
+            128 * 136 * 4);
+  EXPECT_EQ(mma().compile_request(c, p, "sm_90").name_expressions,
+            std::vector<std::string>{plan.launches[0].name_expression});
+  auto rule = [&](char const* id, Problem const& q, DeviceLimits const& l) {
+    std::string const why = mma().reject_reason(cfg(id), q, l);
+    return why.substr(0, why.find(':'));
+  };
+  EXPECT_EQ(rule("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1", p,
+                 *arch_limits("sm_80")),
+            "cluster_reduce");
+  EXPECT_EQ(rule("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=1,CR=1", p, limits()),
+            "cluster_reduce");
+  // Searched where one tile row covers M; still runnable elsewhere.
+  Problem const taller = make(128, 4096, 4096, Precision::kBF16, Layout::kNN, 16);
+  KernelConfig const two_rows = cfg("mma:BM=64,BN=64,BK=32,WM=32,WN=64,ST=2,SW=1,SK=4,CR=1");
+  EXPECT_EQ(rule("mma:BM=64,BN=64,BK=32,WM=32,WN=64,ST=2,SW=1,SK=4,CR=1", taller, limits()),
+            "cluster_reduce_shape");
+  EXPECT_EQ(rule("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=2,CR=1", p, limits()),
+            "cluster_reduce_shape");
+  EXPECT_EQ(mma().reject_reason(two_rows, taller, limits(), RejectScope::kRun), "");
+}
+
 TEST(MmaFamily, NameExpressionsCarryPrecisionLayoutAndAlignment) {
   KernelConfig const c = cfg("mma:BM=64,BN=128,BK=32,WM=32,WN=64,ST=3,SW=1,SK=1");
   std::map<Precision, char const*> const code = {
@@ -246,7 +284,7 @@ TEST(MmaFamily, NameExpressionsCarryPrecisionLayoutAndAlignment) {
       for (int align : {2, 4, 8, 16}) {
         if (align < element_bytes(p)) continue;
         std::string const e = mma().main_expression(c, make(64, 128, 64, p, l, align));
-        std::string const want = std::string("gemmtune::mma_gemm<64,128,32,32,64,3,1,1,") + digit +
+        std::string const want = std::string("gemmtune::mma_gemm<64,128,32,32,64,3,1,1,0,") + digit +
                                  "," + (a_transposed(l) ? "true" : "false") + "," +
                                  (b_transposed(l) ? "true" : "false") + "," +
                                  std::to_string(align) + ">";

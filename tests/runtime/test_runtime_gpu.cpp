@@ -252,9 +252,10 @@ TEST_F(RuntimeGpu, OtherPrecisionsFallBackToCublas) {
   EXPECT_EQ(info.status, GemmStatus::kOk);
 }
 
-/// Exact bf16/fp16 entries of wgmma kernels with the staged epilogue (TMA stores of C) at ragged
-/// shapes: one tile of C staged whole, in rounds of one box, in ping-pong, and in 2-block
-/// clusters whose last tile row lies below the matrix.
+/// Exact bf16/fp16 entries at ragged shapes: wgmma kernels with the staged epilogue (TMA stores
+/// of C) with one tile of C staged whole, in rounds of one box, in ping-pong, and in 2-block
+/// clusters whose last tile row lies below the matrix; mma kernels whose split-K slices sum
+/// through distributed shared memory in clusters of 4 and 8.
 struct StagedCase {
   Precision precision;
   Layout layout;
@@ -270,6 +271,10 @@ constexpr StagedCase kStaged[] = {
      "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=2"},
     {Precision::kFP16, Layout::kNT, 600, 392, 128,
      "wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1"},
+    {Precision::kBF16, Layout::kNN, 40, 1000, 2048,
+     "mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1"},
+    {Precision::kFP16, Layout::kTT, 72, 520, 1032,
+     "mma:BM=128,BN=64,BK=32,WM=64,WN=32,ST=3,SW=1,SK=4,CR=1"},
 };
 
 std::filesystem::path write_staged_table(cudaDeviceProp const& prop) {
@@ -298,7 +303,7 @@ std::filesystem::path write_staged_table(cudaDeviceProp const& prop) {
   return path;
 }
 
-TEST(RuntimeGpuStaged, TmaStoreEpilogueOnRaggedTilesAndRegisterStoresWhenBetaIsNotZero) {
+TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
   cudaDeviceProp prop{};
   if (!gpu(prop)) GTEST_SKIP() << "no GPU";
   if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";

@@ -57,7 +57,11 @@ std::vector<ParamSpec> MmaFamily::params() const {
           {"WN", {32, 64}, "columns of C per warp"},
           {"ST", {2, 3, 4, 5}, "cp.async stages in the shared-memory ring"},
           {"SW", {1, 8}, "rasterization group: tile rows walked together"},
-          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"}};
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"},
+          {"CR", {0, 1},
+           "split-K sum: 0 = FP32 partials in global memory; 1 (sm_90) = the SK slices of a tile "
+           "form a cluster and sum through distributed shared memory in the same launch",
+           0}};
 }
 
 int MmaFamily::threads(KernelConfig const& cfg) const {
@@ -261,6 +265,39 @@ std::vector<Constraint> MmaFamily::constraints() const {
                           str(budget) + " available to each of " + str(t) +
                           " threads; it would spill";
                  }});
+  out.push_back({"cluster_reduce", [](KernelConfig const& c, Problem const&,
+                                      DeviceLimits const& l) {
+                   if (c.at("CR") == 0) return std::string();
+                   if (c.at("SK") == 1) {
+                     return std::string("CR=1 sums split-K slices in a cluster, but SK=1 has none");
+                   }
+                   int const a = arch_number(l.arch);
+                   if (a != 0 && a < 90) {
+                     return "CR=1 needs thread-block clusters (sm_90), not " + l.arch;
+                   }
+                   if (c.at("BM") % c.at("SK") != 0) {
+                     return "CR=1 gives each of the SK=" + str(c.at("SK")) +
+                            " blocks of a cluster BM/SK rows to sum; BM=" + str(c.at("BM")) +
+                            " does not divide";
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"cluster_reduce_shape",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // Where one tile row covers M the slices' partials are the traffic that
+                   // matters beside B; on taller grids they are a small share. SK = 2 already
+                   // sums in its last slice within the launch.
+                   if (c.at("CR") == 0) return std::string();
+                   if (c.at("SK") == 2) {
+                     return std::string("SK=2 already sums in the tile's last slice within the "
+                                        "launch; CR=1 is searched for SK=4 and 8");
+                   }
+                   if (ceil_div(p.m, c.at("BM")) == 1) return std::string();
+                   return "CR=1 is searched where one tile row covers M; M=" + str(p.m) +
+                          " takes " + str(ceil_div(p.m, c.at("BM"))) + " of BM=" +
+                          str(c.at("BM"));
+                 },
+                 true});
   out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const t = tiles(c, p);
                    if (t <= kMaxGridX) return std::string();
@@ -273,7 +310,7 @@ std::vector<Constraint> MmaFamily::constraints() const {
 std::string MmaFamily::main_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
   Problem const p = problem.resolved();
-  std::string s = "gemmtune::mma_gemm<";
+  std::string s = canon.at("CR") == 1 ? "gemmtune::mma_gemm_cluster<" : "gemmtune::mma_gemm<";
   s += template_arguments(canon);
   s += std::to_string(prec_code(p.precision)) + "," + flag(a_transposed(p.layout)) + "," +
        flag(b_transposed(p.layout)) + "," + std::to_string(p.align >= 16 ? 16 : p.align) + ">";
@@ -288,14 +325,17 @@ std::string MmaFamily::reduce_expression(KernelConfig const& cfg, Problem const&
 
 std::int64_t MmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   std::int64_t const sk = cfg.at("SK");
-  return sk == 1 ? 0 : sk * problem.m * problem.n * 4;
+  return sk == 1 || cfg.at("CR") == 1 ? 0 : sk * problem.m * problem.n * 4;
 }
 
 CompileRequest MmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
                                           std::string const& arch) const {
   std::vector<std::string> names = {main_expression(cfg, problem)};
-  std::int64_t const sk = cfg.at("SK");
-  if (sk > 1 && !last_slice_sums(sk)) names.push_back(reduce_expression(cfg, problem));
+  KernelConfig const canon = canonical(cfg);
+  std::int64_t const sk = canon.at("SK");
+  if (sk > 1 && canon.at("CR") == 0 && !last_slice_sums(sk)) {
+    names.push_back(reduce_expression(cfg, problem));
+  }
   return embedded_request(template_file(), std::move(names), arch);
 }
 
@@ -311,7 +351,7 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
   main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
   std::int64_t const sk = canon.at("SK");
-  if (sk > 1) {
+  if (sk > 1 && canon.at("CR") == 0) {
     plan.workspace_bytes = workspace_bytes(canon, p);
     if (last_slice_sums(sk)) {
       plan.counter_bytes = tiles(canon, p) * 4;  // one unsigned per tile
@@ -330,9 +370,13 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
 }
 
 int MmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const c = canonical(cfg);
   std::int64_t const stage =
-      cfg.at("BK") * (cfg.at("BM") + cfg.at("BN")) * element_bytes(problem.precision);
-  return static_cast<int>(cfg.at("ST") * stage);
+      c.at("BK") * (c.at("BM") + c.at("BN")) * element_bytes(problem.precision);
+  // = mma_detail::smem_bytes: the ring, or with CR = 1 the staged FP32 tile (rows of BN + 8
+  // floats) if that is larger.
+  std::int64_t const staged = c.at("CR") == 1 ? c.at("BM") * (c.at("BN") + 8) * 4 : 0;
+  return static_cast<int>(std::max(c.at("ST") * stage, staged));
 }
 
 Family const& mma_family() {
