@@ -14,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -35,19 +36,18 @@ bool gpu(cudaDeviceProp& prop) {
   return ok;
 }
 
-/// A table for this GPU: blocktile_2d at 256x192x128 in every fp32 layout, vectorized at
-/// 512x512x256 NN; all tuned on 16-byte-aligned data.
-std::filesystem::path write_table(cudaDeviceProp const& prop) {
-  nlohmann::json entries = nlohmann::json::array();
-  auto entry = [&](char const* layout, int m, int n, int k, char const* kernel) {
-    entries.push_back({{"gpu", 0}, {"precision", "fp32"}, {"layout", layout}, {"m", m}, {"n", n},
-                       {"k", k}, {"align", 16}, {"kernel", kernel}, {"time_ms", 0.05},
-                       {"tflops", 2.0 * m * n * k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
-                       {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr},
-                       {"ratio_cublaslt", nullptr}});
-  };
-  for (char const* l : {"NN", "NT", "TN", "TT"}) entry(l, 256, 192, 128, kBlocktile);
-  entry("NN", 512, 512, 256, kVectorized);
+/// One exact entry of a tuning table for GPU 0, tuned on 16-byte-aligned data.
+nlohmann::json table_entry(std::string_view precision, std::string_view layout, int m, int n,
+                           int k, char const* kernel) {
+  return {{"gpu", 0}, {"precision", precision}, {"layout", layout}, {"m", m}, {"n", n},
+          {"k", k}, {"align", 16}, {"kernel", kernel}, {"time_ms", 0.05},
+          {"tflops", 2.0 * m * n * k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
+          {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr}, {"ratio_cublaslt", nullptr}};
+}
+
+/// Writes a tuning table for this GPU holding `entries` to a temporary file named `name`.
+std::filesystem::path write_table_file(cudaDeviceProp const& prop, nlohmann::json entries,
+                                       char const* name) {
   nlohmann::json const table{
       {"format", "gemmtune-table"},
       {"version", 1},
@@ -57,11 +57,22 @@ std::filesystem::path write_table(cudaDeviceProp const& prop) {
                  {"name", prop.name},
                  {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
                  {"sm_count", prop.multiProcessorCount}}}},
-      {"entries", entries},
+      {"entries", std::move(entries)},
       {"defaults", nlohmann::json::array()}};
-  auto const path = std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_table.json";
+  auto const path = std::filesystem::temp_directory_path() / name;
   std::ofstream(path) << table.dump(2);
   return path;
+}
+
+/// A table for this GPU: blocktile_2d at 256x192x128 in every fp32 layout, vectorized at
+/// 512x512x256 NN.
+std::filesystem::path write_table(cudaDeviceProp const& prop) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (char const* l : {"NN", "NT", "TN", "TT"}) {
+    entries.push_back(table_entry("fp32", l, 256, 192, 128, kBlocktile));
+  }
+  entries.push_back(table_entry("fp32", "NN", 512, 512, 256, kVectorized));
+  return write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_table.json");
 }
 
 std::uint16_t to_half_bits(float v) {  // exact for the small quarter-step values used here
@@ -280,27 +291,10 @@ constexpr StagedCase kStaged[] = {
 std::filesystem::path write_staged_table(cudaDeviceProp const& prop) {
   nlohmann::json entries = nlohmann::json::array();
   for (StagedCase const& c : kStaged) {
-    entries.push_back({{"gpu", 0}, {"precision", to_string(c.precision)},
-                       {"layout", to_string(c.layout)}, {"m", c.m}, {"n", c.n}, {"k", c.k},
-                       {"align", 16}, {"kernel", c.kernel}, {"time_ms", 0.05},
-                       {"tflops", 2.0 * c.m * c.n * c.k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
-                       {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr},
-                       {"ratio_cublaslt", nullptr}});
+    entries.push_back(table_entry(to_string(c.precision), to_string(c.layout), c.m, c.n, c.k,
+                                  c.kernel));
   }
-  nlohmann::json const table{
-      {"format", "gemmtune-table"},
-      {"version", 1},
-      {"generated_at", "2025-01-01T00:00:00Z"},
-      {"gemmtune_version", "0.1.0"},
-      {"gpus", {{{"id", 0},
-                 {"name", prop.name},
-                 {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-                 {"sm_count", prop.multiProcessorCount}}}},
-      {"entries", entries},
-      {"defaults", nlohmann::json::array()}};
-  auto const path = std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_staged_table.json";
-  std::ofstream(path) << table.dump(2);
-  return path;
+  return write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_staged_table.json");
 }
 
 TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
