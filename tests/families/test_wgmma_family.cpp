@@ -66,6 +66,10 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
             c);
   EXPECT_THROW(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8")),
                UsageError);
+  KernelConfig const stored = parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1");
+  Problem const p = make(4096, 4096, 4096);
+  EXPECT_EQ(wgmma().smem_bytes(stored, p), wgmma().smem_bytes(c, p));
+  EXPECT_EQ(WgmmaFamily::tensor_maps(stored, p), WgmmaFamily::tensor_maps(c, p));
   std::string const old = wgmma().reject_reason(c, make(4096, 4096, 4096), *arch_limits("sm_80"));
   EXPECT_NE(old.find("needs sm_90"), std::string::npos) << old;
   std::string const fp32 =

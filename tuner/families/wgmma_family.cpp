@@ -202,7 +202,7 @@ std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p)
 }
 
 int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
-  return ring_smem_bytes(cfg, problem);
+  return ring_smem_bytes(canonical(cfg), problem);  // an id stored before EP existed has none
 }
 
 
@@ -507,7 +507,7 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
-  if (cfg.at("EP") == 0) return {a, b};
+  if (wgmma_family().canonical(cfg).at("EP") == 0) return {a, b};
   // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
   TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
   return {a, b, c};
