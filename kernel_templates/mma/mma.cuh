@@ -334,16 +334,13 @@ namespace mma_detail {
 /// Row stride in floats of the FP32 tile a block stages for the cluster reduction (CR = 1): 8
 /// floats of padding put the 8 rows of an accumulator store's 16-lane phase on distinct banks
 /// and keep every row 16-byte aligned for the 4-float loads of the sum.
+/// The host's launch plan asks for the larger of the ring and this tile (MmaFamily::smem_bytes).
 __host__ __device__ constexpr int reduce_stride(int BN) { return BN + 8; }
-/// Dynamic shared memory of the main kernel: the ring, or the staged FP32 tile if larger.
-__host__ __device__ constexpr int smem_bytes(int BM, int BN, int BK, int ST, int CR, int PREC) {
-  return cmax(ST * BK * (BM + BN) * elem_bytes(PREC), CR ? BM * reduce_stride(BN) * 4 : 0);
-}
 }  // namespace mma_detail
 
+/// The whole kernel of one block; the __global__ wrappers below wait for the prior grid first.
 template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK, int CR, int PREC,
           bool TA, bool TB, int ALIGN>
-/// The whole kernel of one block; the __global__ wrappers below wait for the prior grid first.
 __device__ __forceinline__ void mma_gemm_block(GemmArgs const& args) {
   using namespace mma_detail;
   constexpr int kEB = elem_bytes(PREC);

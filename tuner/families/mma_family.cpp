@@ -373,8 +373,8 @@ int MmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const
   KernelConfig const c = canonical(cfg);
   std::int64_t const stage =
       c.at("BK") * (c.at("BM") + c.at("BN")) * element_bytes(problem.precision);
-  // = mma_detail::smem_bytes: the ring, or with CR = 1 the staged FP32 tile (rows of BN + 8
-  // floats) if that is larger.
+  // The ring, or with CR = 1 the staged FP32 tile (rows of mma_detail::reduce_stride(BN) =
+  // BN + 8 floats) if that is larger.
   std::int64_t const staged = c.at("CR") == 1 ? c.at("BM") * (c.at("BN") + 8) * 4 : 0;
   return static_cast<int>(std::max(c.at("ST") * stage, staged));
 }
