@@ -137,6 +137,11 @@ std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
 /// uses to carry a kernel's time from a tuned shape to a nearby one.
 double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
 
+/// `cfg` in its family's canonical form (a parameter that declares an `absent` value filled in),
+/// or unchanged when it names no known family or is not one of its configs: what ids read back
+/// from a store are compared as.
+KernelConfig canonical_or_same(KernelConfig const& cfg);
+
 /// Every family gemmtune knows, in a fixed order.
 std::vector<Family const*> all_families();
 /// The family with this name, or nullptr.

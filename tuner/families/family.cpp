@@ -102,6 +102,13 @@ KernelConfig Family::canonical(KernelConfig const& cfg) const {
   return canon;
 }
 
+KernelConfig canonical_or_same(KernelConfig const& cfg) {
+  Family const* const family = find_family(cfg.family);
+  if (family == nullptr) return cfg;
+  KernelConfig canon;
+  return config_error(*family, cfg, canon).empty() ? canon : cfg;
+}
+
 std::vector<KernelConfig> Family::enumerate() const {
   std::vector<ParamSpec> const specs = params();
   std::vector<KernelConfig> out;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "family.hpp"
+
 namespace gemmtune {
 
 double shape_distance(Problem const& a, Problem const& b) {
@@ -94,7 +96,8 @@ std::vector<KernelConfig> warm_start_configs(TrialStore& store, GpuIdentity cons
     });
     for (Trial const& trial : ok) {
       if (t.best.size() >= static_cast<std::size_t>(options.per_neighbour)) break;
-      t.best.push_back(trial.config);
+      // Ids stored before a parameter existed compare as the config they name now.
+      t.best.push_back(canonical_or_same(trial.config));
     }
     tuned.push_back(std::move(t));
   }
