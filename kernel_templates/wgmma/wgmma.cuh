@@ -22,8 +22,9 @@
 //            (16-bit C, SK = 1, BN a multiple of 64) stages it in shared memory with stmatrix,
 //            E boxes of 64 columns × WM rows per consumer warpgroup, and one thread writes each
 //            box to C with a TMA store, so the warpgroup starts its next tile's wgmma while the
-//            stores drain (E < BN/64: the tile goes out in rounds of E boxes, each waiting for the
-//            previous round to be read). Falls back to register stores when beta ≠ 0.
+//            stores drain (E < BN/64: the tile goes out box by box, E = 2 double-buffered, E = 1
+//            each box waiting for the previous one to be read). Falls back to register stores
+//            when beta ≠ 0. alpha = 1 skips the multiply in both epilogues.
 //   SK       split-K slices; SK > 1 writes FP32 partials to the workspace. With SK = 2 the last
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
@@ -300,6 +301,12 @@ __device__ __forceinline__ unsigned pack2(float v0, float v1) {
   }
   return u;
 }
+/// alpha·v, or v itself when the caller knows alpha = 1 (SCALE = false): the epilogues are
+/// instantiated both ways and pick one per launch, which drops one multiply per element.
+template <bool SCALE>
+__device__ __forceinline__ float scaled(float alpha, float v) {
+  return SCALE ? alpha * v : v;
+}
 /// Stores columns i and i + 1 with one access (i even, the row start aligned to 16 bytes).
 template <int T>
 __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float v1) {
@@ -344,7 +351,7 @@ __device__ __forceinline__ void release(unsigned empty, int lane) {
 /// one row, stored with one 16-byte access, so every 32-byte sector is written whole (the pair
 /// stores of store_tile fill half of each sector per instruction). `row` is the lane's first
 /// row in C (r of store_tile), `col0` the tile's first column.
-template <int BN, int T, int MI, int ACC>
+template <int BN, bool SCALE, int T, int MI, int ACC>
 __device__ __forceinline__ void store_tile_vec(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long row, long long col0, int lane) {
   static_assert(BN % 16 == 0, "pairs of 8-column groups");
@@ -365,7 +372,7 @@ __device__ __forceinline__ void store_tile_vec(GemmArgs const& args, float (&d)[
 #pragma unroll
         for (int gg = 0; gg < 2; ++gg) {
           int const j = 4 * (g + gg) + 2 * h;
-          w[h][gg] = pack2<T>(alpha * d[mi][j], alpha * d[mi][j + 1]);
+          w[h][gg] = pack2<T>(scaled<SCALE>(alpha, d[mi][j]), scaled<SCALE>(alpha, d[mi][j + 1]));
         }
       }
       // x[h][sg]: row h, column group g + qg, from the quad lane whose bit 0 is sg.
@@ -401,7 +408,11 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   if constexpr (SK == 1 && T != kTF32) {
     // Uniform over the block: every lane of a warp takes the same path (the exchange needs all).
     if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N) {
-      store_tile_vec<BN, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+      if (args.alpha == 1.f) {
+        store_tile_vec<BN, false, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+      } else {
+        store_tile_vec<BN, true, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+      }
       return;
     }
   }
@@ -444,20 +455,40 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   }
 }
 
+/// How the EP staging boxes of a warpgroup are used for tiles of BN columns: rounds of G boxes
+/// (written between two syncs and stored as one bulk group) in P buffers of G boxes. EP ≥ the
+/// tile's boxes: the whole tile in one buffer (its stores have a whole main loop to read it
+/// before the next tile needs it); EP = 2 below that: single boxes, double buffered, so a box is
+/// written while the previous one is stored; EP = 1: one box at a time.
+__host__ __device__ constexpr int staging_round_boxes(int BN, int EP) {
+  return EP >= BN / kMnChunk ? BN / kMnChunk : (EP >= 2 ? EP / 2 : 1);
+}
+__host__ __device__ constexpr int staging_buffers(int BN, int EP) {
+  return staging_round_boxes(BN, EP) == BN / kMnChunk ? 1 : EP / staging_round_boxes(BN, EP);
+}
+
 /// Epilogue of a 16-bit tile through warpgroup w's staging boxes (EP > 0, beta = 0), in rounds
-/// of EP boxes of 64 columns. Each round: thread 0 of the warpgroup waits until the stores of the
-/// previous round (or tile) have read the boxes, the warpgroup syncs, every warp writes its rows
-/// with stmatrix (alpha applied), and after a proxy fence and a second sync thread 0 issues one
-/// TMA store per box that starts inside C. The stores clip what lies outside C, and nothing waits
-/// for them to finish: the warpgroup goes on to its next tile. `staging` is the shared address
-/// of the warpgroup's first box, `row` its first row in C, `col0` the tile's first column.
-template <int BN, int EP, int WM, int T, int MI, int ACC>
+/// of G boxes of 64 columns cycling through P buffers (staging_round_boxes). A buffer is reused
+/// only once the bulk group that stored it P rounds ago has read it: thread 0 waits for that
+/// before the sync that hands the buffer to the warpgroup, which for P ≥ 2 is the sync that
+/// also publishes the previous round (one sync per round). Every warp writes its rows with
+/// stmatrix (alpha applied unless SCALE = false), and after a proxy fence and a sync thread 0
+/// issues one TMA store per box that starts inside C. The stores clip what lies outside C, and
+/// nothing waits for them to finish: the warpgroup goes on to its next tile. `staging` is the
+/// shared address of the warpgroup's first box, `row` its first row in C, `col0` the tile's first
+/// column; `round` counts the warpgroup's rounds over all its tiles (it picks the buffer).
+template <int BN, int EP, int WM, bool SCALE, int T, int MI, int ACC>
 __device__ __forceinline__ void store_tile_tma(GemmArgs const& args, TmaDescriptor const* map,
                                                float (&d)[MI][ACC], unsigned staging, int w,
-                                               int t, long long row, long long col0) {
+                                               int t, long long row, long long col0,
+                                               unsigned& round) {
   constexpr int BOXES = BN / kMnChunk;
   constexpr int BOX_BYTES = WM * kSwizzleRow;
+  constexpr int G = staging_round_boxes(BN, EP);
+  constexpr int P = staging_buffers(BN, EP);
+  constexpr int ROUNDS = BOXES / G;
   static_assert(BN % kMnChunk == 0, "whole boxes of 64 columns");
+  static_assert(BOXES % G == 0 && P >= 1 && P * G <= EP, "rounds of whole boxes in EP boxes");
   int const warp = t / 32, lane = t % 32;
   float const alpha = args.alpha;
   // Lane l addresses row l%8 of matrix l/8; matrix q of a stmatrix holds column group g + q/2,
@@ -465,43 +496,56 @@ __device__ __forceinline__ void store_tile_tma(GemmArgs const& args, TmaDescript
   unsigned const matrix = static_cast<unsigned>(lane) >> 3;
   unsigned const lane_row = 16 * warp + 8 * (matrix & 1) + (lane & 7);
   unsigned const swizzle = lane & 7;  // the row's index within its 8-row swizzle atom
-  unsigned const lane_addr = staging + lane_row * kSwizzleRow;
+  // The buffer of this tile's first round was stored P rounds ago.
+  if (t == 0) bulk_wait_read<P - 1>();
+  named_sync<kStagingBarrier, kWarpgroup>(w);
 #pragma unroll
-  for (int b0 = 0; b0 < BOXES; b0 += EP) {
-    if (t == 0) bulk_wait_read<0>();
-    named_sync<kStagingBarrier, kWarpgroup>(w);
+  for (int r = 0; r < ROUNDS; ++r) {
+    unsigned const buffer = staging + (round % P) * (G * BOX_BYTES);
+    unsigned const lane_addr = buffer + lane_row * kSwizzleRow;
 #pragma unroll
-    for (int b = b0; b < b0 + EP && b < BOXES; ++b) {
+    for (int bb = 0; bb < G; ++bb) {
+      int const b = r * G + bb;
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
         for (int gp = 0; gp < 4; ++gp) {
           int const g = 8 * b + 2 * gp;  // column group of matrices 0 and 1 in the tile
-          unsigned r[4];
+          unsigned v[4];
 #pragma unroll
           for (int q = 0; q < 4; ++q) {
             int const j = 4 * (g + q / 2) + 2 * (q % 2);
-            r[q] = pack2<T>(alpha * d[mi][j], alpha * d[mi][j + 1]);
+            v[q] = pack2<T>(scaled<SCALE>(alpha, d[mi][j]), scaled<SCALE>(alpha, d[mi][j + 1]));
           }
           unsigned const chunk = 2 * gp + (matrix >> 1);
-          stmatrix4(lane_addr + (b - b0) * BOX_BYTES + mi * 64 * kSwizzleRow +
-                        ((chunk ^ swizzle) << 4),
-                    r[0], r[1], r[2], r[3]);
+          stmatrix4(lane_addr + bb * BOX_BYTES + mi * 64 * kSwizzleRow + ((chunk ^ swizzle) << 4),
+                    v[0], v[1], v[2], v[3]);
         }
       }
     }
     fence_proxy_async();
+    // With two or more buffers, the next round's buffer (stored P - 1 rounds before this one)
+    // is freed before the sync, so the sync serves both rounds.
+    if constexpr (P >= 2) {
+      if (r + 1 < ROUNDS && t == 0) bulk_wait_read<P - 2>();
+    }
     named_sync<kStagingBarrier, kWarpgroup>(w);
     if (t == 0) {
 #pragma unroll
-      for (int b = b0; b < b0 + EP && b < BOXES; ++b) {
-        long long const c = col0 + b * kMnChunk;
+      for (int bb = 0; bb < G; ++bb) {
+        long long const c = col0 + (r * G + bb) * kMnChunk;
         if (c < args.N) {
-          tma_store(map, staging + (b - b0) * BOX_BYTES, static_cast<int>(c),
-                    static_cast<int>(row));
+          tma_store(map, buffer + bb * BOX_BYTES, static_cast<int>(c), static_cast<int>(row));
         }
       }
       bulk_commit();
+    }
+    ++round;
+    if constexpr (P == 1) {
+      if (r + 1 < ROUNDS) {
+        if (t == 0) bulk_wait_read<0>();
+        named_sync<kStagingBarrier, kWarpgroup>(w);
+      }
     }
   }
 }
@@ -795,6 +839,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     int s = 0;
     unsigned phase = 0;
     int turn = 0;  // ping-pong: index of the unit among this block's units
+    unsigned staged_rounds = 0;  // EP > 0: staging rounds of this warpgroup (store_tile_tma)
     for (long long u = first_unit; u < units; u += unit_step, ++turn) {
       int slice;
       long long gm, tn, kb, kb_end;
@@ -864,8 +909,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         if (args.beta == 0.f) {  // uniform over the block
           if (tm < tiles_m) {
             unsigned const box0 = smem_addr(staging) + (wg - 1) * EP * WM * kSwizzleRow;
-            store_tile_tma<BN, EP, WM, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
-                                                   tm * BM + row0, tn * BN);
+            long long const row_c = tm * BM + row0, col_c = tn * BN;
+            if (args.alpha == 1.f) {
+              store_tile_tma<BN, EP, WM, false, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
+                                                            row_c, col_c, staged_rounds);
+            } else {
+              store_tile_tma<BN, EP, WM, true, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
+                                                           row_c, col_c, staged_rounds);
+            }
           }
           continue;
         }

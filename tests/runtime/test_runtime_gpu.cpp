@@ -264,8 +264,9 @@ TEST_F(RuntimeGpu, OtherPrecisionsFallBackToCublas) {
 }
 
 /// Exact bf16/fp16 entries at ragged shapes: wgmma kernels with the staged epilogue (TMA stores
-/// of C) with one tile of C staged whole, in rounds of one box, in ping-pong, and in 2-block
-/// clusters whose last tile row lies below the matrix; mma kernels whose split-K slices sum
+/// of C) with one tile of C staged whole, box by box in one or two buffers, in ping-pong, and in
+/// 2-block clusters whose last tile row lies below the matrix, with alpha = 1 (no multiply) and
+/// alpha ≠ 1; mma kernels whose split-K slices sum
 /// through distributed shared memory in clusters of 4 and 8.
 struct StagedCase {
   Precision precision;
@@ -282,6 +283,12 @@ constexpr StagedCase kStaged[] = {
      "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=2"},
     {Precision::kFP16, Layout::kNT, 600, 392, 128,
      "wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1"},
+    // Double-buffered single boxes, over more tiles than blocks (the buffers alternate across
+    // a block's tiles).
+    {Precision::kBF16, Layout::kNN, 2056, 3000, 192,
+     "wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2"},
+    {Precision::kFP16, Layout::kNT, 1800, 2200, 128,
+     "wgmma:BM=128,BN=192,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=2"},
     {Precision::kBF16, Layout::kNN, 40, 1000, 2048,
      "mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1"},
     {Precision::kFP16, Layout::kTT, 72, 520, 1032,
@@ -305,14 +312,16 @@ TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
   Runtime rt(write_staged_table(prop), o);
   for (StagedCase const& s : kStaged) {
-    for (float beta : {0.0f, -2.0f}) {
-      Case c{s.precision, s.layout, s.m, s.n, s.k};
-      c.pad = 8;  // 16 bytes of 16-bit elements: every ld stays in class 16
-      c.alpha = 1.5f;
-      c.beta = beta;
-      GemmInfo const info = run_case(rt, c);
-      EXPECT_EQ(info.path, GemmPath::kTuned) << s.kernel << ": " << info.detail;
-      EXPECT_EQ(info.kernel, s.kernel);
+    for (float alpha : {1.0f, 1.5f}) {
+      for (float beta : {0.0f, -2.0f}) {
+        Case c{s.precision, s.layout, s.m, s.n, s.k};
+        c.pad = 8;  // 16 bytes of 16-bit elements: every ld stays in class 16
+        c.alpha = alpha;
+        c.beta = beta;
+        GemmInfo const info = run_case(rt, c);
+        EXPECT_EQ(info.path, GemmPath::kTuned) << s.kernel << ": " << info.detail;
+        EXPECT_EQ(info.kernel, s.kernel);
+      }
     }
   }
 }
