@@ -36,12 +36,15 @@ export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
 export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-/tmp/gemmtune-cubins}
 
 step() { echo; echo "=== $* ($(date +%T))"; }
-# KERNEL or KERNEL@PRECISION (default fp32) -> $kernel, $precision, $family.
+# KERNEL or KERNEL@PRECISION (default fp32) -> $kernel, $precision, $family, and $main_kernel:
+# ncu's -k filter for the family's main kernel (simt, mma_gemm, wgmma_gemm(_cluster)), not a
+# reduce or copy kernel.
 kernel_spec() {
   kernel=${1%@*}
   precision=fp32
   [[ "$1" == *@* ]] && precision=${1##*@}
   family=${kernel%%:*}
+  main_kernel="regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$"
 }
 for what in "$@"; do
   case "$what" in
@@ -68,9 +71,8 @@ for what in "$@"; do
       # profile=KERNEL or profile=KERNEL@PRECISION (default fp32), at 4096³.
       kernel_spec "${what#profile=}"
       step "ncu $kernel ($precision)"
-      # The main kernel: simt, mma_gemm, wgmma_gemm(_cluster); not a reduce or copy kernel.
       ncu --clock-control none --target-processes all --set full \
-        -k "regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$" -c 1 \
+        -k "$main_kernel" -c 1 \
         "$G" -q bench --shape 4096x4096x4096 --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 > "$out/ncu-$family-$precision.txt" 2>&1
       cp "$out/ncu-$family-$precision.txt" "$out/ncu.txt"
@@ -84,7 +86,7 @@ for what in "$@"; do
       step "stalls of $kernel ($precision) at $shape"
       rep=$(mktemp -d)/stalls
       ncu --clock-control none --target-processes all --set full --import-source no \
-        -k "regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$" -c 1 -o "$rep" \
+        -k "$main_kernel" -c 1 -o "$rep" \
         "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 > /dev/null 2>&1
       ncu -i "$rep.ncu-rep" --page source --csv --print-source sass \
@@ -107,7 +109,7 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       shape=${SHAPE:-4096x4096x4096}
       step "memory of $kernel ($precision) at $shape"
       ncu --clock-control none --target-processes all -c 1 \
-        -k "regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$" \
+        -k "$main_kernel" \
         --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg \
         "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 2>&1 | grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active" ;;
