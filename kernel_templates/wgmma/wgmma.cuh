@@ -171,25 +171,25 @@ __device__ __forceinline__ void named_arrive(int w) {
 }
 
 // ---- TMA --------------------------------------------------------------------------------
-/// 2-D tiled copy of the box at (c0 = column, c1 = row) of the tensor map into shared memory;
-/// completes `bytes` of transactions on `bar` (always the whole box: out-of-bounds elements are
-/// written as zeros and counted).
-__device__ __forceinline__ void tma_load(void* dst, TmaDescriptor const* map, unsigned bar,
+/// 2-D tiled copy of the box at (c0 = column, c1 = row) of the tensor map to the shared address
+/// `dst`; completes `bytes` of transactions on `bar` (always the whole box: out-of-bounds
+/// elements are written as zeros and counted).
+__device__ __forceinline__ void tma_load(unsigned dst, TmaDescriptor const* map, unsigned bar,
                                          int c0, int c1) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%2, %3}], [%4];" ::"r"(smem_addr(dst)),
+      "[%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
       : "memory");
 }
 /// The same copy written to the same offset of every block in `mask` of the cluster; each
 /// destination's barrier at `bar`'s offset receives the complete_tx of the bytes it got.
-__device__ __forceinline__ void tma_load_multicast(void* dst, TmaDescriptor const* map,
+__device__ __forceinline__ void tma_load_multicast(unsigned dst, TmaDescriptor const* map,
                                                    unsigned bar, int c0, int c1,
                                                    unsigned short mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem_addr(dst)),
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
 }
@@ -234,12 +234,20 @@ __device__ __forceinline__ void tma_prefetch(TmaDescriptor const* map) {
 }
 
 // ---- wgmma ------------------------------------------------------------------------------
-/// Shared-memory matrix descriptor with 128-byte swizzle (layout type 1 in bits 62–63).
-__device__ __forceinline__ unsigned long long smem_desc(unsigned addr, unsigned lbo,
-                                                        unsigned sbo) {
-  return static_cast<unsigned long long>((addr & 0x3FFFF) >> 4) |
-         (static_cast<unsigned long long>(lbo >> 4) << 16) |
-         (static_cast<unsigned long long>(sbo >> 4) << 32) | (1ull << 62);
+/// Shared-memory matrix descriptors, in two words. The low word holds the start address >> 4
+/// (bits 0–13) and LBO >> 4 (bits 16–29). The start address is the offset in the block's shared
+/// memory: in a cluster, shared addresses also carry the block's rank from bit 24, which must
+/// not reach LBO. Offsets lie below 2^18, so adding (bytes >> 4) to a low word moves its start
+/// address without carrying into LBO while the offset stays inside shared memory: the main loop
+/// steps descriptors by such additions.
+__host__ __device__ constexpr unsigned desc_lo(unsigned addr, unsigned lbo) {
+  return ((addr & 0x3FFFFu) >> 4) | ((lbo >> 4) << 16);
+}
+/// The descriptor whose low word is `lo`. The high word is the same for every descriptor here:
+/// SBO = 1024 (one swizzle atom) and 128-byte swizzle (layout type 1 in bits 62–63).
+__device__ __forceinline__ unsigned long long desc_of(unsigned lo) {
+  constexpr unsigned kHigh = (kSwizzleAtom >> 4) | (1u << 30);
+  return static_cast<unsigned long long>(lo) | (static_cast<unsigned long long>(kHigh) << 32);
 }
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -712,15 +720,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
                 "the dynamic shared memory the host asks for holds the aligned ring, the C "
                 "staging boxes and the barriers");
 
+  // Everything below addresses shared memory by 32-bit shared addresses: a generic pointer
+  // would be converted again (S2UR of the window base) wherever the compiler rematerialises it,
+  // which it did at the top of every k block.
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* const ring = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<unsigned long long>(smem_raw) + kSwizzleAtom - 1) &
-      ~static_cast<unsigned long long>(kSwizzleAtom - 1));
-  unsigned char* const staging = ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
-  unsigned long long* const bars =
-      reinterpret_cast<unsigned long long*>(staging + STAGING_BYTES);
-  unsigned const full0 = smem_addr(bars);       // full[s] at full0 + 8s
-  unsigned const empty0 = smem_addr(bars + ST); // empty[s] at empty0 + 8s
+  unsigned const ring = (smem_addr(smem_raw) + kSwizzleAtom - 1) & ~(kSwizzleAtom - 1u);
+  unsigned const staging = ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
+  unsigned const full0 = staging + STAGING_BYTES;    // full[s] at full0 + 8s
+  unsigned const empty0 = full0 + 8 * ST;            // empty[s] at empty0 + 8s
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < ST; ++s) {
@@ -746,6 +753,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   long long const first_unit = blockIdx.x / CL;
   long long const unit_step = PE ? gridDim.x / CL : units;  // PE = 0: one unit per cluster
 
+  // Broadcast from lane 0 so the compiler knows it is warp-uniform: addresses derived from it
+  // (the warpgroup's A descriptors) can then live in uniform registers.
   int const wg = threadIdx.x / kWarpgroup;
   if (wg == 0) {
     // ---------------- producer ----------------
@@ -787,8 +796,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           unsigned const full = full0 + 8 * s;
           mbar_wait(empty0 + 8 * s, phase ^ 1);
           __syncwarp();
-          unsigned char* const a = ring + s * STAGE_BYTES;
-          unsigned char* const b = a + A_BYTES;
+          unsigned const a = ring + s * STAGE_BYTES;
+          unsigned const b = a + A_BYTES;
           if (issuer) {
             mbar_arrive_expect_tx(full, bytes);
             if constexpr (TA) {
@@ -833,10 +842,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // Bytes from one m64 block of A to the next: 64 K-major rows, or one 64-wide MN-major box
     // (both 64·128); the warpgroup's rows start row0/64 such blocks in.
     constexpr int MBLOCK = 64 * kSwizzleRow;
-    unsigned const ring_addr = smem_addr(ring);
+    // Descriptor low words of this warpgroup's A and of B in stage 0 (desc_lo); stage s adds
+    // s·STAGE_BYTES >> 4, a k step and an m64 block their bytes >> 4, all compile-time steps.
+    unsigned const a_lo = desc_lo(ring + row0 * kSwizzleRow, A_LBO);
+    unsigned const b_lo = desc_lo(ring + A_BYTES, B_LBO);
+    constexpr unsigned STAGE_LO = STAGE_BYTES >> 4;
 
     float d[MI][ACC];
     int s = 0;
+    unsigned stage_lo = 0;  // s · STAGE_LO
     unsigned phase = 0;
     int turn = 0;  // ping-pong: index of the unit among this block's units
     unsigned staged_rounds = 0;  // EP > 0: staging rounds of this warpgroup (store_tile_tma)
@@ -853,6 +867,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           long long const n = kb_end - kb;
           long long const pos = s + n;
           s = static_cast<int>(pos % ST);
+          stage_lo = s * STAGE_LO;
           phase ^= static_cast<unsigned>((pos / ST) & 1);
           continue;
         }
@@ -866,21 +881,20 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         for (int j = 0; j < ACC; ++j) d[mi][j] = 0.f;
       }
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
-      for (; kb < kb_end; ++kb) {
+      // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
+      for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
         mbar_wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
-        unsigned const a = ring_addr + s * STAGE_BYTES + row0 * kSwizzleRow;
-        unsigned const b = ring_addr + s * STAGE_BYTES + A_BYTES;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
-          unsigned long long const db = smem_desc(b + ks * B_KSTEP, B_LBO, kSwizzleAtom);
+          unsigned long long const db = desc_of(b_lo + stage_lo + ((ks * B_KSTEP) >> 4));
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) {
             unsigned long long const da =
-                smem_desc(a + mi * MBLOCK + ks * A_KSTEP, A_LBO, kSwizzleAtom);
+                desc_of(a_lo + stage_lo + ((mi * MBLOCK + ks * A_KSTEP) >> 4));
             Mma<BN>::template run<T, TA, !TB>(d[mi], da, db, 1);
           }
         }
@@ -891,8 +905,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         wgmma_wait<1>();
         if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
         prev = s;
+        stage_lo += STAGE_LO;
         if (++s == ST) {
           s = 0;
+          stage_lo = 0;
           phase ^= 1;
         }
       }
@@ -908,7 +924,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if constexpr (EP > 0) {
         if (args.beta == 0.f) {  // uniform over the block
           if (tm < tiles_m) {
-            unsigned const box0 = smem_addr(staging) + (wg - 1) * EP * WM * kSwizzleRow;
+            unsigned const box0 = staging + (wg - 1) * EP * WM * kSwizzleRow;
             long long const row_c = tm * BM + row0, col_c = tn * BN;
             if (args.alpha == 1.f) {
               store_tile_tma<BN, EP, WM, false, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
