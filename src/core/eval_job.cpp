@@ -133,6 +133,7 @@ void to_json(json& j, EvalResult const& v) {
            {"local_bytes", v.local_bytes},
            {"static_smem", v.static_smem}};
   if (!v.steps.empty()) j["steps"] = v.steps;
+  if (v.power.present()) j["power"] = v.power;
 }
 void from_json(json const& j, EvalResult& v) {
   v.disposition = parse_disposition(j.at("disposition").get<std::string>());
@@ -151,6 +152,8 @@ void from_json(json const& j, EvalResult& v) {
   j.at("static_smem").get_to(v.static_smem);
   v.steps.clear();
   if (auto const it = j.find("steps"); it != j.end()) it->get_to(v.steps);
+  v.power = {};
+  if (auto const it = j.find("power"); it != j.end()) it->get_to(v.power);
 }
 
 void to_json(json& j, BaselineJob const& v) {
@@ -169,6 +172,8 @@ void to_json(json& j, BaselineResult const& v) {
            {"cublaslt_ms", v.cublaslt_ms},
            {"cublaslt_algo_index", v.cublaslt_algo_index},
            {"cublaslt_algos_tried", v.cublaslt_algos_tried}};
+  if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
+  if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
 void from_json(json const& j, BaselineResult& v) {
   j.at("ok").get_to(v.ok);
@@ -177,6 +182,10 @@ void from_json(json const& j, BaselineResult& v) {
   j.at("cublaslt_ms").get_to(v.cublaslt_ms);
   j.at("cublaslt_algo_index").get_to(v.cublaslt_algo_index);
   j.at("cublaslt_algos_tried").get_to(v.cublaslt_algos_tried);
+  v.cublas_power = {};
+  v.cublaslt_power = {};
+  if (auto const it = j.find("cublas_power"); it != j.end()) it->get_to(v.cublas_power);
+  if (auto const it = j.find("cublaslt_power"); it != j.end()) it->get_to(v.cublaslt_power);
 }
 
 }  // namespace gemmtune

@@ -12,6 +12,7 @@
 #include "core/disposition.hpp"
 #include "core/kernel_abi.hpp"
 #include "core/kernel_config.hpp"
+#include "core/power_figures.hpp"
 #include "core/problem.hpp"
 
 namespace gemmtune {
@@ -58,6 +59,8 @@ struct EvalResult {
   int registers = 0;          ///< from cudaFuncGetAttributes of the first launch
   int local_bytes = 0;        ///< local memory per thread (spills or stack)
   int static_smem = 0;
+  /// The sensors over the timed repeats; only in the JSON when read.
+  PowerFigures power;
   /// The worker's steps with their wall times in ms, in order ("load", "timing", ...); only in
   /// the JSON when present, and absent from older workers' answers.
   std::vector<std::pair<std::string, double>> steps;
@@ -78,6 +81,8 @@ struct BaselineResult {
   double cublaslt_ms = 0.0;     ///< best of the top-8 heuristic algorithms, median
   int cublaslt_algo_index = -1; ///< which heuristic result won (0-based)
   int cublaslt_algos_tried = 0;
+  PowerFigures cublas_power;    ///< the sensors over the default call's repeats, when read
+  PowerFigures cublaslt_power;  ///< the sensors over the winning algorithm's repeats, when read
 };
 
 void to_json(nlohmann::json& j, TimingSpec const& v);

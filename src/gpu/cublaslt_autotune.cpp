@@ -91,7 +91,7 @@ CublasLtAutotuner::~CublasLtAutotuner() {
 }
 
 LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& pool,
-                                        TimingSpec const& spec) {
+                                        TimingSpec const& spec, DeviceSensors const* sensors) {
   LtAutotuneResult out;
   CublasContract const pinned = baseline_contract(p.precision);
   // For fp32, cuBLASLt may have no pedantic algorithm for a shape; plain 32F compute with FP32
@@ -170,7 +170,7 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
     if (out.algo_index < 0) continue;
 
     out.timing = time_launches(launcher(&heur[static_cast<std::size_t>(out.algo_index)].algo),
-                               pool.set_count(), spec, stream_);
+                               pool.set_count(), spec, stream_, sensors);
     if (!out.timing.failure.ok()) {
       out.reason = "cuBLASLt best algorithm: " + out.timing.failure.error;
       return out;

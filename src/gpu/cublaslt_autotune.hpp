@@ -34,8 +34,10 @@ class CublasLtAutotuner {
   CublasLtAutotuner(CublasLtAutotuner const&) = delete;
   CublasLtAutotuner& operator=(CublasLtAutotuner const&) = delete;
 
-  /// Times the top algorithms for `p` (baseline contract, alpha 1, beta 0) on `pool`.
-  LtAutotuneResult run(Problem const& p, RotationPool const& pool, TimingSpec const& spec);
+  /// Times the top algorithms for `p` (baseline contract, alpha 1, beta 0) on `pool`; the
+  /// winner's full timing reads `sensors` when given (time_launches).
+  LtAutotuneResult run(Problem const& p, RotationPool const& pool, TimingSpec const& spec,
+                       DeviceSensors const* sensors = nullptr);
 
  private:
   cublasLtHandle_t handle_ = nullptr;

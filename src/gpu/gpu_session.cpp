@@ -15,6 +15,7 @@
 #include "gpu/candidate_runner.hpp"
 #include "gpu/cublas_reference.hpp"
 #include "gpu/cublaslt_autotune.hpp"
+#include "gpu/device_sensors.hpp"
 #include "gpu/cuda_errors.hpp"
 #include "gpu/host_inputs.hpp"
 #include "gpu/host_parallel.hpp"
@@ -70,6 +71,7 @@ struct GpuSession::Impl {
   cudaStream_t stream = nullptr;
   std::unique_ptr<CublasHandle> cublas;
   std::unique_ptr<CublasLtAutotuner> lt;
+  std::unique_ptr<DeviceSensors> sensors;  // the board's sensors, when NVML is there
   CandidateRunner runner;
   std::unique_ptr<ProblemData> data;
   DeviceBuffer workspace;
@@ -377,7 +379,8 @@ struct GpuSession::Impl {
       GemmPointers const g = pool.set(set);
       return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
     };
-    TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream);
+    TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream,
+                                         sensors.get());
     mark("timing");
     if (!t.failure.ok()) {
       fail_launch(r, t.failure, "timing: ");
@@ -387,6 +390,7 @@ struct GpuSession::Impl {
     r.min_ms = t.min_ms;
     r.iterations = t.iterations;
     r.repeats = t.repeats;
+    r.power = t.power;
 
     // 4. Re-verify after the timed launches (faults and races that need repetition). Writes to
     // inputs persist, so checking A and B of every set used once, here, sees a write made by
@@ -421,15 +425,16 @@ struct GpuSession::Impl {
       if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(s)};
       return {};
     };
-    TimingResult const t = time_launches(launch, pool.set_count(), spec, stream);
+    TimingResult const t = time_launches(launch, pool.set_count(), spec, stream, sensors.get());
     if (!t.failure.ok()) {
       if (is_sticky(t.failure.cuda_error)) poison(t.failure.cuda_error);
       r.reason = "cuBLAS: " + t.failure.error;
       return r;
     }
     r.cublas_ms = t.median_ms;
+    r.cublas_power = t.power;
 
-    LtAutotuneResult const lt_result = lt->run(p, pool, spec);
+    LtAutotuneResult const lt_result = lt->run(p, pool, spec, sensors.get());
     if (is_sticky(lt_result.timing.failure.cuda_error)) {
       poison(lt_result.timing.failure.cuda_error);
       r.reason = lt_result.reason;
@@ -439,6 +444,7 @@ struct GpuSession::Impl {
     r.cublaslt_algos_tried = lt_result.algos_tried;
     if (lt_result.ok) {
       r.cublaslt_ms = lt_result.timing.median_ms;
+      r.cublaslt_power = lt_result.timing.power;
       r.cublaslt_algo_index = lt_result.algo_index;
       r.reason = lt_result.reason;
     } else {
@@ -457,6 +463,11 @@ GpuSession::GpuSession() : impl_(std::make_unique<Impl>()) {
              "cudaStreamCreateWithFlags");
   impl_->cublas = std::make_unique<CublasHandle>(impl_->stream);
   impl_->lt = std::make_unique<CublasLtAutotuner>(impl_->stream);
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) {
+    auto sensors = std::make_unique<DeviceSensors>(bus_id);
+    if (sensors->available()) impl_->sensors = std::move(sensors);
+  }
 }
 
 GpuSession::~GpuSession() = default;

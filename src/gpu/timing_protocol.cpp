@@ -3,10 +3,12 @@
 #include "gpu/timing_protocol.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
 #include "gpu/cuda_errors.hpp"
+#include "gpu/device_sensors.hpp"
 #include "gpu/gpu_timer.hpp"
 
 namespace gemmtune {
@@ -19,7 +21,7 @@ double median_of(std::vector<double> samples) {
 }
 
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, DeviceSensors const* sensors) {
   TimingResult out;
   GpuTimer timer;
   int next_set = 0;
@@ -75,6 +77,15 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
   out.iterations = static_cast<int>(std::clamp(iters, 1.0, 1.0 * max_iterations));
   out.repeats = out.early_stopped ? 1 : std::max(1, spec.repeats);
 
+  // The warm-up's last batch has completed (its events were read), so the counter starts with
+  // the repeats.
+  SensorReading before;
+  bool const read_before = sensors && [&] {
+    std::optional<SensorReading> const r = sensors->read();
+    if (r) before = *r;
+    return r.has_value();
+  }();
+  auto const start = std::chrono::steady_clock::now();
   std::vector<double> per_launch;
   for (int r = 0; r < out.repeats; ++r) {
     double ms = 0.0;
@@ -86,6 +97,23 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
   }
   out.min_ms = *std::min_element(per_launch.begin(), per_launch.end());
   out.median_ms = median_of(std::move(per_launch));
+  if (read_before) {
+    double const wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (std::optional<SensorReading> const after = sensors->read()) {
+      out.power.sm_clock_mhz = after->sm_clock_mhz;
+      out.power.mem_clock_mhz = after->mem_clock_mhz;
+      out.power.temperature_c = after->temperature_c;
+      out.power.clock_events = after->clock_events;
+      if (before.has_energy && after->has_energy && after->energy_mj >= before.energy_mj) {
+        double const mj = static_cast<double>(after->energy_mj - before.energy_mj);
+        out.power.energy_mj = mj / (static_cast<double>(out.repeats) * out.iterations);
+        if (wall_s > 0.0) out.power.power_w = mj / 1000.0 / wall_s;
+      } else {
+        out.power.power_w = after->power_w;
+      }
+    }
+  }
   return out;
 }
 

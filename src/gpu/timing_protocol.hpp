@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/eval_job.hpp"
+#include "core/power_figures.hpp"
 
 namespace gemmtune {
 
@@ -30,11 +31,18 @@ struct TimingResult {
   int iterations = 0;          ///< launches per repeat
   int repeats = 0;
   bool early_stopped = false;  ///< calibration was slower than spec.early_stop_ms
+  PowerFigures power;          ///< over the repeats, when sensors were given and read
 };
 
-/// Runs the protocol of `spec` over `set_count` rotating buffer sets on `stream`.
+class DeviceSensors;
+
+/// Runs the protocol of `spec` over `set_count` rotating buffer sets on `stream`. With
+/// `sensors`, the board's energy counter is read before the first repeat and after the last
+/// (energy per launch, mean power), and the clocks, temperature and clock-event reasons at the
+/// end. The counter moves in steps of the driver's update period (tens of ms), so energy per
+/// launch means something for repeats of that length and more.
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
-                           cudaStream_t stream);
+                           cudaStream_t stream, DeviceSensors const* sensors = nullptr);
 
 /// The median of `samples` (mean of the middle two for an even count); 0 when empty.
 double median_of(std::vector<double> samples);

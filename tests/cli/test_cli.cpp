@@ -59,6 +59,7 @@ TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
       {{"show", "naive:BM=7,BN=8"}, "BM"},
       {{"space", "--arch", "sm_10"}, "bad arch"},
       {{"list", "everything"}, "bad list target 'everything'"},
+      {{"bench", "--shape", "8x8x8", "--rounds", "0"}, "--rounds"},
       {{"nosuchcommand"}, ""},
       {{"search", "--no-such-flag"}, ""},
   };

@@ -1,7 +1,9 @@
 // On a GPU: every ladder preset verified through the worker on ragged shapes in all four
-// layouts, and search → query → export → query --table, end to end. Skips without a GPU.
+// layouts, bench rounds, and search → query → export → query --table, end to end. Skips
+// without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +61,32 @@ TEST_F(CliGpu, EveryFamilyVerifiesOnRaggedShapesInAllLayouts) {
       EXPECT_GT(j["baseline"]["cublas_ms"].get<double>(), 0.0) << what;
     }
   }
+}
+
+// Rounds alternate cuBLAS and the kernel; the row reports the medians over them and keeps each.
+TEST_F(CliGpu, BenchRoundsAlternateAndReportMedians) {
+  std::string const dir = temp_dir("gpu-rounds");
+  CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", preset_ids().front(),
+                      "--shape", "256x256x256", "--target-ms", "5", "--repeats", "2", "--rounds",
+                      "3"},
+                     dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto const rows = nlohmann::json::parse(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  auto const& row = rows[0];
+  ASSERT_TRUE(row.contains("rounds")) << row.dump();
+  ASSERT_EQ(row["rounds"].size(), 3u);
+  std::vector<double> kernel, cublas;
+  for (auto const& round : row["rounds"]) {
+    EXPECT_EQ(round["result"]["disposition"], "ok");
+    EXPECT_TRUE(round["baseline"]["ok"].get<bool>());
+    kernel.push_back(round["result"]["median_ms"].get<double>());
+    cublas.push_back(round["baseline"]["cublas_ms"].get<double>());
+  }
+  std::sort(kernel.begin(), kernel.end());
+  std::sort(cublas.begin(), cublas.end());
+  EXPECT_DOUBLE_EQ(row["result"]["median_ms"].get<double>(), kernel[1]);
+  EXPECT_DOUBLE_EQ(row["baseline"]["cublas_ms"].get<double>(), cublas[1]);
 }
 
 TEST_F(CliGpu, SearchQueryExportQueryTable) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/cuda_errors.hpp"
+#include "gpu/device_sensors.hpp"
 #include "gpu/float_conversion.hpp"
 #include "gpu/gpu_session.hpp"
 #include "gpu/host_inputs.hpp"
@@ -466,6 +467,20 @@ TEST(DeviceProbe, JsonRoundTripOfAFullReport) {
   EXPECT_EQ(back.memory_bytes, r.memory_bytes);
   EXPECT_EQ(back.clock_mhz, 1980);
   EXPECT_EQ(back.driver, "13000");
+}
+
+TEST(DeviceSensors, MissingLibraryIsUnavailableAndSaysWhy) {
+  DeviceSensors const s("0000:00:00.0", "libgemmtune-no-such-library.so.1");
+  EXPECT_FALSE(s.available());
+  EXPECT_NE(s.why_not().find("libgemmtune-no-such-library.so.1"), std::string::npos) << s.why_not();
+  EXPECT_FALSE(s.read().has_value());
+}
+
+TEST(DeviceSensors, LibraryWithoutTheEntryPointsIsUnavailable) {
+  DeviceSensors const s("0000:00:00.0", "libm.so.6");
+  EXPECT_FALSE(s.available());
+  EXPECT_NE(s.why_not().find("entry points"), std::string::npos) << s.why_not();
+  EXPECT_FALSE(s.read().has_value());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // (launch error, session lives on), an illegal address (fault, session poisoned) and a
 // printed per-step breakdown of one evaluation at 2048³. Every test skips when no device is
 // present.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <nvrtc.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "gpu/cuda_errors.hpp"
+#include "gpu/device_sensors.hpp"
 #include "gpu/gpu_session.hpp"
 
 namespace gemmtune {
@@ -242,6 +244,34 @@ TEST_F(GpuSessionTest, CublasBaselineEveryPrecisionAndLayout) {
       EXPECT_LE(r.cublaslt_algos_tried, 8);
     }
   }
+}
+
+// Where the driver's management library is there, every timed run carries the board's
+// sensors: a clock, a power and, over repeats longer than the counter's update period, energy.
+TEST_F(GpuSessionTest, TimedRunsCarryTheSensorsWhereTheLibraryIsThere) {
+  char bus_id[32] = {};
+  ASSERT_EQ(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0), cudaSuccess);
+  DeviceSensors const probe(bus_id);
+  if (!probe.available()) GTEST_SKIP() << probe.why_not();
+  std::optional<SensorReading> const now = probe.read();
+  ASSERT_TRUE(now.has_value());
+  EXPECT_GT(now->sm_clock_mhz, 0);
+
+  BaselineJob job;
+  job.problem = problem(2048, 2048, 2048, Precision::kBF16, Layout::kNN);
+  job.timing = quick_timing();
+  job.timing.target_ms = 200.0;
+  job.timing.repeats = 2;
+  BaselineResult const r = session_->baseline(job);
+  ASSERT_TRUE(r.ok) << r.reason;
+  ASSERT_TRUE(r.cublas_power.present());
+  EXPECT_GT(r.cublas_power.sm_clock_mhz, 0);
+  EXPECT_GT(r.cublas_power.energy_mj, 0.0);
+  EXPECT_GT(r.cublas_power.power_w, 0.0);
+  // A 2048³ GEMM is 17 GFLOP: on any board it costs far more than a microjoule and far less
+  // than a joule.
+  EXPECT_LT(r.cublas_power.energy_mj, 1000.0);
+  EXPECT_TRUE(r.cublaslt_power.present());
 }
 
 TEST_F(GpuSessionTest, NaiveKernelVerifiesOnRaggedShapesAndAllLayouts) {

@@ -46,6 +46,37 @@ TEST(EvalJobJson, RoundTrips) {
   EXPECT_EQ(rb.reason, r.reason);
 }
 
+TEST(EvalJobJson, SensorFiguresTravelOnlyWhenRead) {
+  EvalResult r;
+  r.disposition = Disposition::kOk;
+  r.median_ms = 0.2;
+  nlohmann::json rj = r;
+  EXPECT_FALSE(rj.contains("power"));
+  EXPECT_FALSE(rj.get<EvalResult>().power.present());
+
+  r.power = {148.25, 690.5, 1500, 2619, 61, 0x4};
+  rj = r;
+  ASSERT_TRUE(rj.contains("power"));
+  EXPECT_EQ(rj["power"]["clock_events"], 4u);
+  EXPECT_EQ(rj.get<EvalResult>().power, r.power);
+
+  BaselineResult b;
+  b.ok = true;
+  b.cublas_ms = 0.175;
+  nlohmann::json bj = b;
+  EXPECT_FALSE(bj.contains("cublas_power"));
+  EXPECT_FALSE(bj.contains("cublaslt_power"));
+  b.cublas_power = {120.5, 689.0, 1530, 2619, 60, 0x4};
+  bj = b;
+  EXPECT_FALSE(bj.contains("cublaslt_power"));
+  BaselineResult const back = bj.get<BaselineResult>();
+  EXPECT_EQ(back.cublas_power, b.cublas_power);
+  EXPECT_FALSE(back.cublaslt_power.present());
+
+  bj["cublas_power"].erase("energy_mj");
+  EXPECT_ANY_THROW(bj.get<BaselineResult>());
+}
+
 TEST(EvalJobJson, RejectsUnknownTensorMapOperand) {
   EvalJob job;
   job.problem = parse_shape("8x8x8", Precision::kFP16, Layout::kNN).resolved();
