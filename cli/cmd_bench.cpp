@@ -1,5 +1,4 @@
 // `gemmtune bench`: re-run one kernel (by id, or the cached best) against cuBLAS and cuBLASLt.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -7,6 +6,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/median.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "family.hpp"
 #include "output.hpp"
@@ -26,12 +26,6 @@ struct BenchArgs {
   std::uint64_t seed = 1;
 };
 
-/// The median of `v` (the upper of the middle two for an even count); 0 when empty.
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 /// The kernel to bench for a problem: --kernel, or the cached best.
 KernelConfig kernel_for(BenchArgs const& a, AppContext& ctx, DeviceReport const& dev,
@@ -95,11 +89,11 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
     }
     if (!cublas_ms.empty()) {
       base.ok = true;
-      base.cublas_ms = median(cublas_ms);
-      base.cublaslt_ms = median(cublaslt_ms);
+      base.cublas_ms = median_of(cublas_ms);
+      base.cublaslt_ms = median_of(cublaslt_ms);
     }
     bool const ok = r.disposition == Disposition::kOk;
-    if (ok) r.median_ms = median(kernel_ms);
+    if (ok) r.median_ms = median_of(kernel_ms);
     all_ok = all_ok && ok;
     double const tflops = ok ? problem.flops() / (r.median_ms * 1e-3) / 1e12 : 0.0;
     nlohmann::json row = {{"gpu", dev.gpu.describe()}, {"problem", problem}, {"kernel", cfg.id()},

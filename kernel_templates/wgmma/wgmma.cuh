@@ -753,8 +753,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   long long const first_unit = blockIdx.x / CL;
   long long const unit_step = PE ? gridDim.x / CL : units;  // PE = 0: one unit per cluster
 
-  // Broadcast from lane 0 so the compiler knows it is warp-uniform: addresses derived from it
-  // (the warpgroup's A descriptors) can then live in uniform registers.
   int const wg = threadIdx.x / kWarpgroup;
   if (wg == 0) {
     // ---------------- producer ----------------

@@ -13,13 +13,6 @@
 
 namespace gemmtune {
 
-double median_of(std::vector<double> samples) {
-  if (samples.empty()) return 0.0;
-  std::sort(samples.begin(), samples.end());
-  std::size_t const n = samples.size();
-  return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
-
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
                            cudaStream_t stream, DeviceSensors const* sensors) {
   TimingResult out;

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/eval_job.hpp"
+#include "core/median.hpp"
 #include "core/power_figures.hpp"
 
 namespace gemmtune {
@@ -43,8 +44,5 @@ class DeviceSensors;
 /// launch means something for repeats of that length and more.
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
                            cudaStream_t stream, DeviceSensors const* sensors = nullptr);
-
-/// The median of `samples` (mean of the middle two for an even count); 0 when empty.
-double median_of(std::vector<double> samples);
 
 }  // namespace gemmtune
