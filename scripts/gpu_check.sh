@@ -147,8 +147,11 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       list=${what#bench-list=}
       step "bench each config of $list"
       grep -v '^#' "$list" | while read -r shape kernel rest; do
+        [[ -n "$shape" ]] || continue
         # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
-        [[ -n "$shape" ]] && "$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n '2,$p'
+        res=$("$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1)
+        # A failed line (a kernel id the family refuses) prints its error, not just nothing.
+        if [[ $? -ne 0 ]]; then echo "$shape $kernel: $res"; else sed -n '2,$p' <<< "$res"; fi
       done | tee "$out/bench-$(basename "$list" .txt).txt" ;;
     ab-list=*)
       # A/B of two builds: each line of FILE (as bench-list) benched by .gpu-old/gemmtune (staged

@@ -98,7 +98,9 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
       out.power.mem_clock_mhz = after->mem_clock_mhz;
       out.power.temperature_c = after->temperature_c;
       out.power.clock_events = after->clock_events;
-      if (before.has_energy && after->has_energy && after->energy_mj >= before.energy_mj) {
+      // The board updates its energy counter only every so often: a window it did not
+      // advance over has no energy figure, only the power reading at its end.
+      if (before.has_energy && after->has_energy && after->energy_mj > before.energy_mj) {
         double const mj = static_cast<double>(after->energy_mj - before.energy_mj);
         out.power.energy_mj = mj / (static_cast<double>(out.repeats) * out.iterations);
         if (wall_s > 0.0) out.power.power_w = mj / 1000.0 / wall_s;

@@ -255,7 +255,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 96, 4, 2, 0, 1, 1, 1, 1), make(1024, 1024, 1024), "epilogue"},
       {cfg(128, 128, 6, 2, 1, 8, 1, 1, 4), make(4096, 4096, 512), "staging"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 1), make(4096, 4096, 512), "staging"},
-      {cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), big, "epilogue_depth"},
+      {cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096), "epilogue_depth"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -341,13 +341,16 @@ TEST(WgmmaFamily, StagedEpilogueStoresThroughATensorMapOfC) {
             (TensorMapSpec{TmaOperand::kC, 128, 64, 128}));
   EXPECT_EQ(wgmma().launch_plan(cfg(128, 256, 4, 2, 1, 8, 1, 2, 0), p).tensor_maps.size(), 2u);
   // The tile goes out whole where it fits beside the ring; in rounds only where it does not.
-  // Searched only for short main loops (8 K blocks here; 4096³ has 64).
+  // Searched for short main loops (8 K blocks here) and for compute-bound problems at any depth
+  // (4096³ has 64), not for deep main loops of smaller grids.
   Problem const short_k = make(4096, 4096, 512);
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), short_k, sm90()), "");
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), short_k, sm90()), "");
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 4), short_k, sm90())),
             "smem");
-  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), p, sm90())),
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), p, sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096),
+                                       sm90())),
             "epilogue_depth");
   // A stored kernel staged for a 16-bit problem still runs, with register stores, when beta ≠ 0:
   // the run scope accepts it for a ragged problem too (TMA clips the boxes).

@@ -130,7 +130,10 @@ constexpr std::int64_t kPingPongMaxKBlocks = 16;
 /// main loops of at most this many K blocks. Measured on the H200 (bf16, 2-block clusters,
 /// persistent): at 4096×4096×512 (8 K blocks) 128×128 tiles ran 36.5–37.0 µs staged against
 /// 40.0–40.1 µs from registers; at 4096³ (64) 128×256 tiles ran 206.6–207.7 against
-/// 206.8–207.8 µs, and at 8192³ the two passes disagreed in sign (−3%, +1%).
+/// 206.8–207.8 µs, and at 8192³ the two passes disagreed in sign (−3%, +1%). In three alternating
+/// rounds of 1.5 s at 4096³ (raw/2026-11-30-h200-bench-sustained-rounds-ablation.txt) staged
+/// stores ran 208.9 µs against 212.5: so compute-bound problems, whose space is compact, keep the
+/// staged epilogue at any depth and the search measures it.
 constexpr std::int64_t kStagedEpilogueMaxKBlocks = 16;
 
 /// Time of the tile grid in units of one BM×64 slab per SM: waves of clusters × BN. A wave
@@ -434,9 +437,11 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  },
                  true});
   out.push_back({"epilogue_depth",
-                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    std::int64_t const kb = unit_k_blocks(c, p);
-                   if (c.at("EP") == 0 || kb <= kStagedEpilogueMaxKBlocks) return std::string();
+                   if (c.at("EP") == 0 || kb <= kStagedEpilogueMaxKBlocks || compute_bound(p, l)) {
+                     return std::string();
+                   }
                    return "a work unit walks " + str(kb) + " K blocks: its epilogue is too small "
                           "a share for staged TMA stores (EP=" + str(c.at("EP")) +
                           ") to win back their shared memory";
