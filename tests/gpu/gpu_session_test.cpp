@@ -270,8 +270,10 @@ TEST_F(GpuSessionTest, TimedRunsCarryTheSensorsWhereTheLibraryIsThere) {
   // The board's counter advances every so often, not with every launch: a run it advanced over
   // has an energy figure, and a 2048³ GEMM (17 GFLOP) costs far more than a microjoule and far
   // less than a joule on any board.
-  EXPECT_GE(r.cublas_power.energy_mj, 0.0);
-  EXPECT_LT(r.cublas_power.energy_mj, 1000.0);
+  if (r.cublas_power.energy_mj != 0.0) {
+    EXPECT_GT(r.cublas_power.energy_mj, 1e-3);
+    EXPECT_LT(r.cublas_power.energy_mj, 1000.0);
+  }
   EXPECT_TRUE(r.cublaslt_power.present());
   EXPECT_GT(r.cublaslt_power.power_w, 0.0);
 }
