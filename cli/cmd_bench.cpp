@@ -26,7 +26,6 @@ struct BenchArgs {
   std::uint64_t seed = 1;
 };
 
-
 /// The kernel to bench for a problem: --kernel, or the cached best.
 KernelConfig kernel_for(BenchArgs const& a, AppContext& ctx, DeviceReport const& dev,
                         Problem const& problem) {

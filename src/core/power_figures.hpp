@@ -24,7 +24,8 @@ struct PowerFigures {
   bool operator==(PowerFigures const&) const = default;
 };
 
-void to_json(nlohmann::json& j, PowerFigures const& v);
-void from_json(nlohmann::json const& j, PowerFigures& v);
+// JSON: every field, so a reader can tell 0 W from a missing key (reading requires them all).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PowerFigures, energy_mj, power_w, sm_clock_mhz, mem_clock_mhz,
+                                   temperature_c, clock_events)
 
 }  // namespace gemmtune
