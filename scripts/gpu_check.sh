@@ -4,7 +4,7 @@
 # absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
 #   scripts/gpu_check.sh devices tests ladder search
 # Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], stalls=KERNEL[@PREC] (SHAPE=...),
-# memory=KERNEL[@PREC] (SHAPE=...),
+# memory=KERNEL[@PREC] (SHAPE=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
 # sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
@@ -113,6 +113,17 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
         --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg \
         "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
         --repeats 1 --target-ms 1 2>&1 | grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active" ;;
+    kernels=*)
+      # Every launch of the tuner's own kernels (main, reduce, copy) in the first bench launches of
+      # kernels=KERNEL[@PRECISION] at $SHAPE (default 4096³): duration, DRAM bytes and throughput.
+      kernel_spec "${what#kernels=}"
+      shape=${SHAPE:-4096x4096x4096}
+      step "kernels of $kernel ($precision) at $shape"
+      ncu --clock-control none --target-processes all -c "${LAUNCHES:-4}" \
+        -k "regex:^(${family}|${family}_[a-z_]+)\$" \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+        "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
+        --repeats 1 --target-ms 1 2>&1 | grep -E "^  [a-z_:]+[<(]|gpu__time|dram__" | cut -c1-140 ;;
     sass=*)
       # SASS of one kernel (sass=KERNEL or KERNEL@PRECISION), compiled as `show` compiles it
       # for 4096³, to $OUT/sass-FAMILY-PRECISION.txt, with an opcode count per kernel.

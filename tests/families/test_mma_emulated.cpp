@@ -206,23 +206,37 @@ void add_layouts() {
   add_one<BM, BN, BK, WM, WN, ST, SW, SK, PREC, true, true, ALIGN>();
 }
 
-/// One config for fp16 and bf16 (BK16 elements) and for tf32 (BK32), every layout and the
-/// alignment classes the tests produce.
-template <int BM, int BN, int BK16, int BK32, int WM, int WN, int ST, int SW, int SK>
-void add_config() {
-  add_layouts<BM, BN, BK16, WM, WN, ST, SW, SK, 0, 16>();
-  add_layouts<BM, BN, BK16, WM, WN, ST, SW, SK, 0, 2>();
-  add_layouts<BM, BN, BK16, WM, WN, ST, SW, SK, 1, 16>();
-  add_layouts<BM, BN, BK16, WM, WN, ST, SW, SK, 1, 2>();
-  add_layouts<BM, BN, BK16, WM, WN, ST, SW, SK, 1, 4>();
-  add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 16>();
-  add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 8>();
-  add_layouts<BM, BN, BK32, WM, WN, ST, SW, SK, 2, 4>();
+/// One config for fp16 and bf16 (BK elements), every layout and the alignment classes the tests
+/// produce.
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK>
+void add_config16() {
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 0, 16>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 0, 2>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 1, 16>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 1, 2>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 1, 4>();
   if constexpr (SK > 1 && !split_k::last_slice_sums(SK)) {
     kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",0>"] = &mma_reduce<SK, 0>;
     kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",1>"] = &mma_reduce<SK, 1>;
+  }
+}
+
+/// The same for tf32.
+template <int BM, int BN, int BK, int WM, int WN, int ST, int SW, int SK>
+void add_config32() {
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 2, 16>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 2, 8>();
+  add_layouts<BM, BN, BK, WM, WN, ST, SW, SK, 2, 4>();
+  if constexpr (SK > 1 && !split_k::last_slice_sums(SK)) {
     kernels()["gemmtune::mma_reduce<" + std::to_string(SK) + ",2>"] = &mma_reduce<SK, 2>;
   }
+}
+
+/// One config for fp16 and bf16 (BK16 elements) and for tf32 (BK32).
+template <int BM, int BN, int BK16, int BK32, int WM, int WN, int ST, int SW, int SK>
+void add_config() {
+  add_config16<BM, BN, BK16, WM, WN, ST, SW, SK>();
+  add_config32<BM, BN, BK32, WM, WN, ST, SW, SK>();
 }
 
 struct Case {
@@ -236,6 +250,10 @@ std::vector<Case> const& cases() {
     add_config<128, 64, 64, 32, 64, 32, 2, 8, 2>();
     add_config<64, 128, 32, 16, 32, 64, 4, 8, 1>();
     add_config<128, 128, 32, 16, 64, 64, 5, 1, 4>();
+    // Short tiles: 16 rows for 16-bit types; tf32 with A stored K×M needs 32 (its fragment
+    // reads take 8 chunks of a row).
+    add_config16<16, 64, 64, 16, 32, 4, 1, 4>();
+    add_config32<32, 64, 32, 16, 32, 4, 1, 4>();
     return std::vector<Case>{
         {"mma:BM=64,BN=64,BK=32,WM=32,WN=32,ST=3,SW=1,SK=1",
          "mma:BM=64,BN=64,BK=16,WM=32,WN=32,ST=3,SW=1,SK=1"},
@@ -245,6 +263,8 @@ std::vector<Case> const& cases() {
          "mma:BM=64,BN=128,BK=16,WM=32,WN=64,ST=4,SW=8,SK=1"},
         {"mma:BM=128,BN=128,BK=32,WM=64,WN=64,ST=5,SW=1,SK=4",
          "mma:BM=128,BN=128,BK=16,WM=64,WN=64,ST=5,SW=1,SK=4"},
+        {"mma:BM=16,BN=64,BK=64,WM=16,WN=32,ST=4,SW=1,SK=4",
+         "mma:BM=32,BN=64,BK=32,WM=16,WN=32,ST=4,SW=1,SK=4"},
     };
   }();
   return all;
@@ -420,7 +440,7 @@ TEST_P(MmaEmulated, UnalignedShapesTakeTheScalarFill) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mma, MmaEmulated, ::testing::Range<std::size_t>(0, 4),
+INSTANTIATE_TEST_SUITE_P(Mma, MmaEmulated, ::testing::Range<std::size_t>(0, 5),
                          [](::testing::TestParamInfo<std::size_t> const& info) {
                            return "case_" + std::to_string(info.param);
                          });

@@ -119,7 +119,7 @@ TEST(MmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       make(4096, 4096, 4096),          make(4096, 4096, 4096, Precision::kTF32),
       make(16, 4096, 4096),            make(64, 64, 64),
       make(4096, 64, 8192),            make(256, 256, 65536),
-      make(8, 8, 8, Precision::kTF32, Layout::kNN, 2)};
+      make(8, 8, 8, Precision::kTF32, Layout::kNN, 2), make(16, 4096, 4096, Precision::kTF32, Layout::kTN)};
   for (Problem const& p : problems) {
     for (KernelConfig const& c : mma().enumerate()) {
       DeviceLimits half = limits();
@@ -140,6 +140,26 @@ TEST(MmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
     EXPECT_TRUE(seen.count(c.name)) << c.name << " never rejected anything";
   }
   for (auto const& [name, why] : seen) std::printf("  %s\n", why.c_str());
+}
+
+TEST(MmaFamily, ShortTilesAreSearchedOnlyWhereOneTileRowCoversM) {
+  auto heights = [](Problem const& p) {
+    std::set<std::int64_t> bm;
+    for (KernelConfig const& c : valid(p)) bm.insert(c.at("BM"));
+    return bm;
+  };
+  // 16 rows: only 16-row tiles (a 64-row tile would stage 48 rows of nothing).
+  EXPECT_EQ(heights(make(16, 4096, 4096)), (std::set<std::int64_t>{16}));
+  // tf32 with A stored K×M cannot go below 32 rows, so 32 it is.
+  EXPECT_EQ(heights(make(16, 4096, 4096, Precision::kTF32, Layout::kTN)), (std::set<std::int64_t>{32}));
+  EXPECT_EQ(heights(make(32, 4096, 4096)), (std::set<std::int64_t>{32}));
+  // Taller problems keep 64 rows and up.
+  for (std::int64_t const bm : heights(make(128, 4096, 4096))) EXPECT_GE(bm, 64);
+  // A 16-row tile still runs on a taller problem when asked for by id.
+  KernelConfig const c = cfg("mma:BM=16,BN=64,BK=64,WM=16,WN=32,ST=4,SW=1,SK=4,CR=0");
+  Problem const tall = make(128, 4096, 4096);
+  EXPECT_EQ(mma().reject_reason(c, tall, limits()).rfind("short_tile", 0), 0u);
+  EXPECT_EQ(mma().reject_reason(c, tall, limits(), RejectScope::kRun), "");
 }
 
 TEST(MmaFamily, StageDepthFollowsTheElementSize) {
@@ -240,7 +260,7 @@ TEST(MmaFamily, LaunchPlanWithSplitKAddsTheReduceKernelOrSumsInTheLastSlice) {
 
 TEST(MmaFamily, ClusterReducedSplitKIsOneClusteredLaunchWithoutPartials) {
   KernelConfig const c = cfg("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1");
-  Problem const p = make(16, 4096, 4096, Precision::kBF16, Layout::kNN, 16);
+  Problem const p = make(64, 4096, 4096, Precision::kBF16, Layout::kNN, 16);
   ASSERT_EQ(mma().reject_reason(c, p, limits()), "");
   LaunchPlan const plan = mma().launch_plan(c, p);
   ASSERT_EQ(plan.launches.size(), 1u);  // no reduce kernel

@@ -17,7 +17,14 @@ constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
 constexpr int kAssumedSmCount = 132;
 /// The smallest block tile side: never "too big" for a problem, so every shape keeps one.
-constexpr std::int64_t kSmallestTile = 64;
+constexpr std::int64_t kSmallestTile = 64;  // below it only short tiles (BM = 16, 32)
+constexpr std::int64_t kShortestTile = 16;   // one m16 fragment
+
+/// The fewest rows a tile of `p` may have: tf32 with A stored K×M reads 8-chunk rows of A
+/// (32 elements).
+std::int64_t shortest_tile(Problem const& p) {
+  return p.precision == Precision::kTF32 && a_transposed(p.layout) ? 32 : kShortestTile;
+}
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 std::string str(std::int64_t v) { return std::to_string(v); }
@@ -50,10 +57,10 @@ std::string_view MmaFamily::description() const {
 }
 
 std::vector<ParamSpec> MmaFamily::params() const {
-  return {{"BM", {64, 128, 256}, "rows of C per block"},
+  return {{"BM", {16, 32, 64, 128, 256}, "rows of C per block"},
           {"BN", {64, 128, 256}, "columns of C per block"},
           {"BK", {16, 32, 64}, "depth of one stage in elements (64 or 128 bytes per row)"},
-          {"WM", {32, 64}, "rows of C per warp"},
+          {"WM", {16, 32, 64}, "rows of C per warp"},
           {"WN", {32, 64}, "columns of C per warp"},
           {"ST", {2, 3, 4, 5}, "cp.async stages in the shared-memory ring"},
           {"SW", {1, 8}, "rasterization group: tile rows walked together"},
@@ -143,6 +150,13 @@ std::vector<Constraint> MmaFamily::constraints() const {
                           " threads per block; the family keeps 64 to 256 (2 to 8 warps: fewer "
                           "cannot hide latency, more leave too few registers per thread)";
                  }});
+  out.push_back({"tf32_rows", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // The scalar fragment reads of an MN-major tf32 operand take 8 chunks of one
+                   // shared row (the template asserts it).
+                   if (c.at("BM") >= shortest_tile(p)) return std::string();
+                   return "tf32 with A stored K×M reads A's fragments 8 chunks at a time; BM=" +
+                          str(c.at("BM")) + " rows are " + str(c.at("BM") / 4) + " chunks";
+                 }});
   out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
                    int const eb = element_bytes(p.precision);
                    if (p.align >= eb) return std::string();
@@ -151,13 +165,31 @@ std::vector<Constraint> MmaFamily::constraints() const {
                  }});
   out.push_back({"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const bm = c.at("BM"), bn = c.at("BN");
-                   if (bm > kSmallestTile && p.m <= bm / 2) {
+                   if (bm > shortest_tile(p) && p.m <= bm / 2) {
                      return "BM=" + str(bm) + " is over twice M=" + str(p.m) +
                             "; a smaller tile covers it";
                    }
                    if (bn > kSmallestTile && p.n <= bn / 2) {
                      return "BN=" + str(bn) + " is over twice N=" + str(p.n) +
                             "; a smaller tile covers it";
+                   }
+                   return std::string();
+                 },
+                 true});
+  out.push_back({"short_tile", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // A tile of 16 or 32 rows is for problems it covers in one tile row: its
+                   // A stage shrinks to 2–4 KiB, so the ring holds more of B, which is all
+                   // such a problem reads (16×4096×4096 bf16: 11.5–12.1 against 12.8 us for
+                   // 64-row tiles, bench/results/2026-11-30-h200-skinny-tiles.md). A taller
+                   // problem would re-read B from L2 for every 16 or 32 rows.
+                   std::int64_t const bm = c.at("BM"), wm = c.at("WM");
+                   if (bm < kSmallestTile && p.m > bm) {
+                     return "BM=" + str(bm) + " is for problems one tile row tall; M=" +
+                            str(p.m) + " would re-read B for every " + str(bm) + " rows";
+                   }
+                   if (wm < 32 && bm >= kSmallestTile) {
+                     return "WM=" + str(wm) + " warp tiles are for tiles of at most 32 rows; BM=" +
+                            str(bm) + " keeps 32 or 64 (more mma per fragment load)";
                    }
                    return std::string();
                  },
@@ -183,9 +215,10 @@ std::vector<Constraint> MmaFamily::constraints() const {
            }
            return std::string();
          }
-         // Below that the grid, not the mma rate, limits: 2 to 4 stages, and 32×32 warp tiles
-         // only where M or N is too small for wider ones to have work.
-         if (st > 4) {
+         // Below that the grid, not the mma rate, limits: 2 to 4 stages (5 for short tiles,
+         // whose stages are mostly B), and 32×32 warp tiles only where M or N is too small for
+         // wider ones to have work.
+         if (st > 4 && bm >= kSmallestTile) {
            return "ST=" + str(st) + ": the " + p.shape() +
                   " grid does not fill the SMs twice, so 4 stages already cover the latency";
          }
