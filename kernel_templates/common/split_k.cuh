@@ -24,7 +24,9 @@ namespace split_k {
 /// idle; a reduce kernel spreads the sum over every SM but costs a launch. On the H200 the
 /// single launch won at SK = 2 (128x4096x4096 bf16 wgmma: 17.8 us against 19.2 us) and lost
 /// from SK = 4 (16x4096x4096 bf16 mma SK = 4: 17.4 against 16.7 us; SK = 8: 22.9 against
-/// 15.6 us; fp32 simt SK = 8 and 16 lost 2 to 15%).
+/// 15.6 us; fp32 simt SK = 8 and 16 lost 2 to 15%). It lost even with 16-row mma tiles whose
+/// last slice fetched every slice's few KiB in one or two trips: 14.9 against 11.5 us at SK = 4,
+/// 15.9 against 11.9 at SK = 8 (bench/results/2026-11-30-h200-skinny-tiles.md).
 __host__ __device__ constexpr bool last_slice_sums(int slices) { return slices == 2; }
 
 /// Called by one thread of the group that has just stored a slice's partials of one tile, after
