@@ -128,9 +128,14 @@ TEST_P(MmaCompile, ExpectedLeadersAndSplitKCompile) {
                     make(128, 256, 8192, Precision::kFP16, Layout::kNT)});
   picked.push_back({parse_kernel_id("mma:BM=64,BN=128,BK=16,WM=32,WN=64,ST=4,SW=1,SK=4"),
                     make(256, 256, 4096, Precision::kTF32, Layout::kTT)});
+  // Short tiles: the 16×4096×4096 winner, and tf32 at its 32-row minimum with A stored K×M.
+  picked.push_back({parse_kernel_id("mma:BM=16,BN=128,BK=64,WM=16,WN=32,ST=5,SW=1,SK=4"),
+                    make(16, 4096, 4096, Precision::kBF16, Layout::kNN)});
+  picked.push_back({parse_kernel_id("mma:BM=32,BN=64,BK=32,WM=16,WN=32,ST=4,SW=1,SK=8"),
+                    make(16, 4096, 4096, Precision::kTF32, Layout::kTN)});
   if (arch == "sm_90") {  // split-K summed across a cluster: clusters exist from sm_90
     picked.push_back({parse_kernel_id("mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1"),
-                      make(16, 4096, 4096, Precision::kBF16, Layout::kNN)});
+                      make(64, 4096, 4096, Precision::kBF16, Layout::kNN)});
     picked.push_back({parse_kernel_id("mma:BM=128,BN=64,BK=32,WM=64,WN=32,ST=3,SW=1,SK=4,CR=1"),
                       make(72, 520, 1032, Precision::kTF32, Layout::kTT)});
   }
