@@ -16,9 +16,11 @@ constexpr int kReduceThreads = 256;  // = mma_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
 constexpr int kAssumedSmCount = 132;
-/// The smallest block tile side: never "too big" for a problem, so every shape keeps one.
-constexpr std::int64_t kSmallestTile = 64;  // below it only short tiles (BM = 16, 32)
-constexpr std::int64_t kShortestTile = 16;   // one m16 fragment
+/// The smallest BN, and the height from which a tile is not "short": never "too big" for a
+/// problem, so every shape keeps one. Short tiles (BM = 16, 32) are only for problems that one
+/// tile row covers.
+constexpr std::int64_t kSmallestTile = 64;
+constexpr std::int64_t kShortestTile = 16;  // one m16 fragment
 
 /// The fewest rows a tile of `p` may have: tf32 with A stored K×M reads 8-chunk rows of A
 /// (32 elements).
