@@ -130,7 +130,12 @@ double time_us(F const& launch, int batch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t const mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 32;
+  char* end = nullptr;
+  size_t const mib = argc > 1 ? std::strtoul(argv[1], &end, 10) : 32;
+  if (argc > 2 || (argc > 1 && (*end != '\0' || mib < 1 || mib > 16384))) {
+    std::fprintf(stderr, "usage: read_ceiling [MiB per launch, 1..16384, default 32]\n");
+    return 2;
+  }
   size_t const bytes = mib << 20;
   int sms = 0, l2 = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
