@@ -19,8 +19,6 @@
 namespace gemmtune {
 namespace {
 
-/// Dynamic shared memory above this needs cudaFuncSetAttribute before the launch.
-constexpr int kDefaultDynamicSmem = 48 * 1024;
 
 struct EmitArgs {
   std::string kernel;
@@ -213,7 +211,7 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
   }
   for (KernelLaunch const& l : plan.launches) {
     os << "  // " << l.name_expression << "\n";
-    if (l.dynamic_smem > kDefaultDynamicSmem) {
+    if (l.dynamic_smem > kSmemWithoutOptIn) {
       os << "  err = cudaFuncSetAttribute(" << l.name_expression
          << ", cudaFuncAttributeMaxDynamicSharedMemorySize, " << l.dynamic_smem << ");\n"
          << "  if (err != cudaSuccess) return err;\n";

@@ -13,9 +13,6 @@
 namespace gemmtune {
 namespace fp32 {
 
-/// Static shared memory above this must be dynamic (and the runner raises the kernel's limit).
-constexpr int kMaxStaticSmemBytes = 48 * 1024;
-
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /// The first flat block index's tile: blocks walk C's tiles row by row. One flat grid dimension
@@ -188,9 +185,9 @@ __device__ __forceinline__ void load_b_tile_vec4(GemmArgs const& args, long long
   }
 }
 
-/// FLOATS floats of 16-byte aligned shared memory: static up to kMaxStaticSmemBytes, dynamic
+/// FLOATS floats of 16-byte aligned shared memory: static up to kSmemWithoutOptIn, dynamic
 /// above (the launch plan then passes the size as dynamic shared memory).
-template <int FLOATS, bool DYNAMIC = (FLOATS * 4 > kMaxStaticSmemBytes)>
+template <int FLOATS, bool DYNAMIC = (FLOATS * 4 > kSmemWithoutOptIn)>
 struct SmemBuffer {
   __device__ __forceinline__ static float* get() {
     static __shared__ __align__(16) float buffer[FLOATS];

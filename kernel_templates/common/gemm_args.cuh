@@ -2,6 +2,11 @@
 // the host (src/core/kernel_abi.hpp) includes this same file and the layouts cannot drift.
 #pragma once
 
+/// Shared memory a block may use without opting in through
+/// cudaFuncAttributeMaxDynamicSharedMemorySize (48 KiB on every arch since sm_70). Static shared
+/// memory can never exceed it, so templates make larger tiles dynamic and launches above it opt in.
+constexpr int kSmemWithoutOptIn = 48 * 1024;
+
 /// Arguments of C[M×N] = alpha · op(A) · op(B) + beta · C, row-major storage.
 /// Leading dimensions are in elements. `workspace` is scratch the launch plan asked for
 /// (split-K partials, operand copies); null when it asked for none. `counters` are the split-K

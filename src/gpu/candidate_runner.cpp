@@ -13,8 +13,6 @@
 namespace gemmtune {
 namespace {
 
-/// Above this, a kernel must opt in to more dynamic shared memory.
-constexpr int kDefaultDynamicSmem = 48 * 1024;
 
 LaunchStatus cuda_failure(cudaError_t e, std::string const& what) {
   // Clear the runtime's last-error slot; a sticky error stays whatever we do.
@@ -104,7 +102,7 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
       return {static_cast<int>(cudaErrorInvalidValue),
               "negative dynamic shared memory " + std::to_string(l.dynamic_smem)};
     }
-    if (l.dynamic_smem > kDefaultDynamicSmem) {
+    if (l.dynamic_smem > kSmemWithoutOptIn) {
       cudaError_t const e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  l.dynamic_smem);
       if (e != cudaSuccess) {

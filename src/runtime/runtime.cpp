@@ -28,8 +28,6 @@
 namespace gemmtune {
 namespace {
 
-/// Above this, a kernel must opt in to more dynamic shared memory.
-constexpr int kDefaultDynamicSmem = 48 * 1024;
 /// Decisions kept before the cache is cleared (a program with endlessly new shapes).
 constexpr std::size_t kMaxDecisions = 1 << 16;
 
@@ -284,7 +282,7 @@ struct Runtime::Impl {
         d->detail = "cuBLAS: " + l.name_expression + " takes tensor maps the plan does not describe";
         return d;
       }
-      if (l.dynamic_smem > kDefaultDynamicSmem) {
+      if (l.dynamic_smem > kSmemWithoutOptIn) {
         // Per device: the attribute of a context-independent kernel applies to the current one.
         cudaError_t const e = cudaFuncSetAttribute(reinterpret_cast<void const*>(ready.kernel),
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize,

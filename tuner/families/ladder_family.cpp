@@ -40,7 +40,7 @@ LaunchPlan LadderFamily::launch_plan(KernelConfig const& cfg, Problem const& pro
   launch.grid = Dim3{blocks(canon, problem), 1, 1};
   launch.block = Dim3{threads(canon), 1, 1};
   int const smem = smem_bytes(canon, problem);
-  launch.dynamic_smem = smem > kMaxStaticSmemBytes ? smem : 0;
+  launch.dynamic_smem = smem > kSmemWithoutOptIn ? smem : 0;
   LaunchPlan plan;
   plan.launches.push_back(std::move(launch));
   return plan;

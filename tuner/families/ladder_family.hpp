@@ -13,10 +13,6 @@
 
 namespace gemmtune {
 
-/// Static shared memory above this is made dynamic (must equal fp32::kMaxStaticSmemBytes in
-/// kernel_templates/common/fp32_tile_io.cuh, which picks static or dynamic the same way).
-inline constexpr int kMaxStaticSmemBytes = 48 * 1024;
-
 /// Base of the ladder descriptors: fp32 only, sm_70+, template file "ladder/<name>.cuh".
 class LadderFamily : public Family {
  public:

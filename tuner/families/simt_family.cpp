@@ -10,7 +10,6 @@ namespace gemmtune {
 namespace {
 
 constexpr int kWarpSize = 32;
-constexpr int kMaxStaticSmemBytes = 48 * 1024;  // = fp32::kMaxStaticSmemBytes in the template
 constexpr int kReduceThreads = 256;  // = simt_detail::kReduceThreads
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 /// SM count assumed when the limits come from the arch table (no device): an H100/H200.
@@ -284,7 +283,7 @@ LaunchPlan SimtFamily::launch_plan(KernelConfig const& cfg, Problem const& probl
   main.grid = Dim3{tiles(canon, p), 1, canon.at("SK")};
   main.block = Dim3{threads(canon), 1, 1};
   int const smem = smem_bytes(canon, p);
-  main.dynamic_smem = smem > kMaxStaticSmemBytes ? smem : 0;
+  main.dynamic_smem = smem > kSmemWithoutOptIn ? smem : 0;
   main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
   if (canon.at("SK") > 1) {
