@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds gemmtune at a revision (default HEAD) in a worktree and stages its stripped binary in
 # .gpu-old/, for an A/B of kernel changes against the working tree's build on the GPU machine:
-# carry .gpu and .gpu-old, then `scripts/gpu_check.sh ab-list=FILE`.
-#   scripts/stage_old.sh [REV]
+# carry .gpu and .gpu-old, then `tools/gpu-lab/gpu_check.sh ab-list=FILE`.
+#   tools/gpu-lab/stage_old.sh [REV]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rev=${1:-HEAD}
 wt=${WORKTREE:-${TMPDIR:-/tmp}/gemmtune-old}
 if [[ -e "$wt" ]]; then

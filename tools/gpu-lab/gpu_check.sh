@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# On a GPU machine, from the repository root, after scripts/stage_gpu.sh was run where the build
-# is: puts the staged binaries where the build put them (tests find the binary and templates by
-# absolute path), then runs the requested steps. Output goes to $OUT (default ./gpu-out).
-#   scripts/gpu_check.sh devices tests ladder search
+# On a GPU machine, in a copy of the checkout to which tools/gpu-lab/stage_gpu.sh's .gpu/ was
+# carried: puts the staged binaries where the build put them (build/ of the checkout, or
+# GEMMTUNE_BUILD_ROOT), then runs the requested steps. Output goes to $OUT (default ./gpu-out of
+# the checkout). Relative paths in the steps are relative to the checkout.
+#   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], stalls=KERNEL[@PREC] (SHAPE=...),
 # memory=KERNEL[@PREC] (SHAPE=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
 # sass=KERNEL[@PREC],
-# library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see scripts/stage_old.sh), loo=CACHE.db,
+# library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see tools/gpu-lab/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
 set -uo pipefail
-root=$(pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
-build_root=${GEMMTUNE_BUILD_ROOT:-/work/main}
-if [[ "$root" != "$build_root" ]]; then
-  mkdir -p "$(dirname "$build_root")"
-  [[ -e "$build_root" ]] || ln -s "$root" "$build_root"
+# The gpu test binaries find the gemmtune binary and tests/data by the absolute paths of the
+# checkout they were built in (stage_gpu.sh records it in .gpu/BUILD_ROOT). They work when this
+# checkout sits at that path, or when GEMMTUNE_BUILD_ROOT names an existing copy there.
+build_root=${GEMMTUNE_BUILD_ROOT:-$root}
+[[ -d "$build_root" ]] || { echo "gpu_check: GEMMTUNE_BUILD_ROOT=$build_root is not a directory" >&2; exit 1; }
+if [[ -f .gpu/BUILD_ROOT && "$(cat .gpu/BUILD_ROOT)" != "$build_root" ]]; then
+  echo "gpu_check: the staged tests were built in $(cat .gpu/BUILD_ROOT), not $build_root;" \
+    "the tests step may not find the binary or tests/data" >&2
 fi
 mkdir -p "$build_root/build/cli" "$build_root/build/tests/gpu" "$build_root/build/tests/cli"
 cp .gpu/gemmtune "$build_root/build/cli/gemmtune"
@@ -32,8 +38,9 @@ if [[ -f .gpu/test_runtime_gpu ]]; then
   cp .gpu/libgemmtune_runtime.so.0 "$build_root/build/src/runtime/"
 fi
 G="$build_root/build/cli/gemmtune"
+tmp=${TMPDIR:-/tmp}
 export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
-export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-/tmp/gemmtune-cubins}
+export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-$tmp/gemmtune-cubins}
 
 step() { echo; echo "=== $* ($(date +%T))"; }
 # KERNEL or KERNEL@PRECISION (default fp32) -> $kernel, $precision, $family, and $main_kernel:
@@ -166,11 +173,11 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       done | tee "$out/bench-$(basename "$list" .txt).txt" ;;
     ab-list=*)
       # A/B of two builds: each line of FILE (as bench-list) benched by .gpu-old/gemmtune (staged
-      # by scripts/stage_old.sh) and by this build, the order swapped every line so drift falls
+      # by tools/gpu-lab/stage_old.sh) and by this build, the order swapped every line so drift falls
       # on both; each with its own cubin cache, so neither reuses the other's kernels.
       list=${what#ab-list=}
       old=${OLD:-$root/.gpu-old}  # OLD=DIR: another staged build as the old side
-      [[ -x "$old/gemmtune" ]] || { echo "ab-list: no $old/gemmtune (scripts/stage_old.sh)"; continue; }
+      [[ -x "$old/gemmtune" ]] || { echo "ab-list: no $old/gemmtune (tools/gpu-lab/stage_old.sh)"; continue; }
       step "A/B each config of $list: old $(cat "$old/REVISION" 2>/dev/null) against new"
       n=0
       grep -v '^#' "$list" | while read -r shape kernel rest; do
@@ -182,7 +189,7 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
           bin=$G
           [[ $side == old ]] && bin=$old/gemmtune
           # shellcheck disable=SC2086  # the rest of the line is options, split on purpose
-          echo "$side $(GEMMTUNE_CUBIN_CACHE=/tmp/gemmtune-cubins-$side "$bin" -q bench \
+          echo "$side $(GEMMTUNE_CUBIN_CACHE=$tmp/gemmtune-cubins-$side "$bin" -q bench \
             --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n 3p)"
         done
       done | tee "$out/ab-$(basename "$list" .txt)-$(basename "$old").txt" ;;
@@ -207,7 +214,7 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
     pack)
       # One archive of everything under $OUT: a transfer back may keep only a few files.
       step "pack $out"
-      tar czf "/tmp/gpu-out.tgz" -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/gpu-out.tgz "$out/" ;;
+      tar czf "$tmp/gpu-out.tgz" -C "$out" . && rm -rf "${out:?}"/* && mv "$tmp/gpu-out.tgz" "$out/" ;;
     *)
       step "gemmtune $what"
       eval "\"$G\" $what" ;;

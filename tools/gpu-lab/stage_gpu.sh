@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Stages stripped binaries for a GPU machine that lacks the build's libraries' headers:
-# .gpu/ holds gemmtune, the gpu-labelled test binaries and gemmtune_runtime_timing. On that
-# machine, run scripts/gpu_check.sh (or bench/runtime_timing.sh) from the repository root.
+# .gpu/ (in the checkout) holds gemmtune, the gpu-labelled test binaries, gemmtune_runtime_timing
+# and BUILD_ROOT, the checkout the build was made in (the test binaries have its paths compiled
+# in). Carry .gpu/ with the checkout to that machine and run tools/gpu-lab/gpu_check.sh (or
+# bench/runtime_timing.sh) there.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build_dir=${BUILD_DIR:-build}
 rm -rf .gpu && mkdir -p .gpu
 for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
@@ -13,4 +15,5 @@ for bin in cli/gemmtune tests/gpu/gpu_session_test tests/cli/test_cli_gpu \
 done
 strip -o .gpu/libgemmtune_runtime.so.0 "$build_dir/src/runtime/libgemmtune_runtime.so.0"
 cp scripts/kill_resume_check.sh .gpu/
+pwd > .gpu/BUILD_ROOT
 du -sh .gpu
