@@ -4,17 +4,13 @@
 # cuBLAS and cuBLASLt-autotuned timed in the same worker, tuning wall time.
 #   bench/run.sh GEMMTUNE WHAT [search options...]
 #   e.g. bench/run.sh build/cli/gemmtune fp32 --precision fp32 --family simt
-# Environment: SHAPES (default ../shared/bench/shapes_core.txt or bench/shapes_core.txt),
+# Environment: SHAPES (a shapes file; default bench/shapes_core.txt),
 # RESULTS (default bench/results), GPU_TAG (default h200).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 G=$1; what=$2; shift 2
-shapes=${SHAPES:-}
-if [[ -z "$shapes" ]]; then
-  for s in "$here/../../shared/bench/shapes_core.txt" "$here/shapes_core.txt"; do
-    [[ -f "$s" ]] && { shapes=$s; break; }
-  done
-fi
+shapes=${SHAPES:-$here/shapes_core.txt}
+[[ -f "$shapes" ]] || { echo "bench/run.sh: no shapes file $shapes" >&2; exit 2; }
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
 stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$what"
