@@ -22,10 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/gpu_identity.hpp"
-#include "core/table_lookup.hpp"
-#include "core/tuning_table.hpp"
-#include "family.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/table_lookup.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/kernels/family.hpp"
 
 namespace {
 

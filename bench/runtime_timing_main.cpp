@@ -22,22 +22,23 @@
 #include <thread>
 #include <vector>
 
-#include "core/tuning_table.hpp"
-#include "family.hpp"
+#include "bench/runtime_timing_options.hpp"
+#include "bench/runtime_timing_report.hpp"
 #include "gemmtune/runtime.hpp"
-#include "gpu/candidate_runner.hpp"
-#include "gpu/cublas_reference.hpp"
-#include "gpu/cuda_errors.hpp"
-#include "gpu/device_buffer.hpp"
-#include "gpu/gpu_session.hpp"
-#include "gpu/host_inputs.hpp"
-#include "gpu/rotation_pool.hpp"
-#include "gpu/timing_protocol.hpp"
-#include "nvrtc/compiler.hpp"
-#include "runtime_timing_options.hpp"
-#include "runtime_timing_report.hpp"
-#include "search/eval_job_builder.hpp"
-#include "search/search_session.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/gpu/candidate_runner.hpp"
+#include "src/gpu/cublas_handle.hpp"
+#include "src/gpu/device_buffer.hpp"
+#include "src/gpu/device_probe.hpp"
+#include "src/gpu/gpu_session.hpp"
+#include "src/gpu/host_inputs.hpp"
+#include "src/gpu/rotation_pool.hpp"
+#include "src/gpu/timing_protocol.hpp"
+#include "src/kernels/family.hpp"
+#include "src/launch/cuda_errors.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tuner/search/eval_job_builder.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune::bench {
 namespace {
@@ -239,20 +240,9 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
       if (err != cudaSuccess)
         return {static_cast<int>(err), "workspace memset: " + cuda_error_text(err)};
     }
-    GemmArgs args{};
-    args.M = p.m;
-    args.N = p.n;
-    args.K = p.k;
-    args.lda = p.lda();
-    args.ldb = p.ldb();
-    args.ldc = p.ldc();
-    args.A = g.a;
-    args.B = g.b;
-    args.C = g.c;
-    args.workspace = ws;
-    args.counters = static_cast<unsigned*>(counters.empty() ? nullptr : counters.data());
-    args.alpha = alpha;
-    args.beta = beta;
+    GemmArgs const args = packed_gemm_args(
+        p, g.a, g.b, g.c, ws, static_cast<unsigned*>(counters.empty() ? nullptr : counters.data()),
+        alpha, beta);
     return runner.launch(args, ctx.stream);
   };
   // No GemmInfo, as an application calls it (filling one copies strings).

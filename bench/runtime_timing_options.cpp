@@ -1,5 +1,5 @@
 // Argument parsing of the runtime-timing benchmark.
-#include "runtime_timing_options.hpp"
+#include "bench/runtime_timing_options.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/eval_job.hpp"
-#include "core/problem.hpp"
-#include "core/precision.hpp"
-#include "core/tuning_table.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/precision.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune::bench {
 

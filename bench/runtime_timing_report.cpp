@@ -1,5 +1,5 @@
 // Row statistics, summary and the JSON / Markdown writers of the runtime-timing benchmark.
-#include "runtime_timing_report.hpp"
+#include "bench/runtime_timing_report.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Lazily opened services and shape collection for the subcommands.
-#include "app_context.hpp"
+#include "cli/app_context.hpp"
 
 #include <unistd.h>
 
@@ -10,12 +10,12 @@
 #include <sstream>
 #include <thread>
 
-#include "core/error.hpp"
 #include "db/cache_path.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "nvrtc/compile_pool.hpp"
-#include "nvrtc/compiler.hpp"
-#include "search/worker_evaluator.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/compile_pool.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
 

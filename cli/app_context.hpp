@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/problem.hpp"
-#include "search/search_session.hpp"
+#include "src/core/problem.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune {
 

@@ -4,14 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/median.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/run_candidate.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "family.hpp"
-#include "output.hpp"
-#include "run_candidate.hpp"
-#include "search/worker_evaluator.hpp"
+#include "src/core/error.hpp"
+#include "src/core/median.hpp"
+#include "src/kernels/family.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "nvrtc/compiler.hpp"
-#include "output.hpp"
-#include "search/worker_evaluator.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
 

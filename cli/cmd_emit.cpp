@@ -8,13 +8,13 @@
 #include <set>
 #include <sstream>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/gpu_identity.hpp"
-#include "core/tensor_map_geometry.hpp"
-#include "family.hpp"
-#include "nvrtc/content_hash.hpp"
-#include "nvrtc/embedded_sources.hpp"
+#include "cli/commands.hpp"
+#include "src/core/error.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/tensor_map_geometry.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/content_hash.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,11 +1,11 @@
 // `gemmtune export`: the versioned JSON tuning table for deployment.
 #include <iostream>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/tuning_table.hpp"
+#include "cli/commands.hpp"
+#include "cli/gpu_choice.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "gpu_choice.hpp"
+#include "src/core/error.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 namespace {

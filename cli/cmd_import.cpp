@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/tuning_table.hpp"
+#include "cli/commands.hpp"
 #include "db/cache_import.hpp"
 #include "db/cache_path.hpp"
-#include "family.hpp"
+#include "src/core/error.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {

@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "families/ladder_presets.hpp"
-#include "output.hpp"
-#include "run_candidate.hpp"
-#include "search/worker_evaluator.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/run_candidate.hpp"
+#include "src/core/error.hpp"
+#include "src/kernels/ladder_presets.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
 namespace {

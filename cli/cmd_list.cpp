@@ -3,12 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/gpu_choice.hpp"
+#include "cli/output.hpp"
+#include "cli/trial_json.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "gpu_choice.hpp"
-#include "output.hpp"
-#include "trial_json.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

@@ -4,14 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/table_lookup.hpp"
-#include "core/tuning_table.hpp"
+#include "cli/commands.hpp"
+#include "cli/gpu_choice.hpp"
+#include "cli/output.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "family.hpp"
-#include "gpu_choice.hpp"
-#include "output.hpp"
+#include "src/core/error.hpp"
+#include "src/core/table_lookup.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "output.hpp"
-#include "search/budget.hpp"
-#include "search/replay.hpp"
+#include "src/core/error.hpp"
+#include "tuner/search/budget.hpp"
+#include "tuner/search/replay.hpp"
 
 namespace gemmtune {
 namespace {

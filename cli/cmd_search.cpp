@@ -5,17 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/progress_bar.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "family.hpp"
-#include "nvrtc/compile_pool.hpp"
-#include "output.hpp"
-#include "progress_bar.hpp"
-#include "search/dry_run.hpp"
-#include "search/strategy.hpp"
-#include "search/worker_evaluator.hpp"
-#include "worker/interrupt.hpp"
+#include "src/core/error.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/compile_pool.hpp"
+#include "tuner/search/dry_run.hpp"
+#include "tuner/search/strategy.hpp"
+#include "tuner/search/worker_evaluator.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "cli/trial_json.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "family.hpp"
-#include "output.hpp"
-#include "trial_json.hpp"
+#include "src/core/error.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "family.hpp"
-#include "output.hpp"
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "src/core/error.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,9 +1,9 @@
 // `gemmtune __worker` (hidden): the isolated GPU worker process. Started only by the search's
 // supervisor, which owns the pipes on fds 3 and 4.
-#include "commands.hpp"
-#include "worker/fake_handlers.hpp"
-#include "worker/gpu_handlers.hpp"
-#include "worker/worker_main.hpp"
+#include "cli/commands.hpp"
+#include "tuner/worker/fake_handlers.hpp"
+#include "tuner/worker/gpu_handlers.hpp"
+#include "tuner/worker/worker_main.hpp"
 
 namespace gemmtune {
 

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app_context.hpp"
+#include "cli/app_context.hpp"
 
 namespace gemmtune {
 

@@ -1,10 +1,10 @@
 // GPU selection for query, export and list.
-#include "gpu_choice.hpp"
+#include "cli/gpu_choice.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

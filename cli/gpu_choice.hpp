@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/gpu_identity.hpp"
+#include "src/core/gpu_identity.hpp"
 
 namespace gemmtune {
 

@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app_context.hpp"
-#include "commands.hpp"
-#include "core/error.hpp"
-#include "core/gpu_identity.hpp"
+#include "cli/app_context.hpp"
+#include "cli/commands.hpp"
+#include "src/core/error.hpp"
+#include "src/core/gpu_identity.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Text tables and number formatting.
-#include "output.hpp"
+#include "cli/output.hpp"
 
 #include <algorithm>
 #include <iomanip>

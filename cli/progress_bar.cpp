@@ -1,5 +1,5 @@
 // Progress bar drawing.
-#include "progress_bar.hpp"
+#include "cli/progress_bar.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "output.hpp"
+#include "cli/output.hpp"
 
 namespace gemmtune {
 

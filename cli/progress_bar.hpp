@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "search/search_session.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune {
 

@@ -1,8 +1,8 @@
 // One candidate through compile → worker.
-#include "run_candidate.hpp"
+#include "cli/run_candidate.hpp"
 
-#include "search/eval_job_builder.hpp"
-#include "search/worker_evaluator.hpp"
+#include "tuner/search/eval_job_builder.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
 

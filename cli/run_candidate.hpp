@@ -2,10 +2,10 @@
 // and `ladder`.
 #pragma once
 
-#include "app_context.hpp"
-#include "core/eval_job.hpp"
-#include "family.hpp"
-#include "nvrtc/compiler.hpp"
+#include "cli/app_context.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

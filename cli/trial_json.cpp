@@ -1,7 +1,7 @@
 // Trial output forms.
-#include "trial_json.hpp"
+#include "cli/trial_json.hpp"
 
-#include "core/eval_job.hpp"
+#include "src/core/eval_job.hpp"
 
 namespace gemmtune {
 

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/trial.hpp"
-#include "output.hpp"
+#include "cli/output.hpp"
+#include "src/core/trial.hpp"
 
 namespace gemmtune {
 

@@ -3,7 +3,7 @@
 // here keeps its newest attempt (and best() its answer) whatever the source says; an imported
 // trial can only win best() by being a faster measurement of another key. All of it runs in one
 // BEGIN IMMEDIATE transaction, after the source has been read and validated in full.
-#include "cache_import.hpp"
+#include "db/cache_import.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "schema.hpp"
-#include "sqlite_handle.hpp"
-#include "sqlite_trial_store.hpp"
-#include "trial_row.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_handle.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "db/trial_row.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

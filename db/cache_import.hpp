@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/trial.hpp"
-#include "core/tuning_table.hpp"
+#include "src/core/trial.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Default cache location from the environment, and its parent directory.
-#include "cache_path.hpp"
+#include "db/cache_path.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <system_error>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

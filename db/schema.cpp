@@ -1,5 +1,5 @@
 // Cache schema migrations and the checks that run before anything is written to a file.
-#include "schema.hpp"
+#include "db/schema.hpp"
 
 #include <array>
 #include <chrono>
@@ -10,8 +10,8 @@
 
 #include <sqlite3.h>
 
-#include "cache_path.hpp"
-#include "core/error.hpp"
+#include "db/cache_path.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

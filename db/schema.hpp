@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-#include "sqlite_handle.hpp"
+#include "db/sqlite_handle.hpp"
 
 namespace gemmtune {
 

@@ -1,12 +1,12 @@
 // SQLite RAII wrappers: errors become gemmtune::Error with the message and the file path.
-#include "sqlite_handle.hpp"
+#include "db/sqlite_handle.hpp"
 
 #include <cmath>
 #include <utility>
 
 #include <sqlite3.h>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 

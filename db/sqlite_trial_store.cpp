@@ -1,17 +1,17 @@
 // The SQLite tuning cache: prepared statements for every query, one BEGIN IMMEDIATE
 // transaction per write, and the export to a TuningTable.
-#include "sqlite_trial_store.hpp"
+#include "db/sqlite_trial_store.hpp"
 
 #include <cmath>
 #include <ctime>
 #include <map>
 #include <tuple>
 
-#include "core/error.hpp"
-#include "default_configs.hpp"
-#include "schema.hpp"
-#include "sqlite_handle.hpp"
-#include "trial_row.hpp"
+#include "db/schema.hpp"
+#include "db/sqlite_handle.hpp"
+#include "db/trial_row.hpp"
+#include "src/core/default_configs.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

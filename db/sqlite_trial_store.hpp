@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tuning_table.hpp"
-#include "core/trial_store.hpp"
+#include "src/core/trial_store.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 

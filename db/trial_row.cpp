@@ -1,5 +1,5 @@
 // Binding of one trial row.
-#include "trial_row.hpp"
+#include "db/trial_row.hpp"
 
 #include <string>
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/trial.hpp"
-#include "sqlite_handle.hpp"
+#include "db/sqlite_handle.hpp"
+#include "src/core/trial.hpp"
 
 namespace gemmtune {
 

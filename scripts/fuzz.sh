@@ -17,7 +17,7 @@ command -v "$CXX" >/dev/null || { echo "fuzz.sh: $CXX not found (apt-get install
 
 mkdir -p "$FUZZ_DIR/obj"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-       -fno-sanitize-recover=undefined -Isrc -Ikernel_templates)
+       -fno-sanitize-recover=undefined -I.)
 core=(precision problem kernel_config disposition gpu_identity tuning_table)
 objs=()
 for c in "${core[@]}"; do

@@ -1,9 +1,9 @@
 // Text forms of Disposition.
-#include "core/disposition.hpp"
+#include "src/core/disposition.hpp"
 
 #include <string>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

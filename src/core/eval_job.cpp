@@ -1,7 +1,7 @@
 // JSON forms of the worker messages.
-#include "core/eval_job.hpp"
+#include "src/core/eval_job.hpp"
 
-#include "core/tensor_map_geometry.hpp"
+#include "src/core/tensor_map_geometry.hpp"
 
 namespace gemmtune {
 

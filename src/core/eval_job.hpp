@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/disposition.hpp"
-#include "core/kernel_abi.hpp"
-#include "core/kernel_config.hpp"
-#include "core/power_figures.hpp"
-#include "core/problem.hpp"
+#include "src/core/disposition.hpp"
+#include "src/core/kernel_abi.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/power_figures.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Per-arch limits table and identity formatting.
-#include "core/gpu_identity.hpp"
+#include "src/core/gpu_identity.hpp"
 
 namespace gemmtune {
 

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/gemm_args.cuh"
+#include "kernel_templates/common/gemm_args.cuh"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 
@@ -76,5 +77,13 @@ struct LaunchPlan {
   std::vector<TensorMapSpec> tensor_maps;
   bool operator==(LaunchPlan const&) const = default;
 };
+
+/// GemmArgs over the packed row-major storage of `p` (lda/ldb/ldc from Problem): how the worker
+/// and the benchmarks call a candidate on their own buffers.
+inline GemmArgs packed_gemm_args(Problem const& p, void const* a, void const* b, void* c,
+                                 void* workspace, unsigned* counters, float alpha, float beta) {
+  return GemmArgs{p.m,  p.n,  p.k,         p.lda(),  p.ldb(), p.ldc(), a,
+                  b,    c,    workspace,   counters, alpha,   beta};
+}
 
 }  // namespace gemmtune

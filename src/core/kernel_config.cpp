@@ -1,9 +1,9 @@
 // Canonical kernel id: formatting and strict parsing.
-#include "core/kernel_config.hpp"
+#include "src/core/kernel_config.hpp"
 
 #include <cctype>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,5 +1,5 @@
 // median_of: sorts its own copy of the sample.
-#include "core/median.hpp"
+#include "src/core/median.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 // Text forms of Precision and Layout.
-#include "core/precision.hpp"
+#include "src/core/precision.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

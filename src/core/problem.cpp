@@ -1,12 +1,12 @@
 // Problem shape parsing, packed leading dimensions and alignment classes.
-#include "core/problem.hpp"
+#include "src/core/problem.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <sstream>
 #include <vector>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/precision.hpp"
+#include "src/core/precision.hpp"
 
 namespace gemmtune {
 

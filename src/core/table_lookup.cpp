@@ -1,5 +1,5 @@
 // The lookup fallback chain over an indexed tuning table.
-#include "core/table_lookup.hpp"
+#include "src/core/table_lookup.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/gpu_identity.hpp"
-#include "core/kernel_config.hpp"
-#include "core/problem.hpp"
-#include "core/tuning_table.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 

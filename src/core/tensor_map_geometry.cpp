@@ -1,6 +1,6 @@
 // The stored extent of each operand and the TMA encoding rules (box ≤ 256 per dimension,
 // 16-byte inner box and row stride, inner box within the swizzle span).
-#include "core/tensor_map_geometry.hpp"
+#include "src/core/tensor_map_geometry.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/kernel_abi.hpp"
-#include "core/problem.hpp"
+#include "src/core/kernel_abi.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/disposition.hpp"
-#include "core/gpu_identity.hpp"
-#include "core/kernel_config.hpp"
-#include "core/problem.hpp"
+#include "src/core/disposition.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/eval_job.hpp"
-#include "core/trial.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/trial.hpp"
 
 namespace gemmtune {
 

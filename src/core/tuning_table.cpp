@@ -1,6 +1,6 @@
 // Tuning table: strict JSON reader (path-naming errors, size/depth/duplicate-key caps), stable
 // writer, and the builder behind the cache export.
-#include "core/tuning_table.hpp"
+#include "src/core/tuning_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

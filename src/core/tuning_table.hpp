@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/gpu_identity.hpp"
-#include "core/kernel_config.hpp"
-#include "core/precision.hpp"
-#include "core/problem.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/precision.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,14 +1,14 @@
 // Candidate loading and launching. Every CUDA refusal is returned with its code so the session
 // can tell a launch-time resource error (the worker lives on) from a sticky one.
-#include "gpu/candidate_runner.hpp"
+#include "src/gpu/candidate_runner.hpp"
 
 #include <fstream>
 #include <iterator>
-#include <limits>
 
-#include "core/error.hpp"
-#include "gpu/cuda_errors.hpp"
-#include "gpu/kernel_launch.hpp"
+#include "src/core/error.hpp"
+#include "src/launch/cuda_errors.hpp"
+#include "src/launch/kernel_launch.hpp"
+#include "src/launch/plan_launch.hpp"
 
 namespace gemmtune {
 namespace {
@@ -18,17 +18,6 @@ LaunchStatus cuda_failure(cudaError_t e, std::string const& what) {
   // Clear the runtime's last-error slot; a sticky error stays whatever we do.
   (void)cudaGetLastError();
   return {static_cast<int>(e), what + ": " + cuda_error_text(e)};
-}
-
-bool to_dim3(Dim3 const& d, dim3& out) {
-  constexpr std::int64_t kMax = std::numeric_limits<unsigned int>::max();
-  if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > kMax || d.y > kMax || d.z > kMax) return false;
-  out = dim3(static_cast<unsigned>(d.x), static_cast<unsigned>(d.y), static_cast<unsigned>(d.z));
-  return true;
-}
-
-std::string text(Dim3 const& d) {
-  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
 }  // namespace
@@ -83,44 +72,24 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
 
   for (std::size_t i = 0; i < plan.launches.size(); ++i) {
     KernelLaunch const& l = plan.launches[i];
-    Prepared p;
-    p.name = l.lowered_name.empty() ? l.name_expression : l.lowered_name;
-    if (cudaError_t e = cudaLibraryGetKernel(&p.kernel, library, p.name.c_str()); e != cudaSuccess) {
-      return cuda_failure(e, "cudaLibraryGetKernel '" + p.name + "'");
-    }
-    void const* const fn = reinterpret_cast<void const*>(p.kernel);
-    cudaFuncAttributes attr{};
-    if (cudaError_t e = cudaFuncGetAttributes(&attr, fn); e != cudaSuccess) {
-      return cuda_failure(e, "cudaFuncGetAttributes '" + p.name + "'");
+    std::string name = l.lowered_name.empty() ? l.name_expression : l.lowered_name;
+    cudaKernel_t kernel = nullptr;
+    if (cudaError_t e = cudaLibraryGetKernel(&kernel, library, name.c_str()); e != cudaSuccess) {
+      return cuda_failure(e, "cudaLibraryGetKernel '" + name + "'");
     }
     if (i == 0) {
+      cudaFuncAttributes attr{};
+      if (cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<void const*>(kernel));
+          e != cudaSuccess) {
+        return cuda_failure(e, "cudaFuncGetAttributes '" + name + "'");
+      }
       first.registers = attr.numRegs;
       first.local_bytes = static_cast<int>(attr.localSizeBytes);
       first.static_smem = static_cast<int>(attr.sharedSizeBytes);
     }
-    if (l.dynamic_smem < 0) {
-      return {static_cast<int>(cudaErrorInvalidValue),
-              "negative dynamic shared memory " + std::to_string(l.dynamic_smem)};
-    }
-    if (l.dynamic_smem > kSmemWithoutOptIn) {
-      cudaError_t const e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 l.dynamic_smem);
-      if (e != cudaSuccess) {
-        return cuda_failure(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize=" +
-                                   std::to_string(l.dynamic_smem) + ") for '" + p.name + "'");
-      }
-    }
-    if (!to_dim3(l.grid, p.grid) || !to_dim3(l.block, p.block)) {
-      return {static_cast<int>(cudaErrorInvalidConfiguration),
-              "launch " + std::to_string(i) + " grid " + text(l.grid) + " or block " +
-                  text(l.block) + " out of range (each extent 1 … 2^32−1)"};
-    }
-    p.dynamic_smem = static_cast<std::size_t>(l.dynamic_smem);
-    p.takes_tensor_maps = l.takes_tensor_maps;
-    p.programmatic = l.waits_for_prior_grids && overlaps;
-    if (p.takes_tensor_maps && plan.tensor_maps.empty()) {
-      return {static_cast<int>(cudaErrorInvalidValue),
-              "launch " + std::to_string(i) + " takes tensor maps but the plan describes none"};
+    PreparedLaunch p;
+    if (LaunchStatus s = prepare_launch(plan, i, kernel, std::move(name), overlaps, p); !s.ok()) {
+      return s;
     }
     prepared_.push_back(std::move(p));
   }
@@ -128,28 +97,14 @@ LaunchStatus CandidateRunner::prepare(std::string const& cubin_path, LaunchPlan 
 }
 
 LaunchStatus CandidateRunner::launch(GemmArgs const& args, cudaStream_t stream) const {
-  GemmArgs copy = args;
   TensorMaps maps{};
   if (!tensor_maps_.empty()) {
     if (std::string why = encoder_.encode(tensor_maps_, problem_, args, maps); !why.empty()) {
       return {static_cast<int>(cudaErrorInvalidValue), why};
     }
   }
-  void* params[] = {&copy, &maps};  // cudaLaunchKernel copies the arguments before returning
-  for (Prepared const& p : prepared_) {
-    cudaError_t e = launch_kernel(p.kernel, p.grid, p.block, p.dynamic_smem, stream, params,
-                                  p.programmatic);
-    if (e == cudaSuccess) e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      return cuda_failure(e, "launch of '" + p.name + "' grid (" +
-                                 std::to_string(p.grid.x) + "," + std::to_string(p.grid.y) +
-                                 "," + std::to_string(p.grid.z) + ") block (" +
-                                 std::to_string(p.block.x) + "," + std::to_string(p.block.y) +
-                                 "," + std::to_string(p.block.z) + ") smem " +
-                                 std::to_string(p.dynamic_smem));
-    }
-  }
-  return {};
+  std::size_t queued = 0;
+  return queue_launches(prepared_, args, maps, stream, LaunchCheck::kLastError, queued);
 }
 
 }  // namespace gemmtune

@@ -11,9 +11,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/eval_job.hpp"
-#include "gpu/tensor_map_encoder.hpp"
-#include "gpu/timing_protocol.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/gpu/timing_protocol.hpp"
+#include "src/launch/plan_launch.hpp"
+#include "src/launch/tensor_map_encoder.hpp"
 
 namespace gemmtune {
 
@@ -45,15 +46,6 @@ class CandidateRunner {
   LaunchStatus launch(GemmArgs const& args, cudaStream_t stream) const;
 
  private:
-  struct Prepared {
-    cudaKernel_t kernel = nullptr;
-    dim3 grid;
-    dim3 block;
-    std::size_t dynamic_smem = 0;
-    std::string name;
-    bool takes_tensor_maps = false;
-    bool programmatic = false;  ///< waits for prior grids and the device overlaps launches
-  };
   LaunchStatus load(std::string const& cubin_path, cudaLibrary_t& library);
 
   /// A loaded cubin; the image bytes stay alive as long as the library, since with lazy
@@ -64,7 +56,7 @@ class CandidateRunner {
     cudaLibrary_t library = nullptr;
   };
   std::list<Loaded> libraries_;
-  std::vector<Prepared> prepared_;
+  std::vector<PreparedLaunch> prepared_;
   std::vector<TensorMapSpec> tensor_maps_;
   Problem problem_;
   TensorMapEncoder encoder_;

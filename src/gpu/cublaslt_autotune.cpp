@@ -1,14 +1,14 @@
-// cuBLASLt autotuning. Same row-major → column-major mapping as cublas_reference.cpp: the first
-// operand (cuBLASLt's "A") is our B buffer, the second our A buffer, the output is Cᵀ (N×M).
-// Matrix layouts describe the stored matrix, before the op is applied.
-#include "gpu/cublaslt_autotune.hpp"
+// cuBLASLt autotuning, with the row-major → column-major mapping of cublas_contract.hpp: the
+// first operand (cuBLASLt's "A") is our B buffer, the second our A buffer, the output is Cᵀ
+// (N×M). Matrix layouts describe the stored matrix, before the op is applied.
+#include "src/gpu/cublaslt_autotune.hpp"
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
-#include "gpu/cublas_reference.hpp"
+#include "src/core/error.hpp"
+#include "src/gpu/cublas_handle.hpp"
 
 namespace gemmtune {
 namespace {
@@ -38,8 +38,9 @@ cublasStatus_t describe(Problem const& p, CublasContract const& c, LtProblem& d)
     return s;
   }
   d.op.reset(op);
-  cublasOperation_t const op_first = b_transposed(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasOperation_t const op_second = a_transposed(p.layout) ? CUBLAS_OP_T : CUBLAS_OP_N;
+  ColumnMajorGemm const cm = column_major(p.layout, p.m, p.n, p.k);
+  cublasOperation_t const op_first = cm.op_first;
+  cublasOperation_t const op_second = cm.op_second;
   if (auto s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
                                               sizeof op_first);
       s != CUBLAS_STATUS_SUCCESS) {
@@ -51,24 +52,20 @@ cublasStatus_t describe(Problem const& p, CublasContract const& c, LtProblem& d)
     return s;
   }
   auto const u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  // Stored shapes (column-major view): B buffer is N×K (op N) or K×N (op T); A buffer is K×M
-  // (op N) or M×K (op T); C is N×M.
-  std::uint64_t const first_rows = op_first == CUBLAS_OP_N ? u(p.n) : u(p.k);
-  std::uint64_t const first_cols = op_first == CUBLAS_OP_N ? u(p.k) : u(p.n);
-  std::uint64_t const second_rows = op_second == CUBLAS_OP_N ? u(p.k) : u(p.m);
-  std::uint64_t const second_cols = op_second == CUBLAS_OP_N ? u(p.m) : u(p.k);
   cublasLtMatrixLayout_t l = nullptr;
-  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, first_rows, first_cols, p.ldb());
+  if (auto s =
+          cublasLtMatrixLayoutCreate(&l, c.ab_type, u(cm.first_rows), u(cm.first_cols), p.ldb());
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
   d.first.reset(l);
-  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, second_rows, second_cols, p.lda());
+  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, u(cm.second_rows), u(cm.second_cols),
+                                          p.lda());
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
   d.second.reset(l);
-  if (auto s = cublasLtMatrixLayoutCreate(&l, c.c_type, u(p.n), u(p.m), p.ldc());
+  if (auto s = cublasLtMatrixLayoutCreate(&l, c.c_type, u(cm.m), u(cm.n), p.ldc());
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }

@@ -6,10 +6,10 @@
 
 #include <cublasLt.h>
 
-#include "core/eval_job.hpp"
-#include "gpu/device_buffer.hpp"
-#include "gpu/rotation_pool.hpp"
-#include "gpu/timing_protocol.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/gpu/device_buffer.hpp"
+#include "src/gpu/rotation_pool.hpp"
+#include "src/gpu/timing_protocol.hpp"
 
 namespace gemmtune {
 

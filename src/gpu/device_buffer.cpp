@@ -1,11 +1,11 @@
 // Guarded device allocations. The band after the data starts exactly at data + bytes (not
 // rounded up), so a write one element past the end already lands in it.
-#include "gpu/device_buffer.hpp"
+#include "src/gpu/device_buffer.hpp"
 
 #include <utility>
 #include <vector>
 
-#include "gpu/cuda_errors.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 

@@ -2,7 +2,7 @@
 // documented C API (nvml.h is not part of the CUDA toolkit installed for building): handles are
 // opaque pointers, every call returns 0 on success, clock type 1 is SM and 2 memory, temperature
 // sensor 0 is the GPU die, power is in mW and the energy counter in mJ.
-#include "gpu/device_sensors.hpp"
+#include "src/gpu/device_sensors.hpp"
 
 #include <dlfcn.h>
 

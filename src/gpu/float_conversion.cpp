@@ -1,6 +1,6 @@
 // Bit-level fp16 / bf16 conversions. Written out rather than taken from cuda_fp16.h so the
 // host pieces stay plain C++ and the rounding is tested here against known values.
-#include "gpu/float_conversion.hpp"
+#include "src/gpu/float_conversion.hpp"
 
 #include <bit>
 #include <cmath>

@@ -1,7 +1,7 @@
 // GpuSession: the worker's GPU state and the evaluate / baseline sequences of DESIGN.md §5.
 // Candidate failures become Dispositions; a sticky CUDA error poisons the session, after which
 // every call answers kFault without touching the GPU, so the worker replies and exits.
-#include "gpu/gpu_session.hpp"
+#include "src/gpu/gpu_session.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,17 +11,18 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
-#include "gpu/candidate_runner.hpp"
-#include "gpu/cublas_reference.hpp"
-#include "gpu/cublaslt_autotune.hpp"
-#include "gpu/cuda_errors.hpp"
-#include "gpu/device_sensors.hpp"
-#include "gpu/host_inputs.hpp"
-#include "gpu/host_parallel.hpp"
-#include "gpu/problem_data.hpp"
-#include "gpu/timing_protocol.hpp"
-#include "gpu/verifier.hpp"
+#include "src/core/error.hpp"
+#include "src/gpu/candidate_runner.hpp"
+#include "src/gpu/cublas_handle.hpp"
+#include "src/gpu/cublaslt_autotune.hpp"
+#include "src/gpu/device_probe.hpp"
+#include "src/gpu/device_sensors.hpp"
+#include "src/gpu/host_inputs.hpp"
+#include "src/gpu/host_parallel.hpp"
+#include "src/gpu/problem_data.hpp"
+#include "src/gpu/timing_protocol.hpp"
+#include "src/gpu/verifier.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 namespace {
@@ -30,25 +31,6 @@ std::string ms_text(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g ms", ms);
   return buf;
-}
-
-GemmArgs make_args(Problem const& p, void const* a, void const* b, void* c, void* workspace,
-                   unsigned* counters, float alpha, float beta) {
-  GemmArgs g{};
-  g.M = p.m;
-  g.N = p.n;
-  g.K = p.k;
-  g.lda = p.lda();
-  g.ldb = p.ldb();
-  g.ldc = p.ldc();
-  g.A = a;
-  g.B = b;
-  g.C = c;
-  g.workspace = workspace;
-  g.counters = counters;
-  g.alpha = alpha;
-  g.beta = beta;
-  return g;
 }
 
 void check_shape(Problem const& p) {
@@ -239,7 +221,7 @@ struct GpuSession::Impl {
                                  stream),
                  "cudaMemcpyAsync (initial C)");
     }
-    GemmArgs const args = make_args(p, set.a.data(), set.b.data(), c.data(), workspace_ptr(),
+    GemmArgs const args = packed_gemm_args(p, set.a.data(), set.b.data(), c.data(), workspace_ptr(),
                                     counters_ptr(), alpha, beta);
     if (LaunchStatus s = run_plan(args); !s.ok()) {
       fail_launch(r, s, phase);
@@ -377,7 +359,7 @@ struct GpuSession::Impl {
     void* const ws_ptr = workspace_ptr();
     TimedLaunch const launch = [&](int set) {
       GemmPointers const g = pool.set(set);
-      return run_plan(make_args(p, g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
+      return run_plan(packed_gemm_args(p, g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
     };
     TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream,
                                          sensors.get());

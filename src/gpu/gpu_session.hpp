@@ -7,31 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/eval_job.hpp"
-#include "core/gpu_identity.hpp"
+#include "src/core/device_report.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/gpu_identity.hpp"
 
 namespace gemmtune {
-
-/// The device as the worker sees it, plus the library versions that make up provenance.
-struct DeviceReport {
-  bool present = false;
-  std::string reason;           ///< why not present ("no CUDA driver", ...)
-  GpuIdentity gpu;
-  DeviceLimits limits;
-  std::string driver;           ///< cudaDriverGetVersion
-  std::string cuda_runtime;     ///< cudaRuntimeGetVersion
-  std::string cublas;           ///< cublasGetProperty
-  int clock_mhz = 0;
-  int memory_clock_mhz = 0;
-  long long memory_bytes = 0;
-};
-
-void to_json(nlohmann::json& j, DeviceReport const& v);
-void from_json(nlohmann::json const& j, DeviceReport& v);
-
-/// Queries device 0 without keeping a context busy. Never throws: a machine without a driver
-/// or GPU gives present = false and a one-line reason.
-DeviceReport probe_device();
 
 /// Wall time of one step of an evaluation, for reading where a candidate's time goes.
 struct PhaseTime {

@@ -1,7 +1,7 @@
 // CUDA event pair.
-#include "gpu/gpu_timer.hpp"
+#include "src/gpu/gpu_timer.hpp"
 
-#include "gpu/cuda_errors.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 

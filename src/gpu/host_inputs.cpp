@@ -1,13 +1,13 @@
 // Host-side input generation: std::mt19937_64 seeded from (seed, stream) so A, B and C of one
 // problem draw independent sequences, and the element-type conversions.
-#include "gpu/host_inputs.hpp"
+#include "src/gpu/host_inputs.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <random>
 
-#include "gpu/float_conversion.hpp"
-#include "gpu/host_parallel.hpp"
+#include "src/gpu/float_conversion.hpp"
+#include "src/gpu/host_parallel.hpp"
 
 namespace gemmtune {
 namespace {

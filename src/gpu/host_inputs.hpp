@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "core/precision.hpp"
+#include "src/core/precision.hpp"
 
 namespace gemmtune {
 

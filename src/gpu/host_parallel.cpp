@@ -1,6 +1,6 @@
 // Thread fan-out for host checks. Threads are started per call: a call covers tens of MiB, so
 // the ~tens of microseconds to start them is noise, and no pool outlives the work.
-#include "gpu/host_parallel.hpp"
+#include "src/gpu/host_parallel.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,11 +1,11 @@
 // Page-locked host allocations.
-#include "gpu/pinned_buffer.hpp"
+#include "src/gpu/pinned_buffer.hpp"
 
 #include <utility>
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/cuda_errors.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 

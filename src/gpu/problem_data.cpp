@@ -1,13 +1,13 @@
 // Per-problem data: input generation streams, references and bound matrices via cuBLAS.
-#include "gpu/problem_data.hpp"
+#include "src/gpu/problem_data.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.hpp"
-#include "gpu/cublas_reference.hpp"
-#include "gpu/cuda_errors.hpp"
-#include "gpu/host_inputs.hpp"
+#include "src/core/error.hpp"
+#include "src/gpu/cublas_handle.hpp"
+#include "src/gpu/host_inputs.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 namespace {

@@ -12,10 +12,10 @@
 
 #include <cublas_v2.h>
 
-#include "core/problem.hpp"
-#include "gpu/device_buffer.hpp"
-#include "gpu/pinned_buffer.hpp"
-#include "gpu/rotation_pool.hpp"
+#include "src/core/problem.hpp"
+#include "src/gpu/device_buffer.hpp"
+#include "src/gpu/pinned_buffer.hpp"
+#include "src/gpu/rotation_pool.hpp"
 
 namespace gemmtune {
 

@@ -1,10 +1,10 @@
 // Rotation pool construction: set 0 is filled from the inputs, then the filled prefix is
 // copied onto the rest doubling each time, so even 100k tiny sets take ~17 copies.
-#include "gpu/rotation_pool.hpp"
+#include "src/gpu/rotation_pool.hpp"
 
 #include <algorithm>
 
-#include "gpu/cuda_errors.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 namespace {

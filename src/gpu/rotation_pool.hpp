@@ -8,8 +8,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/problem.hpp"
-#include "gpu/device_buffer.hpp"
+#include "src/core/problem.hpp"
+#include "src/gpu/device_buffer.hpp"
 
 namespace gemmtune {
 

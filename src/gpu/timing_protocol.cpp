@@ -1,15 +1,15 @@
 // Timing protocol implementation. Warm-up doubles its batch size so a fast kernel reaches the
 // warm-up time in few event round trips; the last warm-up batch is the calibration.
-#include "gpu/timing_protocol.hpp"
+#include "src/gpu/timing_protocol.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
 
-#include "gpu/cuda_errors.hpp"
-#include "gpu/device_sensors.hpp"
-#include "gpu/gpu_timer.hpp"
+#include "src/gpu/device_sensors.hpp"
+#include "src/gpu/gpu_timer.hpp"
+#include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
 

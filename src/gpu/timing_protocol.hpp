@@ -8,18 +8,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/eval_job.hpp"
-#include "core/median.hpp"
-#include "core/power_figures.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/median.hpp"
+#include "src/core/power_figures.hpp"
+#include "src/launch/launch_status.hpp"
 
 namespace gemmtune {
-
-/// What one launch (or its wait) reported: ok, a CUDA error code, or a library failure text.
-struct LaunchStatus {
-  int cuda_error = 0;  ///< 0 unless the CUDA runtime reported the failure
-  std::string error;   ///< empty on success, else what failed
-  bool ok() const { return error.empty(); }
-};
 
 /// Queues one run of the timed work on buffer set `set` (0 … set_count−1); must not wait.
 using TimedLaunch = std::function<LaunchStatus(int set)>;

@@ -1,7 +1,7 @@
 // Host-side comparison of candidate output with the reference: elementwise bound, error
 // figures, and a reason naming the worst element in (row, column) terms. Large outputs are
 // compared in fixed blocks spread over the host's cores; the result never depends on the split.
-#include "gpu/verifier.hpp"
+#include "src/gpu/verifier.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "gpu/host_parallel.hpp"
+#include "src/gpu/host_parallel.hpp"
 
 namespace gemmtune {
 namespace {

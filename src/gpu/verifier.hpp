@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "core/precision.hpp"
+#include "src/core/precision.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Worker loop of the compile pool; exceptions from a compile become failed results here.
-#include "nvrtc/compile_pool.hpp"
+#include "src/nvrtc/compile_pool.hpp"
 
 #include <exception>
 

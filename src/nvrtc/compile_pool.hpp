@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

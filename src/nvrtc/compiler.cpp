@@ -1,7 +1,7 @@
 // NVRTC straight to CUBIN. Every embedded template file is handed to NVRTC as an in-memory
 // header, so `#include "common/gemm_args.cuh"` never touches the disk; ptxas -v output is read
 // from the program log for per-kernel registers, spills, stack and shared memory.
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 #include <nvrtc.h>
 
@@ -9,10 +9,10 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "nvrtc/content_hash.hpp"
-#include "nvrtc/cubin_cache.hpp"
-#include "nvrtc/embedded_sources.hpp"
-#include "nvrtc/ptxas_log.hpp"
+#include "src/nvrtc/content_hash.hpp"
+#include "src/nvrtc/cubin_cache.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
+#include "src/nvrtc/ptxas_log.hpp"
 
 #ifndef GEMMTUNE_CUDA_INCLUDE_DIR
 #error "GEMMTUNE_CUDA_INCLUDE_DIR must name the CUDA include directory"

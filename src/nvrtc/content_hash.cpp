@@ -1,6 +1,6 @@
 // FNV-1a over two lanes; the second lane sees every byte rotated so the lanes do not collide
 // together on simple patterns.
-#include "nvrtc/content_hash.hpp"
+#include "src/nvrtc/content_hash.hpp"
 
 #include <array>
 

@@ -1,6 +1,6 @@
 // On-disk cubin cache. The .json sidecar records the cubin's size and hash, so a truncated or
 // foreign .cubin is detected and treated as a miss instead of being loaded onto a GPU.
-#include "nvrtc/cubin_cache.hpp"
+#include "src/nvrtc/cubin_cache.hpp"
 
 #include <unistd.h>
 
@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "nvrtc/content_hash.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/content_hash.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

@@ -1,12 +1,12 @@
 // Lookup over the generated table of embedded kernel templates.
-#include "nvrtc/embedded_sources.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
 
 #include <map>
 #include <mutex>
 
-#include "core/error.hpp"
-#include "nvrtc/content_hash.hpp"
-#include "nvrtc/embedded_sources_data.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/content_hash.hpp"
+#include "src/nvrtc/embedded_sources_data.hpp"
 
 namespace gemmtune {
 

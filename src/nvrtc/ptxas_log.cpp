@@ -1,7 +1,7 @@
 // Line-by-line parser for ptxas -v output. ptxas prints a "Function properties for X" block for
 // non-inlined device functions too, so stack and spill lines are attributed to the function
 // the nearest preceding properties line names, not blindly to the current entry.
-#include "nvrtc/ptxas_log.hpp"
+#include "src/nvrtc/ptxas_log.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

@@ -1,6 +1,6 @@
 // The runtime's cuBLAS fallback: a pool of handles per device (a handle is used by one thread
-// at a time) and the row-major GEMM with the caller's leading dimensions and the precision's
-// pinned compute type (DESIGN.md §3).
+// at a time) running the row-major GEMM with the caller's leading dimensions under the same
+// contract the worker verifies and times against (src/launch/cublas_contract.hpp).
 #pragma once
 
 #include <map>
@@ -11,7 +11,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "runtime/gemm_call.hpp"
+#include "src/runtime/gemm_call.hpp"
 
 namespace gemmtune {
 
@@ -33,13 +33,5 @@ class CublasPool {
   std::map<int, std::vector<cublasHandle_t>> idle_;  // by device
   std::vector<std::pair<int, cublasHandle_t>> all_;
 };
-
-/// The pinned contract of a precision: input/output type and compute type.
-struct CublasTypes {
-  cudaDataType_t ab;
-  cudaDataType_t c;
-  cublasComputeType_t compute;
-};
-CublasTypes cublas_types(Precision p);
 
 }  // namespace gemmtune

@@ -1,5 +1,5 @@
 // Checks of GEMM arguments and the alignment class of a call.
-#include "runtime/gemm_call.hpp"
+#include "src/runtime/gemm_call.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/problem.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

@@ -1,9 +1,9 @@
 // NVRTC compile and cudaLibrary load of the runtime's kernels.
-#include "runtime/kernel_library.hpp"
+#include "src/runtime/kernel_library.hpp"
 
 #include <exception>
 
-#include "nvrtc/content_hash.hpp"
+#include "src/nvrtc/content_hash.hpp"
 
 namespace gemmtune {
 namespace {

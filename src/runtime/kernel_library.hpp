@@ -11,7 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

@@ -14,16 +14,17 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/gpu_identity.hpp"
-#include "core/table_lookup.hpp"
-#include "core/tuning_table.hpp"
-#include "family.hpp"
-#include "gpu/kernel_launch.hpp"
-#include "gpu/tensor_map_encoder.hpp"
-#include "runtime/cublas_gemm.hpp"
-#include "runtime/gemm_call.hpp"
-#include "runtime/kernel_library.hpp"
-#include "runtime/workspace_pool.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/table_lookup.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/kernels/family.hpp"
+#include "src/launch/device_query.hpp"
+#include "src/launch/plan_launch.hpp"
+#include "src/launch/tensor_map_encoder.hpp"
+#include "src/runtime/cublas_gemm.hpp"
+#include "src/runtime/gemm_call.hpp"
+#include "src/runtime/kernel_library.hpp"
+#include "src/runtime/workspace_pool.hpp"
 
 namespace gemmtune {
 namespace {
@@ -68,21 +69,12 @@ struct DecisionKeyHash {
   }
 };
 
-/// One launch of a tuned kernel, ready to go.
-struct ReadyLaunch {
-  cudaKernel_t kernel = nullptr;
-  dim3 grid, block;
-  std::size_t smem = 0;
-  bool takes_tensor_maps = false;
-  bool programmatic = false;  // waits for prior grids and the device overlaps launches
-};
-
 /// How calls of one (device, problem) run.
 struct Decision {
   std::string rule;          // table rule, "" when the table was not asked
   std::string kernel;        // table kernel id, "" for none
   std::string detail;        // why this path
-  std::vector<ReadyLaunch> launches;  // empty: cuBLAS
+  std::vector<PreparedLaunch> launches;  // empty: cuBLAS
   std::int64_t workspace_bytes = 0;
   bool zero_workspace = false;
   std::int64_t counter_bytes = 0;
@@ -100,39 +92,12 @@ struct DeviceInfo {
   DeviceLimits limits;
 };
 
-bool to_dim3(Dim3 const& d, dim3& out) {
-  constexpr std::int64_t kMax = 0xffffffffLL;
-  if (d.x < 1 || d.y < 1 || d.z < 1 || d.x > kMax || d.y > kMax || d.z > kMax) return false;
-  out = dim3(static_cast<unsigned>(d.x), static_cast<unsigned>(d.y), static_cast<unsigned>(d.z));
-  return true;
-}
-
 DeviceInfo probe(int device) {
   DeviceInfo info;
-  cudaDeviceProp prop{};
-  if (cudaError_t const e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess) {
-    (void)cudaGetLastError();
-    info.reason = "no usable CUDA device " + std::to_string(device) + " (cudaGetDeviceProperties: " +
-                  cudaGetErrorString(e) + ")";
+  if (std::string const why = query_device(device, info.gpu, info.limits); !why.empty()) {
+    info.reason = "no usable CUDA device " + std::to_string(device) + " (" + why + ")";
     return info;
   }
-  info.gpu.name = prop.name;
-  info.gpu.cc_major = prop.major;
-  info.gpu.cc_minor = prop.minor;
-  info.gpu.sm_count = prop.multiProcessorCount;
-  info.limits.arch = info.gpu.arch();
-  info.limits.max_threads_per_block = prop.maxThreadsPerBlock;
-  info.limits.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  int optin = 0;
-  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    optin = static_cast<int>(prop.sharedMemPerBlock);
-  }
-  info.limits.max_smem_per_block_optin = optin;
-  info.limits.max_smem_per_sm = static_cast<int>(prop.sharedMemPerMultiprocessor);
-  info.limits.regs_per_sm = prop.regsPerMultiprocessor;
-  info.limits.sm_count = prop.multiProcessorCount;
-  info.limits.l2_bytes = prop.l2CacheSize;
   info.ok = true;
   return info;
 }
@@ -260,41 +225,23 @@ struct Runtime::Impl {
       d->detail = "cuBLAS: " + d->kernel + ": " + module.error;
       return d;
     }
-    std::vector<ReadyLaunch> launches;
+    std::vector<PreparedLaunch> launches;
     bool const overlaps = dev.gpu.cc_major >= 9;  // programmatic stream serialization
-    for (KernelLaunch const& l : plan.launches) {
-      ReadyLaunch ready;
-      auto const it = module.kernels.find(l.name_expression);
+    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+      std::string const& expression = plan.launches[i].name_expression;
+      auto const it = module.kernels.find(expression);
       if (it == module.kernels.end()) {
-        d->detail = "cuBLAS: the launch plan names " + l.name_expression +
+        d->detail = "cuBLAS: the launch plan names " + expression +
                     ", which the compile request did not instantiate";
         return d;
       }
-      ready.kernel = it->second;
-      if (!to_dim3(l.grid, ready.grid) || !to_dim3(l.block, ready.block) || l.dynamic_smem < 0) {
-        d->detail = "cuBLAS: launch geometry of " + l.name_expression + " is out of range";
+      PreparedLaunch ready;
+      if (LaunchStatus const s = prepare_launch(plan, i, it->second, expression, overlaps, ready);
+          !s.ok()) {
+        d->detail = "cuBLAS: " + d->kernel + " cannot launch here: " + s.error;
         return d;
       }
-      ready.smem = static_cast<std::size_t>(l.dynamic_smem);
-      ready.takes_tensor_maps = l.takes_tensor_maps;
-      ready.programmatic = l.waits_for_prior_grids && overlaps;
-      if (l.takes_tensor_maps && plan.tensor_maps.empty()) {
-        d->detail = "cuBLAS: " + l.name_expression + " takes tensor maps the plan does not describe";
-        return d;
-      }
-      if (l.dynamic_smem > kSmemWithoutOptIn) {
-        // Per device: the attribute of a context-independent kernel applies to the current one.
-        cudaError_t const e = cudaFuncSetAttribute(reinterpret_cast<void const*>(ready.kernel),
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   l.dynamic_smem);
-        if (e != cudaSuccess) {
-          (void)cudaGetLastError();
-          d->detail = "cuBLAS: " + d->kernel + ": cannot raise dynamic shared memory to " +
-                      std::to_string(l.dynamic_smem) + " bytes (" + cudaGetErrorName(e) + ")";
-          return d;
-        }
-      }
-      launches.push_back(ready);
+      launches.push_back(std::move(ready));
     }
     if (launches.empty()) {
       d->detail = "cuBLAS: " + d->kernel + " has an empty launch plan";
@@ -354,19 +301,13 @@ struct Runtime::Impl {
         return cudaErrorInvalidValue;  // no kernel queued: the caller falls back to cuBLAS
       }
     }
-    void* params[] = {&args, &maps};  // a kernel without tensor maps reads only the first
-    cudaError_t result = cudaSuccess;
-    for (ReadyLaunch const& l : d.launches) {
-      cudaError_t const e =
-          launch_kernel(l.kernel, l.grid, l.block, l.smem, stream, params, l.programmatic);
-      if (e != cudaSuccess) {
-        result = e;
-        break;
-      }
-      partial = true;
-    }
+    std::size_t queued = 0;
+    LaunchStatus const status =
+        queue_launches(d.launches, args, maps, stream, LaunchCheck::kReturnCode, queued);
+    cudaError_t const result =
+        status.ok() ? cudaSuccess : static_cast<cudaError_t>(status.cuda_error);
+    partial = !status.ok() && queued > 0;
     release_all();
-    if (result != cudaSuccess) partial = partial && d.launches.size() > 1;
     return result;
   }
 };

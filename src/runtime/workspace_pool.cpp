@@ -1,7 +1,7 @@
 // Per-stream workspace blocks. Streams are told apart by cudaStreamGetId, which is unique for
 // the life of the process: a stream handle that is destroyed and reused, or cudaStreamPerThread
 // used from several threads, never maps two live streams to one block.
-#include "runtime/workspace_pool.hpp"
+#include "src/runtime/workspace_pool.hpp"
 
 #include <algorithm>
 #include <set>

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/problem.hpp"
-#include "runtime_timing_options.hpp"
-#include "runtime_timing_report.hpp"
+#include "bench/runtime_timing_options.hpp"
+#include "bench/runtime_timing_report.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune::bench {
 namespace {

@@ -1,5 +1,5 @@
 // Process runner for CLI tests: fork/exec with pipes, no shell quoting involved.
-#include "cli_runner.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune::test {
 
@@ -23,7 +25,7 @@ CliRun run_cli(std::vector<std::string> const& args, std::string const& db) {
     close(err_pipe[0]);
     if (!db.empty()) setenv("GEMMTUNE_DB", db.c_str(), 1);
     std::vector<char*> argv;
-    std::string bin = GEMMTUNE_BINARY;
+    std::string bin = gemmtune::test::gemmtune_binary();
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

@@ -12,7 +12,7 @@ struct CliRun {
   std::string err;
 };
 
-/// Runs GEMMTUNE_BINARY with `args` (no shell), with GEMMTUNE_DB pointing at `db` when given.
+/// Runs the gemmtune binary (test::gemmtune_binary()) with `args` (no shell), with GEMMTUNE_DB pointing at `db` when given.
 CliRun run_cli(std::vector<std::string> const& args, std::string const& db = "");
 
 /// A fresh temporary directory for one test.

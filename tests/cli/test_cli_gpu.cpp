@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 namespace gemmtune::test {
 namespace {

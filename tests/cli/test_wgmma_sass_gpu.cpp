@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.hpp"
-#include "core/kernel_config.hpp"
-#include "core/problem.hpp"
-#include "family.hpp"
-#include "nvrtc/compiler.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tests/cli/cli_runner.hpp"
 
 namespace gemmtune::test {
 namespace {

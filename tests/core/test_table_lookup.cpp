@@ -1,5 +1,5 @@
 // The lookup fallback chain: each rule hit, the alignment rule, and the explanations.
-#include "core/table_lookup.hpp"
+#include "src/core/table_lookup.hpp"
 
 #include <cmath>
 #include <string>

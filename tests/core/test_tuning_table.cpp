@@ -1,5 +1,5 @@
 // Tuning table: round trips, stable output, and malformed tables rejected with the JSON path.
-#include "core/tuning_table.hpp"
+#include "src/core/tuning_table.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

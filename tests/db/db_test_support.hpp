@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "core/trial.hpp"
+#include "src/core/trial.hpp"
 
 namespace gemmtune::testing_support {
 

@@ -1,5 +1,5 @@
 // Cache location: --db, then GEMMTUNE_DB, XDG_CACHE_HOME, HOME.
-#include "cache_path.hpp"
+#include "db/cache_path.hpp"
 
 #include <cstdlib>
 #include <optional>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,9 +1,9 @@
 // Default selection: best mean relative performance, missing shapes count 0, alignment-safe.
-#include "default_configs.hpp"
+#include "src/core/default_configs.hpp"
 
 #include <gtest/gtest.h>
 
-#include "db_test_support.hpp"
+#include "tests/db/db_test_support.hpp"
 
 namespace gemmtune {
 namespace {

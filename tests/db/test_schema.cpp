@@ -1,6 +1,6 @@
 // Opening the cache: fresh files are initialised, old ones migrated, and foreign, corrupt or
 // newer files refused with a clear error and left byte-for-byte unchanged.
-#include "schema.hpp"
+#include "db/schema.hpp"
 
 #include <random>
 #include <string>
@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "db_test_support.hpp"
-#include "sqlite_trial_store.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "src/core/error.hpp"
+#include "tests/db/db_test_support.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,6 +1,6 @@
 // The tuning cache store: record/find, resume semantics, re-runs, best, baselines, searches,
 // listings, concurrent writers, and the export to a tuning table.
-#include "sqlite_trial_store.hpp"
+#include "db/sqlite_trial_store.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -12,9 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "core/table_lookup.hpp"
-#include "db_test_support.hpp"
+#include "src/core/error.hpp"
+#include "src/core/table_lookup.hpp"
+#include "tests/db/db_test_support.hpp"
 
 namespace gemmtune {
 namespace {

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "core/error.hpp"
-#include "core/kernel_config.hpp"
-#include "core/problem.hpp"
-#include "core/tuning_table.hpp"
+#include "src/core/error.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune::fuzz {
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz_checks.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(std::uint8_t const* data, std::size_t size) {
   std::string const finding = gemmtune::fuzz::check_kernel_id(gemmtune::fuzz::as_text(data, size));

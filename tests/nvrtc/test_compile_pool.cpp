@@ -1,7 +1,7 @@
 // CompilePool: every submission gets a result, good or failed, from a fixed set of threads.
 #include <gtest/gtest.h>
 
-#include "nvrtc/compile_pool.hpp"
+#include "src/nvrtc/compile_pool.hpp"
 
 namespace gemmtune {
 namespace {

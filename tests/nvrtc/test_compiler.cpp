@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 namespace {

@@ -9,9 +9,9 @@
 #include <future>
 #include <thread>
 
-#include "core/error.hpp"
-#include "nvrtc/compiler.hpp"
-#include "nvrtc/cubin_cache.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "src/nvrtc/cubin_cache.hpp"
 
 namespace gemmtune {
 namespace {

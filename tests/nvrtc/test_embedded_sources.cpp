@@ -7,9 +7,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/error.hpp"
-#include "nvrtc/content_hash.hpp"
-#include "nvrtc/embedded_sources.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/content_hash.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune {
 namespace {
@@ -22,7 +23,7 @@ std::string read(fs::path const& p) {
 }
 
 TEST(EmbeddedSources, EveryTemplateFileIsEmbeddedVerbatim) {
-  fs::path const root = GEMMTUNE_TEMPLATE_DIR;
+  fs::path const root = gemmtune::test::source_path("kernel_templates");
   std::vector<std::string> on_disk;
   for (auto const& e : fs::recursive_directory_iterator(root)) {
     if (e.is_regular_file() && e.path().extension() == ".cuh") {

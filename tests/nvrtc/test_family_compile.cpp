@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <map>
 
-#include "core/gpu_identity.hpp"
-#include "families/ladder_presets.hpp"
-#include "family.hpp"
-#include "nvrtc/compile_pool.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/kernels/family.hpp"
+#include "src/kernels/ladder_presets.hpp"
+#include "src/nvrtc/compile_pool.hpp"
 
 namespace gemmtune {
 namespace {

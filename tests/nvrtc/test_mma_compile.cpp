@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <set>
 
-#include "core/gpu_identity.hpp"
-#include "core/kernel_config.hpp"
-#include "families/mma_family.hpp"
-#include "family.hpp"
-#include "nvrtc/compile_pool.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/kernels/family.hpp"
+#include "src/kernels/mma_family.hpp"
+#include "src/nvrtc/compile_pool.hpp"
 
 namespace gemmtune {
 namespace {

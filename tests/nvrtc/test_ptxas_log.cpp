@@ -2,7 +2,7 @@
 // function's own properties block, figures that are absent.
 #include <gtest/gtest.h>
 
-#include "nvrtc/ptxas_log.hpp"
+#include "src/nvrtc/ptxas_log.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,11 +6,11 @@
 
 #include <cstdio>
 
-#include "core/gpu_identity.hpp"
-#include "core/kernel_config.hpp"
-#include "families/simt_family.hpp"
-#include "family.hpp"
-#include "nvrtc/compile_pool.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/kernels/family.hpp"
+#include "src/kernels/simt_family.hpp"
+#include "src/nvrtc/compile_pool.hpp"
 
 namespace gemmtune {
 namespace {

@@ -11,11 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.hpp"
+
 extern char** environ;
 
 namespace gemmtune::reliability {
 
 /// Starts `args` (args[0] is the program path); stdout and stderr are inherited.
+#ifdef GEMMTUNE_SCRIPTED_SEARCH_REL
+/// The scripted-search helper program of tests/reliability, beside the test in the build.
+inline std::string scripted_search() {
+  return gemmtune::test::build_path(GEMMTUNE_SCRIPTED_SEARCH_REL).string();
+}
+#endif
+
 inline pid_t spawn_child(std::vector<std::string> const& args) {
   std::vector<char*> argv;
   for (auto const& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/test_paths.hpp"
+
 namespace gemmtune::reliability {
 
 struct ChildOptions {
@@ -38,7 +40,7 @@ inline std::string const& unprivileged_binary() {
     std::string dir, path;
     Copy() {
       if (::geteuid() != 0) {
-        path = GEMMTUNE_BINARY;
+        path = gemmtune::test::gemmtune_binary();
         return;
       }
       char tmpl[] = "/tmp/gemmtune-bin-XXXXXX";
@@ -48,7 +50,7 @@ inline std::string const& unprivileged_binary() {
       fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                fs::perms::others_read | fs::perms::others_exec);
       path = dir + "/gemmtune";
-      fs::copy_file(GEMMTUNE_BINARY, path);
+      fs::copy_file(gemmtune::test::gemmtune_binary(), path);
       fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                 fs::perms::others_read | fs::perms::others_exec);
     }
@@ -62,7 +64,7 @@ inline std::string const& unprivileged_binary() {
 }
 
 inline ChildRun run_gemmtune(std::vector<std::string> const& args, ChildOptions const& o = {}) {
-  std::string bin = o.unprivileged ? unprivileged_binary() : std::string(GEMMTUNE_BINARY);
+  std::string bin = o.unprivileged ? unprivileged_binary() : gemmtune::test::gemmtune_binary();
   int out_pipe[2], err_pipe[2];
   if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   pid_t const pid = ::fork();

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "family.hpp"
-#include "scripted_search.hpp"
-#include "worker/supervisor.hpp"
+#include "src/kernels/family.hpp"
+#include "tests/reliability/scripted_search.hpp"
+#include "tuner/worker/supervisor.hpp"
 
 namespace gemmtune::reliability {
 

@@ -1,10 +1,10 @@
 // TEST ONLY: FaultFamily — reads kernels/faults.cuh at run time and plans its launches.
-#include "fault_family.hpp"
+#include "tests/reliability/fault_family.hpp"
 
 #include <fstream>
 #include <iterator>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune::reliability {
 

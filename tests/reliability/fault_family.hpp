@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "core/disposition.hpp"
-#include "family.hpp"
+#include "src/core/disposition.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune::reliability {
 

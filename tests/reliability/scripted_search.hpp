@@ -13,10 +13,10 @@
 #include <string>
 #include <thread>
 
-#include "core/trial_store.hpp"
-#include "family.hpp"
-#include "search/gpu_evaluator.hpp"
-#include "search/search_session.hpp"
+#include "src/core/trial_store.hpp"
+#include "src/kernels/family.hpp"
+#include "tuner/search/gpu_evaluator.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune::reliability {
 

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <exception>
 
-#include "core/error.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "scripted_search.hpp"
+#include "src/core/error.hpp"
+#include "tests/reliability/scripted_search.hpp"
 
 int main(int argc, char** argv) {
   using namespace gemmtune;

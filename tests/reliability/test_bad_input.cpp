@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_child.hpp"
+#include "tests/reliability/cli_child.hpp"
 
 namespace gemmtune::reliability {
 namespace {

@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "child_process.hpp"
-#include "cli_runner.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "scripted_search.hpp"
+#include "tests/cli/cli_runner.hpp"
+#include "tests/reliability/child_process.hpp"
+#include "tests/reliability/scripted_search.hpp"
 
 namespace gemmtune::reliability {
 namespace {
@@ -42,8 +42,8 @@ TEST(Concurrency, TwoSearchesShareOneCacheAndAReaderNeverSeesAPartialState) {
   std::string const db = dir + "/cache.db";
   // Created first, so the readers have a file from their first look.
   { SqliteTrialStore init(db); }
-  pid_t const a = spawn_child({GEMMTUNE_SCRIPTED_SEARCH, db, "256x256x256", "3"});
-  pid_t const b = spawn_child({GEMMTUNE_SCRIPTED_SEARCH, db, "512x128x64", "3"});
+  pid_t const a = spawn_child({scripted_search(), db, "256x256x256", "3"});
+  pid_t const b = spawn_child({scripted_search(), db, "512x128x64", "3"});
   std::atomic<bool> done{false};
   int reads = 0, read_failures = 0, partial = 0, queries = 0, query_failures = 0;
   std::string first_problem;

@@ -2,14 +2,15 @@
 // compile error builds for sm_80 and sm_90, F=8 fails with its static_assert, none spills.
 #include <gtest/gtest.h>
 
-#include "fault_family.hpp"
-#include "nvrtc/compiler.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tests/reliability/fault_family.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune::reliability {
 
 TEST(FaultKernels, CompileAsIntended) {
   Compiler compiler(CompilerSettings{});
-  FaultFamily faults(GEMMTUNE_FAULT_KERNELS);
+  FaultFamily faults(gemmtune::test::source_path("tests/reliability/kernels").string());
   Problem const p = parse_shape("256x256x256", Precision::kFP32, Layout::kNT);
   for (char const* arch : {"sm_80", "sm_90"}) {
     for (KernelConfig const& cfg : faults.enumerate()) {

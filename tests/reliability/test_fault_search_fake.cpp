@@ -9,16 +9,17 @@
 #include <cstdio>
 #include <map>
 
-#include "fake_jobs.hpp"
-#include "memory_store.hpp"
-#include "scripted_search.hpp"
-#include "timed_evaluator.hpp"
-#include "worker/interrupt.hpp"
+#include "tests/reliability/fake_jobs.hpp"
+#include "tests/reliability/scripted_search.hpp"
+#include "tests/reliability/timed_evaluator.hpp"
+#include "tests/search/memory_store.hpp"
+#include "tests/support/test_paths.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune::reliability {
 
 TEST(FaultSearchFake, WorkerKillingJobsAreClassifiedAndTheSearchGoesOn) {
-  FakeJobEvaluator worker(GEMMTUNE_BINARY);
+  FakeJobEvaluator worker(gemmtune::test::gemmtune_binary());
   TimedEvaluator gpu(worker);
   MemoryStore store;
   FakeFaultFamily family;

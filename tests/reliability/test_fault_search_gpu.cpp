@@ -12,13 +12,14 @@
 #include <unistd.h>
 
 #include "db/sqlite_trial_store.hpp"
-#include "fault_family.hpp"
-#include "nvrtc/compile_pool.hpp"
-#include "nvrtc/compiler.hpp"
-#include "search/eval_job_builder.hpp"
-#include "search/search_session.hpp"
-#include "search/worker_evaluator.hpp"
-#include "timed_evaluator.hpp"
+#include "src/nvrtc/compile_pool.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "tests/reliability/fault_family.hpp"
+#include "tests/reliability/timed_evaluator.hpp"
+#include "tests/support/test_paths.hpp"
+#include "tuner/search/eval_job_builder.hpp"
+#include "tuner/search/search_session.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune::reliability {
 namespace {
@@ -35,7 +36,7 @@ std::string fresh_dir(std::string const& name) {
 }  // namespace
 
 TEST(FaultSearchGpu, EveryFaultIsClassifiedNothingFalselyPassesGoodConfigsAreFound) {
-  WorkerEvaluator worker({GEMMTUNE_BINARY, "__worker"}, 0);
+  WorkerEvaluator worker({gemmtune::test::gemmtune_binary(), "__worker"}, 0);
   DeviceReport const dev = worker.device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.reason;
   std::string const dir = fresh_dir("search");
@@ -43,7 +44,7 @@ TEST(FaultSearchGpu, EveryFaultIsClassifiedNothingFalselyPassesGoodConfigsAreFou
   Compiler compiler(CompilerSettings{{}, dir + "/cubins"});
   CompilePool pool(compiler, 2);
   SqliteTrialStore store(dir + "/cache.db");
-  FaultFamily faults(GEMMTUNE_FAULT_KERNELS);
+  FaultFamily faults(gemmtune::test::source_path("tests/reliability/kernels").string());
   Family const* naive = find_family("naive");
   Family const* coalesced = find_family("coalesced");
   ASSERT_TRUE(naive && coalesced);
@@ -108,12 +109,12 @@ TEST(FaultSearchGpu, EveryFaultIsClassifiedNothingFalselyPassesGoodConfigsAreFou
 TEST(FaultSearchGpu, Tf32InsideFp32AgainstK) {
   // The tolerance bound grows like sqrt(K) while TF32's error relative to sum|a||b| shrinks like
   // 1/sqrt(K), so from some K on the tolerance pass cannot tell TF32 from FP32. Report where.
-  WorkerEvaluator gpu({GEMMTUNE_BINARY, "__worker"}, 0);
+  WorkerEvaluator gpu({gemmtune::test::gemmtune_binary(), "__worker"}, 0);
   DeviceReport const dev = gpu.device();
   if (!dev.present) GTEST_SKIP() << "no GPU: " << dev.reason;
   std::string const dir = fresh_dir("tf32");
   Compiler compiler(CompilerSettings{{}, dir + "/cubins"});
-  FaultFamily faults(GEMMTUNE_FAULT_KERNELS);
+  FaultFamily faults(gemmtune::test::source_path("tests/reliability/kernels").string());
   TimingSpec quick;
   quick.warmup_ms = 1;
   quick.target_ms = 1;

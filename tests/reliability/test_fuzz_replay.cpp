@@ -7,7 +7,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "fuzz_checks.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune::fuzz {
 namespace {
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 std::vector<fs::path> inputs(std::string const& target) {
   std::vector<fs::path> out;
   for (char const* kind : {"corpus", "regressions"}) {
-    fs::path const dir = fs::path(GEMMTUNE_FUZZ_DIR) / kind / target;
+    fs::path const dir = gemmtune::test::source_path("tests/fuzz") / kind / target;
     if (!fs::is_directory(dir)) continue;
     for (auto const& e : fs::directory_iterator(dir)) {
       if (e.is_regular_file()) out.push_back(e.path());
@@ -49,7 +50,7 @@ TEST(FuzzReplay, TuningTable) {
   // The valid seeds must parse, or the fuzzer never reaches the round trip.
   for (char const* name : {"valid_one_entry.json", "valid_empty.json", "with_default.json",
                            "valid_alternatives.json"}) {
-    std::string const text = slurp(fs::path(GEMMTUNE_FUZZ_DIR) / "corpus/tuning_table" / name);
+    std::string const text = slurp(gemmtune::test::source_path("tests/fuzz") / "corpus/tuning_table" / name);
     EXPECT_NO_THROW(parse_tuning_table(text, name)) << name;
   }
 }

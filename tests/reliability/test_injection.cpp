@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "core/kernel_config.hpp"
-#include "core/tuning_table.hpp"
-#include "family.hpp"
-#include "nvrtc/embedded_sources.hpp"
+#include "src/core/error.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/tuning_table.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
 
 namespace gemmtune {
 namespace {

@@ -14,11 +14,11 @@
 #include <random>
 #include <thread>
 
-#include "child_process.hpp"
-#include "cli_runner.hpp"
 #include "db/sqlite_trial_store.hpp"
-#include "journal.hpp"
-#include "scripted_search.hpp"
+#include "tests/cli/cli_runner.hpp"
+#include "tests/reliability/child_process.hpp"
+#include "tests/reliability/journal.hpp"
+#include "tests/reliability/scripted_search.hpp"
 
 namespace gemmtune::reliability {
 namespace {
@@ -79,7 +79,7 @@ TEST(KillResume, TwentySigkillsLoseNothingAndRedoAtMostOneTrialEach) {
   std::vector<int> delays;
   while (kills < 20 && run < 60) {
     mark_run(journal, run++);
-    pid_t const pid = spawn_child({GEMMTUNE_SCRIPTED_SEARCH, db, "256x256x256", "3", journal});
+    pid_t const pid = spawn_child({scripted_search(), db, "256x256x256", "3", journal});
     int const d = delay_ms(rng);
     std::this_thread::sleep_for(std::chrono::milliseconds(d));
     ::kill(pid, SIGKILL);
@@ -113,7 +113,7 @@ TEST(KillResume, TwentySigkillsLoseNothingAndRedoAtMostOneTrialEach) {
 
   // The final run finishes the space.
   mark_run(journal, run++);
-  pid_t const pid = spawn_child({GEMMTUNE_SCRIPTED_SEARCH, db, "256x256x256", "0", journal});
+  pid_t const pid = spawn_child({scripted_search(), db, "256x256x256", "0", journal});
   int const status = wait_child(pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "final run status " << status;
   std::map<std::string, int> const rows = stored_rows(db);

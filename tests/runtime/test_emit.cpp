@@ -8,7 +8,8 @@
 #include <iterator>
 #include <string>
 
-#include "families/ladder_presets.hpp"
+#include "src/kernels/ladder_presets.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune {
 namespace {
@@ -39,7 +40,7 @@ TEST_P(EmitCompiles, WithNvcc) {
   // vectorised stages may be emitted too.
   for (char const* layout : {"NN", "NT", "TN", "TT"}) {
     auto const cu = dir / (std::string(layout) + ".cu");
-    CliRun r = run(std::string(GEMMTUNE_BINARY) + " emit '" + preset.config.id() +
+    CliRun r = run(gemmtune::test::gemmtune_binary() + " emit '" + preset.config.id() +
                 "' --shape 200x136x72 --layout " + layout + " --out " + cu.string());
     ASSERT_EQ(r.status, 0) << r.out;
     std::ifstream in(cu);
@@ -65,7 +66,7 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
   auto const dir = std::filesystem::temp_directory_path() / "gemmtune_emit_simt";
   std::filesystem::create_directories(dir);
   auto const cu = dir / "simt.cu";
-  CliRun r = run(std::string(GEMMTUNE_BINARY) +
+  CliRun r = run(gemmtune::test::gemmtune_binary() +
                  " emit 'simt:BM=128,BN=128,BK=16,TM=8,TN=8,LL=1,CURE=2,ST=4,CP=1,SW=8,SK=2,RED=0'"
                  " --shape 1024x1024x4096 --out " + cu.string());
   ASSERT_EQ(r.status, 0) << r.out;
@@ -87,7 +88,7 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
 }
 
 TEST(Emit, RefusesWhatCannotRun) {
-  std::string const g = GEMMTUNE_BINARY;
+  std::string const g = gemmtune::test::gemmtune_binary();
   CliRun r = run(g + " emit 'vectorized:BM=128,BN=128,BK=8,TM=8,TN=8' --shape 64x64x64 --align 4");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("alignment"), std::string::npos) << r.out;

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "runtime/gemm_call.hpp"
+#include "src/runtime/gemm_call.hpp"
 
 namespace gemmtune {
 namespace {

@@ -12,10 +12,11 @@
 
 #include <sqlite3.h>
 
-#include "core/error.hpp"
-#include "core/tuning_table.hpp"
-#include "cache_import.hpp"
-#include "sqlite_trial_store.hpp"
+#include "db/cache_import.hpp"
+#include "db/sqlite_trial_store.hpp"
+#include "src/core/error.hpp"
+#include "src/core/tuning_table.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune {
 namespace {
@@ -323,7 +324,7 @@ struct CliRun {
 };
 
 CliRun run(std::string const& args, std::filesystem::path const& out_file) {
-  std::string const cmd = std::string(GEMMTUNE_BINARY) + " " + args + " > " + out_file.string() + " 2>&1";
+  std::string const cmd = gemmtune::test::gemmtune_binary() + " " + args + " > " + out_file.string() + " 2>&1";
   int const raw = std::system(cmd.c_str());
   return CliRun{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, bytes(out_file)};
 }

@@ -6,9 +6,9 @@
 #include <future>
 #include <string>
 
-#include "family.hpp"
-#include "search/gpu_evaluator.hpp"
-#include "search/search_session.hpp"
+#include "src/kernels/family.hpp"
+#include "tuner/search/gpu_evaluator.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune {
 

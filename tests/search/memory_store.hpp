@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/trial_store.hpp"
+#include "src/core/trial_store.hpp"
 
 namespace gemmtune {
 

@@ -1,8 +1,8 @@
 // Budget parsing.
 #include <gtest/gtest.h>
 
-#include "core/error.hpp"
-#include "search/budget.hpp"
+#include "src/core/error.hpp"
+#include "tuner/search/budget.hpp"
 
 namespace gemmtune {
 

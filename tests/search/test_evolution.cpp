@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "search/evolution_strategy.hpp"
+#include "tuner/search/evolution_strategy.hpp"
 
 namespace gemmtune {
 namespace {

@@ -8,13 +8,14 @@
 #include <fstream>
 #include <map>
 
-#include "core/error.hpp"
-#include "search/replay.hpp"
+#include "src/core/error.hpp"
+#include "tests/support/test_paths.hpp"
+#include "tuner/search/replay.hpp"
 
 namespace gemmtune {
 namespace {
 
-std::string const kDir = GEMMTUNE_REPLAY_DATA_DIR;
+std::string const kDir = gemmtune::test::source_path("tests/data/replay").string();
 
 ReplayRecord record(std::string const& id, double ms, double compile_ms,
                     Disposition d = Disposition::kOk) {

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
-#include "fake_gpu.hpp"
-#include "memory_store.hpp"
+#include "src/core/error.hpp"
+#include "tests/search/fake_gpu.hpp"
+#include "tests/search/memory_store.hpp"
 
 namespace gemmtune {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "search/split_to_fill.hpp"
+#include "tuner/search/split_to_fill.hpp"
 
 namespace gemmtune {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "core/error.hpp"
-#include "search/strategy.hpp"
+#include "src/core/error.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace gemmtune {
 namespace {

@@ -2,9 +2,9 @@
 // and a search that starts from them.
 #include <gtest/gtest.h>
 
-#include "fake_gpu.hpp"
-#include "memory_store.hpp"
-#include "search/warm_start.hpp"
+#include "tests/search/fake_gpu.hpp"
+#include "tests/search/memory_store.hpp"
+#include "tuner/search/warm_start.hpp"
 
 namespace gemmtune {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <unistd.h>
 
-#include "worker/fake_handlers.hpp"
-#include "worker/worker_main.hpp"
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/fake_handlers.hpp"
+#include "tuner/worker/worker_main.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 int main(int argc, char** argv) {
   using namespace gemmtune;

@@ -1,6 +1,6 @@
 // A worker binary with the production handler set (GPU jobs and fake jobs), for tests that must
 // not depend on the full CLI.
-#include "worker/gpu_handlers.hpp"
-#include "worker/worker_main.hpp"
+#include "tuner/worker/gpu_handlers.hpp"
+#include "tuner/worker/worker_main.hpp"
 
 int main() { return gemmtune::worker_main(gemmtune::worker_handlers()); }

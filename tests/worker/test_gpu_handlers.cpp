@@ -3,7 +3,7 @@
 // served by the same binary, and a GPU-touching canary stops a device that is not there.
 #include <gtest/gtest.h>
 
-#include "worker/supervisor.hpp"
+#include "tuner/worker/supervisor.hpp"
 
 namespace gemmtune {
 namespace {

@@ -1,5 +1,5 @@
 // The interrupt flag: set by SIGINT/SIGTERM through the installed handler, cleared on request.
-#include "worker/interrupt.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 #include <csignal>
 

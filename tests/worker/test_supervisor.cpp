@@ -1,6 +1,6 @@
 // WorkerSupervisor with real fake-worker processes: deadlines, kills, crashes, sticky faults,
 // respawns, the crash-loop breaker, interrupts, and that nothing is left running or unreaped.
-#include "worker/supervisor.hpp"
+#include "tuner/worker/supervisor.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "worker/interrupt.hpp"
+#include "src/core/error.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
 namespace {

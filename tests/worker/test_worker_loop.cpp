@@ -1,6 +1,6 @@
 // The worker's request loop, run on a thread against real pipes: dispatch, errors as replies,
 // exit_after, EOF and broken frames.
-#include "worker/worker_loop.hpp"
+#include "tuner/worker/worker_loop.hpp"
 
 #include <future>
 #include <stdexcept>
@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "worker/fake_handlers.hpp"
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/fake_handlers.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 namespace {

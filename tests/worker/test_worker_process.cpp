@@ -1,6 +1,6 @@
 // WorkerProcess against the fake worker binary: spawn layout, process group, kill and reap,
 // exit descriptions.
-#include "worker/worker_process.hpp"
+#include "tuner/worker/worker_process.hpp"
 
 #include <chrono>
 #include <csignal>

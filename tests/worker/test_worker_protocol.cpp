@@ -1,5 +1,5 @@
 // Frame encoding, deadlines, EOF and size limits of the worker protocol, over real pipes.
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 #include <chrono>
 #include <csignal>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in a copy of the checkout to which tools/gpu-lab/stage_gpu.sh's .gpu/ was
-# carried: puts the staged binaries where the build put them (build/ of the checkout, or
-# GEMMTUNE_BUILD_ROOT), then runs the requested steps. Output goes to $OUT (default ./gpu-out of
+# carried: puts the staged binaries where the build put them (build/ of the checkout), then
+# runs the requested steps. Output goes to $OUT (default ./gpu-out of
 # the checkout). Relative paths in the steps are relative to the checkout.
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], stalls=KERNEL[@PREC] (SHAPE=...),
@@ -14,28 +14,21 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
-# The gpu test binaries find the gemmtune binary and tests/data by the absolute paths of the
-# checkout they were built in (stage_gpu.sh records it in .gpu/BUILD_ROOT). They work when this
-# checkout sits at that path, or when GEMMTUNE_BUILD_ROOT names an existing copy there.
-build_root=${GEMMTUNE_BUILD_ROOT:-$root}
-[[ -d "$build_root" ]] || { echo "gpu_check: GEMMTUNE_BUILD_ROOT=$build_root is not a directory" >&2; exit 1; }
-if [[ -f .gpu/BUILD_ROOT && "$(cat .gpu/BUILD_ROOT)" != "$build_root" ]]; then
-  echo "gpu_check: the staged tests were built in $(cat .gpu/BUILD_ROOT), not $build_root;" \
-    "the tests step may not find the binary or tests/data" >&2
-fi
-mkdir -p "$build_root/build/cli" "$build_root/build/tests/gpu" "$build_root/build/tests/cli"
-cp .gpu/gemmtune "$build_root/build/cli/gemmtune"
-cp .gpu/gpu_session_test "$build_root/build/tests/gpu/"
-cp .gpu/test_cli_gpu "$build_root/build/tests/cli/"
+# The test binaries find the gemmtune binary and the checkout's files relative to themselves,
+# so the staged binaries go back where the build put them, under build/ of this checkout.
+build_root=$root
+mkdir -p build/cli build/tests/gpu build/tests/cli
+cp .gpu/gemmtune build/cli/gemmtune
+cp .gpu/test_gpu_session build/tests/gpu/
+cp .gpu/test_cli_gpu build/tests/cli/
 if [[ -f .gpu/test_reliability_faults_gpu ]]; then
-  mkdir -p "$build_root/build/tests/reliability"
-  cp .gpu/test_reliability_faults_gpu "$build_root/build/tests/reliability/"
+  mkdir -p build/tests/reliability
+  cp .gpu/test_reliability_faults_gpu build/tests/reliability/
 fi
 if [[ -f .gpu/test_runtime_gpu ]]; then
-  mkdir -p "$build_root/build/tests/runtime"
-  cp .gpu/test_runtime_gpu "$build_root/build/tests/runtime/"
-  mkdir -p "$build_root/build/src/runtime"
-  cp .gpu/libgemmtune_runtime.so.0 "$build_root/build/src/runtime/"
+  mkdir -p build/tests/runtime build/src/runtime
+  cp .gpu/test_runtime_gpu build/tests/runtime/
+  cp .gpu/libgemmtune_runtime.so.0 build/src/runtime/
 fi
 G="$build_root/build/cli/gemmtune"
 tmp=${TMPDIR:-/tmp}
@@ -62,7 +55,7 @@ for what in "$@"; do
     tests)
       # Whole logs to $OUT/tests.txt; the console gets each binary's verdict lines.
       step gpu tests
-      for t in tests/gpu/gpu_session_test tests/cli/test_cli_gpu tests/runtime/test_runtime_gpu \
+      for t in tests/gpu/test_gpu_session tests/cli/test_cli_gpu tests/runtime/test_runtime_gpu \
           tests/reliability/test_reliability_faults_gpu; do
         [[ -x "$build_root/build/$t" ]] || continue
         echo "--- $t" >> "$out/tests.txt"

@@ -11,7 +11,7 @@ cd "$root"
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
 OUT=$out bash "$here/gpu_check.sh" devices > "$out/devices.txt" 2>&1  # stages the binaries
-G=${GEMMTUNE_BUILD_ROOT:-$root}/build/cli/gemmtune
+G=$root/build/cli/gemmtune
 gpu=0
 for spec in "$@"; do
   what=${spec%%:*}

@@ -1,10 +1,10 @@
 // Budget parsing.
-#include "search/budget.hpp"
+#include "tuner/search/budget.hpp"
 
 #include <cctype>
 #include <string>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 

@@ -1,13 +1,13 @@
 // Dry run over the compile pool.
-#include "search/dry_run.hpp"
+#include "tuner/search/dry_run.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <future>
 
-#include "core/error.hpp"
-#include "worker/interrupt.hpp"
+#include "src/core/error.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
 

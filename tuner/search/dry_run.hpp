@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "search/search_session.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune {
 

@@ -1,10 +1,10 @@
 // EvalJob construction from a compile result.
-#include "search/eval_job_builder.hpp"
+#include "tuner/search/eval_job_builder.hpp"
 
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "core/eval_job.hpp"
-#include "family.hpp"
-#include "nvrtc/compiler.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/kernels/family.hpp"
+#include "src/nvrtc/compiler.hpp"
 
 namespace gemmtune {
 

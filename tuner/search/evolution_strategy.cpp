@@ -1,7 +1,7 @@
 // Evolution over the parameter grid. Candidates are indexed once; "lines" group the candidates
 // that differ in one parameter only, ordered by that parameter's declared position, so a
 // mutation to a neighbouring value is a step along a line and never leaves the valid space.
-#include "search/evolution_strategy.hpp"
+#include "tuner/search/evolution_strategy.hpp"
 
 #include <algorithm>
 #include <deque>

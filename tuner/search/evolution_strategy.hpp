@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "search/strategy.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace gemmtune {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/eval_job.hpp"
-#include "gpu/gpu_session.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/device_report.hpp"
 
 namespace gemmtune {
 

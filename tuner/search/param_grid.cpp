@@ -1,9 +1,9 @@
 // ParamGrid construction from family descriptors or from configs.
-#include "search/param_grid.hpp"
+#include "tuner/search/param_grid.hpp"
 
 #include <algorithm>
 
-#include "family.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/kernel_config.hpp"
+#include "src/core/kernel_config.hpp"
 
 namespace gemmtune {
 

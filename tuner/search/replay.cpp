@@ -1,5 +1,5 @@
 // Replay of strategies against stored trials, with a simulated compile pool and GPU.
-#include "search/replay.hpp"
+#include "tuner/search/replay.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "search/warm_start.hpp"
+#include "src/core/error.hpp"
+#include "tuner/search/warm_start.hpp"
 
 namespace gemmtune {
 

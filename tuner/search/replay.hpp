@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "core/disposition.hpp"
-#include "core/eval_job.hpp"
-#include "core/problem.hpp"
-#include "core/trial.hpp"
-#include "search/search_session.hpp"
-#include "search/strategy.hpp"
+#include "src/core/disposition.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/trial.hpp"
+#include "tuner/search/search_session.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace gemmtune {
 

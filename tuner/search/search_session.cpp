@@ -1,5 +1,5 @@
 // The search loop: prune, propose, compile ahead, evaluate, store, resume.
-#include "search/search_session.hpp"
+#include "tuner/search/search_session.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -11,15 +11,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
-#include "nvrtc/compiler.hpp"
-#include "nvrtc/embedded_sources.hpp"
-#include "search/eval_job_builder.hpp"
-#include "search/param_grid.hpp"
-#include "search/strategy.hpp"
-#include "search/split_to_fill.hpp"
-#include "search/warm_start.hpp"
-#include "worker/interrupt.hpp"
+#include "src/core/error.hpp"
+#include "src/nvrtc/compiler.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
+#include "tuner/search/eval_job_builder.hpp"
+#include "tuner/search/param_grid.hpp"
+#include "tuner/search/split_to_fill.hpp"
+#include "tuner/search/strategy.hpp"
+#include "tuner/search/warm_start.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/eval_job.hpp"
-#include "core/trial_store.hpp"
-#include "family.hpp"
-#include "search/budget.hpp"
-#include "search/gpu_evaluator.hpp"
+#include "src/core/eval_job.hpp"
+#include "src/core/trial_store.hpp"
+#include "src/kernels/family.hpp"
+#include "tuner/search/budget.hpp"
+#include "tuner/search/gpu_evaluator.hpp"
 
 namespace gemmtune {
 

@@ -1,11 +1,11 @@
 // Split to fill: warm-start configs re-split along K so that their waves fill the SMs best.
-#include "search/split_to_fill.hpp"
+#include "tuner/search/split_to_fill.hpp"
 
 #include <map>
 #include <set>
 #include <string>
 
-#include "family.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "core/kernel_config.hpp"
-#include "core/problem.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
 
 namespace gemmtune {
 

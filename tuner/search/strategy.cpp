@@ -1,12 +1,12 @@
 // Exhaustive and random strategies, and strategies by name.
-#include "search/strategy.hpp"
+#include "tuner/search/strategy.hpp"
 
 #include <algorithm>
 #include <random>
 #include <string>
 
-#include "core/error.hpp"
-#include "search/evolution_strategy.hpp"
+#include "src/core/error.hpp"
+#include "tuner/search/evolution_strategy.hpp"
 
 namespace gemmtune {
 namespace {

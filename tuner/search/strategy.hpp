@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/kernel_config.hpp"
-#include "search/budget.hpp"
-#include "search/param_grid.hpp"
+#include "src/core/kernel_config.hpp"
+#include "tuner/search/budget.hpp"
+#include "tuner/search/param_grid.hpp"
 
 namespace gemmtune {
 

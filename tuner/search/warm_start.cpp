@@ -1,11 +1,11 @@
 // Warm-start configs from tuned neighbouring shapes.
-#include "search/warm_start.hpp"
+#include "tuner/search/warm_start.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "family.hpp"
+#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "core/problem.hpp"
-#include "core/trial_store.hpp"
+#include "src/core/problem.hpp"
+#include "src/core/trial_store.hpp"
 
 namespace gemmtune {
 

@@ -1,9 +1,9 @@
 // Maps worker replies and failures onto EvalResult / BaselineResult / DeviceReport.
-#include "search/worker_evaluator.hpp"
+#include "tuner/search/worker_evaluator.hpp"
 
 #include <sstream>
 
-#include "worker/supervisor.hpp"
+#include "tuner/worker/supervisor.hpp"
 
 namespace gemmtune {
 namespace {

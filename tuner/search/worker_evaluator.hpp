@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "search/gpu_evaluator.hpp"
+#include "tuner/search/gpu_evaluator.hpp"
 
 namespace gemmtune {
 

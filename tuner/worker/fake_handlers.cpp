@@ -1,5 +1,5 @@
 // Fake jobs for testing the worker supervisor with real processes but no GPU.
-#include "worker/fake_handlers.hpp"
+#include "tuner/worker/fake_handlers.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -11,8 +11,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "core/error.hpp"
-#include "worker/worker_protocol.hpp"
+#include "src/core/error.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 

@@ -2,7 +2,7 @@
 // request, so the supervisor's timeout, crash and respawn paths are tested without a GPU.
 #pragma once
 
-#include "worker/worker_loop.hpp"
+#include "tuner/worker/worker_loop.hpp"
 
 namespace gemmtune {
 

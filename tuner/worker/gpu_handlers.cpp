@@ -1,11 +1,12 @@
 // GPU request handlers of a worker process, over one GpuSession.
-#include "worker/gpu_handlers.hpp"
+#include "tuner/worker/gpu_handlers.hpp"
 
 #include <memory>
 
-#include "core/error.hpp"
-#include "gpu/gpu_session.hpp"
-#include "worker/fake_handlers.hpp"
+#include "src/core/error.hpp"
+#include "src/gpu/device_probe.hpp"
+#include "src/gpu/gpu_session.hpp"
+#include "tuner/worker/fake_handlers.hpp"
 
 namespace gemmtune {
 

@@ -2,7 +2,7 @@
 // created GpuSession, and the full handler set of `gemmtune __worker` (GPU + fake).
 #pragma once
 
-#include "worker/worker_loop.hpp"
+#include "tuner/worker/worker_loop.hpp"
 
 namespace gemmtune {
 

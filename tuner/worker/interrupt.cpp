@@ -1,5 +1,5 @@
 // Async-signal-safe interrupt flag for the parent process.
-#include "worker/interrupt.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 #include <csignal>
 #include <cstring>

@@ -1,5 +1,5 @@
 // Per-device worker supervision: deadlines, kill and reap, lazy respawn, crash-loop breaker.
-#include "worker/supervisor.hpp"
+#include "tuner/worker/supervisor.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -7,10 +7,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/error.hpp"
-#include "worker/interrupt.hpp"
-#include "worker/worker_process.hpp"
-#include "worker/worker_protocol.hpp"
+#include "src/core/error.hpp"
+#include "tuner/worker/interrupt.hpp"
+#include "tuner/worker/worker_process.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 

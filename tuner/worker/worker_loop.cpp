@@ -1,12 +1,12 @@
 // Request dispatch loop run inside a worker process.
-#include "worker/worker_loop.hpp"
+#include "tuner/worker/worker_loop.hpp"
 
 #include <cstdio>
 #include <exception>
 
 #include <unistd.h>
 
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Worker-mode entry: fd checks, parent-death watch, then the request loop.
-#include "worker/worker_main.hpp"
+#include "tuner/worker/worker_main.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 

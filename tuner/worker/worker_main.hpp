@@ -2,7 +2,7 @@
 // supervisor, ties its life to the parent's, and serves requests on fds 3 and 4.
 #pragma once
 
-#include "worker/worker_loop.hpp"
+#include "tuner/worker/worker_loop.hpp"
 
 namespace gemmtune {
 

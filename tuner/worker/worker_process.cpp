@@ -1,5 +1,5 @@
 // Spawning, talking to, killing and reaping one worker process.
-#include "worker/worker_process.hpp"
+#include "tuner/worker/worker_process.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 extern char** environ;
 

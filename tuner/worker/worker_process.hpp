@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune {
 

@@ -1,5 +1,5 @@
 // Frame I/O and message (de)serialisation for the worker protocol.
-#include "worker/worker_protocol.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 #include <cerrno>
 #include <climits>

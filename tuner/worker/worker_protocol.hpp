@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
+#include "src/core/error.hpp"
 
 namespace gemmtune {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/precision.hpp"
+#include "src/core/precision.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so no CUDA header is needed
 

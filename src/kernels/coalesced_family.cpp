@@ -1,0 +1,34 @@
+// Descriptor of ladder/coalesced.cuh: one thread per element of C, threads walking along rows.
+#include "src/kernels/ladder_families.hpp"
+#include "src/kernels/ladder_family.hpp"
+
+namespace gemmtune {
+namespace {
+
+class CoalescedFamily final : public LadderFamily {
+ public:
+  CoalescedFamily() : LadderFamily("coalesced") {}
+  std::string_view description() const override {
+    return "ladder 2: one thread per element of C, coalesced (consecutive threads take columns)";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {{"BM", {8, 16, 32}, "rows of C per block"},
+            {"BN", {8, 16, 32}, "columns of C per block"}};
+  }
+  std::vector<Constraint> constraints() const override { return {grid_fits()}; }
+  int threads(KernelConfig const& cfg) const override {
+    return static_cast<int>(cfg.at("BM") * cfg.at("BN"));
+  }
+  std::int64_t tile_m(KernelConfig const& cfg) const override { return cfg.at("BM"); }
+  std::int64_t tile_n(KernelConfig const& cfg) const override { return cfg.at("BN"); }
+  std::int64_t smem_floats(KernelConfig const&) const override { return 0; }
+};
+
+}  // namespace
+
+Family const& coalesced_family() {
+  static CoalescedFamily const family;
+  return family;
+}
+
+}  // namespace gemmtune

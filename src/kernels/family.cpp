@@ -1,0 +1,253 @@
+// Family's non-virtual members (validation, canonical order, enumeration), the registry of
+// every family with the --family selection syntax, and the checks and cost model the lookup
+// chain asks about stored kernels.
+#include "src/kernels/family.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/core/error.hpp"
+#include "src/kernels/ladder_families.hpp"
+#include "src/kernels/mma_family.hpp"
+#include "src/kernels/simt_family.hpp"
+#include "src/kernels/wgmma_family.hpp"
+#include "src/nvrtc/embedded_sources.hpp"
+
+namespace gemmtune {
+namespace {
+
+std::string join_values(std::vector<std::int64_t> const& values) {
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(values[i]);
+  }
+  return s;
+}
+
+/// Why `cfg` is not a config of `family` (family name, parameter set, declared values), or "".
+/// On success `out` holds the config in canonical order.
+std::string config_error(Family const& family, KernelConfig const& cfg, KernelConfig& out) {
+  if (cfg.family != family.name()) {
+    return "kernel '" + cfg.id() + "' is of family '" + cfg.family + "', not '" +
+           std::string(family.name()) + "'";
+  }
+  std::vector<ParamSpec> const specs = family.params();
+  out = KernelConfig{};
+  out.family = cfg.family;
+  std::string names;
+  for (ParamSpec const& p : specs) names += (names.empty() ? "" : ", ") + p.name;
+  for (auto const& [name, value] : cfg.params) {
+    bool const known = std::any_of(specs.begin(), specs.end(),
+                                   [&](ParamSpec const& p) { return p.name == name; });
+    if (!known) {
+      return "kernel '" + cfg.id() + "': " + std::string(family.name()) + " has no parameter " +
+             name + " (expected " + names + ")";
+    }
+  }
+  for (ParamSpec const& p : specs) {
+    auto const value = cfg.get(p.name) ? cfg.get(p.name) : p.absent;
+    if (!value) {
+      return "kernel '" + cfg.id() + "': parameter " + p.name + " is missing (expected " +
+             names + ")";
+    }
+    if (std::find(p.values.begin(), p.values.end(), *value) == p.values.end()) {
+      return "kernel '" + cfg.id() + "': " + p.name + "=" + std::to_string(*value) +
+             " is not one of " + join_values(p.values);
+    }
+    out.params.emplace_back(p.name, *value);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string Family::reject_reason(KernelConfig const& cfg, Problem const& problem,
+                                  DeviceLimits const& limits, RejectScope scope) const {
+  KernelConfig canon;
+  if (std::string why = config_error(*this, cfg, canon); !why.empty()) return why;
+  Problem const p = problem.resolved();
+  if (!supports(p.precision)) {
+    return std::string(name()) + " does not compute " + std::string(to_string(p.precision));
+  }
+  if (int const arch = arch_number(limits.arch); arch != 0 && arch < min_arch()) {
+    return std::string(name()) + " needs sm_" + std::to_string(min_arch()) + " or newer, not " +
+           limits.arch;
+  }
+  for (Constraint const& c : constraints()) {
+    if (c.prunes && scope == RejectScope::kRun) continue;
+    if (std::string why = c.check(canon, p, limits); !why.empty()) return c.name + ": " + why;
+  }
+  int const t = threads(canon);
+  if (t <= 0 || t % 32 != 0) {
+    return "threads: " + std::to_string(t) +
+           " threads per block is not a positive multiple of the warp size 32";
+  }
+  if (t > limits.max_threads_per_block) {
+    return "threads: " + std::to_string(t) + " threads per block > the device's " +
+           std::to_string(limits.max_threads_per_block);
+  }
+  int const smem = smem_bytes(canon, p);
+  if (limits.max_smem_per_block_optin > 0 && smem > limits.max_smem_per_block_optin) {
+    return "smem: " + std::to_string(smem) + " bytes of shared memory per block > the " +
+           std::to_string(limits.max_smem_per_block_optin) + " bytes " +
+           (limits.arch.empty() ? std::string("the device") : limits.arch) + " allows";
+  }
+  return {};
+}
+
+KernelConfig Family::canonical(KernelConfig const& cfg) const {
+  KernelConfig canon;
+  if (std::string why = config_error(*this, cfg, canon); !why.empty()) throw UsageError(why);
+  return canon;
+}
+
+KernelConfig canonical_or_same(KernelConfig const& cfg) {
+  Family const* const family = find_family(cfg.family);
+  if (family == nullptr) return cfg;
+  KernelConfig canon;
+  return config_error(*family, cfg, canon).empty() ? canon : cfg;
+}
+
+std::vector<KernelConfig> Family::enumerate() const {
+  std::vector<ParamSpec> const specs = params();
+  std::vector<KernelConfig> out;
+  for (ParamSpec const& p : specs) {
+    if (p.values.empty()) return out;
+  }
+  std::vector<std::size_t> digit(specs.size(), 0);
+  while (true) {
+    KernelConfig cfg;
+    cfg.family = std::string(name());
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      cfg.params.emplace_back(specs[i].name, specs[i].values[digit[i]]);
+    }
+    out.push_back(std::move(cfg));
+    // Odometer: the last parameter varies fastest.
+    std::size_t i = specs.size();
+    while (i > 0) {
+      --i;
+      if (++digit[i] < specs[i].values.size()) break;
+      digit[i] = 0;
+      if (i == 0) return out;
+    }
+    if (specs.empty()) return out;
+  }
+}
+
+std::vector<Family const*> all_families() {
+  return {&naive_family(),        &coalesced_family(), &smem_tiled_family(),
+          &blocktile_1d_family(), &blocktile_2d_family(), &vectorized_family(),
+          &warptile_family(),     &simt_family(),        &mma_family(),
+          &wgmma_family()};
+}
+
+Family const* find_family(std::string_view name) {
+  for (Family const* f : all_families()) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
+}
+
+std::vector<Family const*> select_families(std::string_view text) {
+  static constexpr std::string_view kLadder[] = {"naive",        "coalesced",  "smem_tiled",
+                                                 "blocktile_1d", "blocktile_2d", "vectorized",
+                                                 "warptile"};
+  std::vector<Family const*> out;
+  auto add = [&](Family const* f) {
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  };
+  auto choices = [] {
+    std::string s;
+    for (Family const* f : all_families()) s += std::string(f->name()) + ", ";
+    return s + "ladder, all";
+  };
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = text.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == "all") {
+      for (Family const* f : all_families()) add(f);
+    } else if (item == "ladder") {
+      for (std::string_view n : kLadder) add(find_family(n));
+    } else if (Family const* f = find_family(item); f != nullptr) {
+      add(f);
+    } else {
+      throw UsageError("unknown kernel family '" + std::string(item) + "' in --family '" +
+                       std::string(text) + "' (expected one of: " + choices() +
+                       ", or a comma-separated list of those)");
+    }
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+int register_budget(DeviceLimits const& limits, int threads) {
+  constexpr int kMaxRegistersPerThread = 255;
+  int const budget = std::min(limits.max_regs_per_thread, kMaxRegistersPerThread);
+  return std::min(budget, (limits.regs_per_sm / std::max(1, threads)) / 8 * 8);
+}
+
+std::string template_arguments(KernelConfig const& canonical_config) {
+  std::string s;
+  for (auto const& [param, value] : canonical_config.params) s += std::to_string(value) + ",";
+  return s;
+}
+
+CompileRequest embedded_request(std::string_view template_file,
+                                std::vector<std::string> name_expressions, std::string arch) {
+  std::string const file(template_file);
+  auto const source = embedded_source(file);
+  if (!source) throw Error("kernel template '" + file + "' was not embedded in the build");
+  CompileRequest r;
+  r.source_name = file;
+  r.source = std::string(*source);
+  r.name_expressions = std::move(name_expressions);
+  r.arch = std::move(arch);
+  return r;
+}
+
+double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits) {
+  Family const* family = find_family(cfg.family);
+  int const sm_count = limits.sm_count;
+  if (!family || sm_count < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return 0.0;
+  if (!family->reject_reason(cfg, problem, limits, RejectScope::kSearch).empty()) return 0.0;
+  auto const ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  auto const bm = cfg.get("BM"), bn = cfg.get("BN");
+  if (!bm || !bn || *bm < 1 || *bn < 1) return 0.0;
+  std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
+  double const units = static_cast<double>(ceil_div(problem.m, *bm) * ceil_div(problem.n, *bn) * sk);
+  double const unit_work = static_cast<double>(*bm) * static_cast<double>(*bn) *
+                           static_cast<double>(ceil_div(problem.k, sk));
+  // Blocks resident per SM: bounded by threads, shared memory and registers (the register
+  // file is allocated in units of 256 per warp).
+  int const threads = family->threads(cfg);
+  if (threads < 1) return 0.0;
+  int resident = std::max(1, limits.max_threads_per_sm / threads);
+  int const smem = family->smem_bytes(cfg, problem);
+  if (smem > 0 && limits.max_smem_per_sm > 0) {
+    resident = std::min(resident, std::max(1, limits.max_smem_per_sm / smem));
+  }
+  int const regs = family->registers_per_thread(cfg, problem);
+  if (regs > 0) {
+    int const warps = (threads + 31) / 32;
+    int const per_warp = (regs * 32 + 255) / 256 * 256;
+    resident = std::min(resident, std::max(1, limits.regs_per_sm / (warps * per_warp)));
+  }
+  double const waves =
+      std::ceil(units / (static_cast<double>(sm_count) * static_cast<double>(resident)));
+  return waves * unit_work;
+}
+
+std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits) {
+  Family const* family = find_family(cfg.family);
+  if (!family) return "family '" + cfg.family + "' is not in this build";
+  return family->reject_reason(cfg, problem, limits, RejectScope::kRun);
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,153 @@
+// Family: the host-side descriptor of one kernel template. It declares the parameters and their
+// values, the constraints (each a named predicate that explains a rejection), how to build the
+// NVRTC request for a config, and the launch plan for a problem.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_abi.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/core/problem.hpp"
+#include "src/nvrtc/compiler.hpp"
+
+namespace gemmtune {
+
+/// One searchable parameter with the values the space enumerates, in declared order.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::int64_t> values;
+  std::string help;
+  /// The value an id without this parameter stands for: ids written before the parameter was
+  /// declared (stored trials, exported tables) keep naming the kernel they named then.
+  std::optional<std::int64_t> absent = std::nullopt;
+};
+
+/// A named predicate over (config, problem, limits); `check` returns an empty string to accept
+/// or a reason to reject ("BM*BN/(TM*TN)=2048 threads > 1024").
+struct Constraint {
+  std::string name;
+  std::function<std::string(KernelConfig const&, Problem const&, DeviceLimits const&)> check;
+  /// True for a preference of the search: the config computes the problem correctly but is not
+  /// worth timing for it (a tile far larger than the shape, a thread tile too small for a
+  /// compute-bound grid). False for what the kernel needs to run correctly at all.
+  bool prunes = false;
+};
+
+/// Which constraints a rejection check applies.
+enum class RejectScope {
+  kSearch,  ///< every constraint: what a search would time
+  kRun,     ///< only what correctness needs: what may run (an explicit kernel, a table entry)
+};
+
+/// A kernel family (one template file under kernel_templates/).
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  /// "naive", "warptile", ... (the family part of kernel ids).
+  virtual std::string_view name() const = 0;
+  /// One line for `gemmtune space` and `--help`.
+  virtual std::string_view description() const = 0;
+  /// The template file (relative to kernel_templates/), e.g. "ladder/naive.cuh".
+  virtual std::string_view template_file() const = 0;
+  /// Lowest compute capability (e.g. 70), and whether it needs an arch-specific target (sm_90a).
+  virtual int min_arch() const = 0;
+  virtual bool supports(Precision p) const = 0;
+
+  /// Parameters in canonical (id) order.
+  virtual std::vector<ParamSpec> params() const = 0;
+  /// Every constraint; checked in order, the first failure is the reason.
+  virtual std::vector<Constraint> constraints() const = 0;
+
+  /// The NVRTC request for a config on a problem (layout and alignment may select template
+  /// arguments). Only validated integers from the config reach the source.
+  virtual CompileRequest compile_request(KernelConfig const& cfg, Problem const& problem,
+                                         std::string const& arch) const = 0;
+  /// Launches for a problem; lowered names are left empty for the caller to fill from the
+  /// compile result (same order as compile_request().name_expressions).
+  virtual LaunchPlan launch_plan(KernelConfig const& cfg, Problem const& problem) const = 0;
+  /// Shared memory the config needs in bytes (static + dynamic), for pruning before compiling.
+  virtual int smem_bytes(KernelConfig const& cfg, Problem const& problem) const = 0;
+  /// Threads per block.
+  virtual int threads(KernelConfig const& cfg) const = 0;
+  /// Registers per thread the config's kernels are planned for (an estimate, 0 when the family
+  /// has none): with threads() and smem_bytes(), how many blocks share an SM.
+  virtual int registers_per_thread(KernelConfig const& /*cfg*/, Problem const& /*problem*/) const {
+    return 0;
+  }
+
+  /// Reason the config is rejected for the problem on this device, or "": parameter names and
+  /// values must match params(), then the constraints of `scope`, then the device limits.
+  std::string reject_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits,
+                            RejectScope scope = RejectScope::kSearch) const;
+  /// The config with this family's parameters in canonical order (a missing parameter that
+  /// declares an `absent` value takes it); throws UsageError when a parameter is missing,
+  /// unknown, or not one of its declared values.
+  KernelConfig canonical(KernelConfig const& cfg) const;
+  /// The cartesian product of params() in canonical order (before constraints).
+  std::vector<KernelConfig> enumerate() const;
+};
+
+/// Blocks along grid x a launch may have (2^31 − 1).
+inline constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1;
+
+/// Registers each of `threads` threads of a block may use without spilling: the device's
+/// per-thread limit (at most 255), and the SM's register file shared by the block, in the
+/// allocation unit of 8.
+int register_budget(DeviceLimits const& limits, int threads);
+
+/// "v1,v2,...," — a canonical config's values in parameter order, the leading template
+/// arguments of every family's kernels (only declared integers reach the source).
+std::string template_arguments(KernelConfig const& canonical_config);
+
+/// Whether a split-K launch plan with `slices` slices sums them in the last slice of each tile
+/// (one launch, split-K counters) rather than in a reduce kernel: the templates' rule,
+/// split_k::last_slice_sums in kernel_templates/common/split_k.cuh, which says why.
+constexpr bool last_slice_sums(std::int64_t slices) { return slices == 2; }
+
+/// The NVRTC request for kernels of the embedded template `template_file`: its source, the
+/// name expressions in launch order and the arch. Throws Error when the template was not
+/// embedded in the build.
+CompileRequest embedded_request(std::string_view template_file,
+                                std::vector<std::string> name_expressions, std::string arch);
+
+/// Why `cfg` cannot run `problem` on a device with `limits` ("" when it can): an unknown family,
+/// parameters outside the family's lists, or a failed constraint that correctness needs (search
+/// preferences do not count). What the query chain and the runtime ask before offering a stored
+/// kernel for a problem it was not tuned on.
+std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
+                            DeviceLimits const& limits);
+
+/// The cost of `cfg` on `problem` on a device with `limits` (its SM count), in units comparable
+/// only for one kernel across problems: waves of work units times the work of one unit. A unit
+/// is an output tile and K slice: ceil(M/BM)·ceil(N/BN)·SK units of BM·BN·ceil(K/SK)
+/// multiply-adds (every family has BM and BN); a wave is as many units as SMs times the blocks
+/// that fit on one SM (threads, shared memory, registers_per_thread()). Persistent kernels walk the same tiles, so they
+/// pay the same waves. 0 (no estimate) for an unknown family, a config without BM and BN, or a
+/// config the family's search would not propose for the problem, so the
+/// model only compares kernels the family deems sensible there. What the lookup's nearest rule
+/// uses to carry a kernel's time from a tuned shape to a nearby one.
+double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
+
+/// `cfg` in its family's canonical form (a parameter that declares an `absent` value filled in),
+/// or unchanged when it names no known family or is not one of its configs: what ids read back
+/// from a store are compared as.
+KernelConfig canonical_or_same(KernelConfig const& cfg);
+
+/// Every family gemmtune knows, in a fixed order.
+std::vector<Family const*> all_families();
+/// The family with this name, or nullptr.
+Family const* find_family(std::string_view name);
+/// Families named by a --family value: a family name, a group ("ladder", "all") or a
+/// comma-separated list of those; throws UsageError naming the unknown text and the choices.
+std::vector<Family const*> select_families(std::string_view text);
+
+}  // namespace gemmtune

@@ -1,0 +1,584 @@
+// The wgmma descriptor: value lists, the constraints that keep a default search to the configs
+// worth timing on Hopper, name expressions, and the launch plan (TMA descriptors for A and B,
+// the main kernel over work units or a persistent grid of clusters; split-K sums in the last
+// slice of each tile at SK = 2, else in the reduce kernel).
+#include "src/kernels/wgmma_family.hpp"
+
+#include <algorithm>
+
+#include "src/core/error.hpp"
+#include "src/core/tensor_map_geometry.hpp"
+
+namespace gemmtune {
+namespace {
+
+constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
+constexpr std::int64_t kMaxReduceBlocks = 4096;
+
+constexpr int kWarpgroup = 128;
+constexpr int kSwizzleBytes = 128;  // TMA swizzle and one shared-memory row of every box
+constexpr int kSwizzleAtom = 1024;  // = wgmma_detail::kSwizzleAtom: base alignment slack
+constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
+constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 224
+constexpr std::int64_t kMinStages = 3;  // the ST value list's range
+constexpr std::int64_t kMaxStages = 6;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+std::string str(std::int64_t v) { return std::to_string(v); }
+char const* flag(bool b) { return b ? "true" : "false"; }
+
+int sm_count(DeviceLimits const& limits) {
+  return limits.sm_count > 0 ? limits.sm_count : WgmmaFamily::kPersistentSms;
+}
+
+/// The template's element-type code (wgmma_detail::ElementType).
+int element_code(Precision p) {
+  switch (p) {
+    case Precision::kFP16: return 0;
+    case Precision::kBF16: return 1;
+    case Precision::kTF32: return 2;
+    case Precision::kFP32: break;
+  }
+  throw Error("wgmma has no element type for " + std::string(to_string(p)));
+}
+
+/// tf32 wgmma reads shared memory K-major only: an operand stored MN-major (A as K×M, B as
+/// K×N) is first copied K-major into the workspace (wgmma_kmajor_copy).
+bool a_copied(Problem const& p) {
+  return p.precision == Precision::kTF32 && a_transposed(p.layout);
+}
+bool b_copied(Problem const& p) {
+  return p.precision == Precision::kTF32 && !b_transposed(p.layout);
+}
+/// A is MN-major in shared memory when the main kernel reads it stored K×M; B when K×N.
+bool a_mn_major(Problem const& p) { return a_transposed(p.layout) && !a_copied(p); }
+bool b_mn_major(Problem const& p) { return !b_transposed(p.layout) && !b_copied(p); }
+
+/// Bytes of split-K partials: SK slices of M rows of round_up(N, 4) floats.
+std::int64_t partial_bytes(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const sk = cfg.at("SK");
+  return sk == 1 ? 0 : sk * p.m * round_up(p.n, 4) * 4;
+}
+/// = wgmma_detail::kmajor_copy_offsets: the K-major copies follow the partials, each on a
+/// 128-byte boundary, A's before B's.
+std::int64_t copy_offset_a(KernelConfig const& cfg, Problem const& p) {
+  return round_up(partial_bytes(cfg, p), 128);
+}
+std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
+  return copy_offset_a(cfg, p) +
+         (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
+}
+// = wgmma_detail's: the K-major copy turns 32×32 blocks, copy_batch() of them (adjacent along
+// the copy's rows) per block of 256 threads, through as many padded tiles of shared memory.
+constexpr int kCopyTile = 32;
+constexpr int kCopyThreads = 256;
+/// Thread blocks per SM below which four 32×32 blocks per thread block leave the SMs short of
+/// work: then each thread block moves one.
+constexpr std::int64_t kCopyMinBlocksPerSm = 4;
+std::int64_t copy_rows(Problem const& p) {
+  return (a_copied(p) ? round_up(p.m, kCopyTile) : 0) + (b_copied(p) ? round_up(p.n, kCopyTile) : 0);
+}
+/// 32×32 blocks per thread block of the copy: 4 (all loads in flight before the turn) where the
+/// copies are large enough to still give every SM kCopyMinBlocksPerSm thread blocks, else 1.
+int copy_batch(Problem const& p) {
+  std::int64_t const blocks = copy_rows(p) / kCopyTile * ceil_div(p.k, kCopyTile);
+  return blocks >= 4 * kCopyMinBlocksPerSm * WgmmaFamily::kPersistentSms ? 4 : 1;
+}
+
+/// Rows of 128 bytes an operand tile of X rows/columns takes per stage (MN-major tiles are
+/// loaded as whole 64-wide boxes).
+std::int64_t tile_rows(std::int64_t x, bool mn_major) {
+  return mn_major ? round_up(x, kMnChunk) : x;
+}
+
+/// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2), where
+/// the two warpgroups take whole tiles in turn.
+std::int64_t warpgroup_rows(KernelConfig const& c) {
+  return c.at("PE") == 2 ? c.at("BM") : c.at("BM") / c.at("CW");
+}
+
+/// Large problems fill the SMs twice even with 128×128 tiles: compute-bound.
+bool compute_bound(Problem const& p, DeviceLimits const& l) {
+  return ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 2 * sm_count(l);
+}
+
+/// = WgmmaFamily::smem_bytes (free, so constraints need not hold the family).
+int ring_smem_bytes(KernelConfig const& cfg, Problem const& problem) {
+  Problem const p = problem.resolved();
+  std::int64_t const stage =
+      (tile_rows(cfg.at("BM"), a_mn_major(p)) + tile_rows(cfg.at("BN"), b_mn_major(p))) *
+      kSwizzleBytes;
+  // = wgmma_detail::smem_bytes: alignment slack, the ring, the C staging boxes (EP per consumer
+  // warpgroup, each its rows × 128 bytes), 2·ST mbarriers of 8 bytes.
+  std::int64_t const staging = cfg.at("CW") * cfg.at("EP") * warpgroup_rows(cfg) * kSwizzleBytes;
+  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + staging + 2 * cfg.at("ST") * 8);
+}
+
+/// K blocks one work unit walks (its split-K slice).
+std::int64_t unit_k_blocks(KernelConfig const& c, Problem const& p) {
+  return ceil_div(ceil_div(p.k, WgmmaFamily::block_k(p.precision)), c.at("SK"));
+}
+
+/// Ping-pong pays off only where the epilogue is a large share of a tile: main loops of at most
+/// this many K blocks. Measured on the H200 at 4096³ (64 K blocks), 64×256 ping-pong ran 540–567
+/// TFLOP/s against 666–669 for 128×256 persistent tiles (and 128×128 ping-pong 573): its
+/// warpgroups run their main loops one after the other on half-height tiles.
+constexpr std::int64_t kPingPongMaxKBlocks = 16;
+
+/// The staged epilogue (EP > 0) pays off only where the epilogue is a visible share of a tile:
+/// main loops of at most this many K blocks. Measured on the H200 (bf16, 2-block clusters,
+/// persistent): at 4096×4096×512 (8 K blocks) 128×128 tiles ran 36.5–37.0 µs staged against
+/// 40.0–40.1 µs from registers; at 4096³ (64) 128×256 tiles ran 206.6–207.7 against
+/// 206.8–207.8 µs, and at 8192³ the two passes disagreed in sign (−3%, +1%). In three alternating
+/// rounds of 1.5 s at 4096³ (raw/2026-11-30-h200-bench-sustained-rounds-ablation.txt) staged
+/// stores ran 208.9 µs against 212.5: so compute-bound problems, whose space is compact, keep the
+/// staged epilogue at any depth and the search measures it.
+constexpr std::int64_t kStagedEpilogueMaxKBlocks = 16;
+
+/// Time of the tile grid in units of one BM×64 slab per SM: waves of clusters × BN. A wave
+/// lasts as long as one tile's main loop, which scales with BN at a fixed BM and K.
+std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
+                       std::int64_t bn) {
+  c.set("BN", bn);
+  std::int64_t const clusters = std::max<std::int64_t>(1, sm_count(l) / c.at("CL"));
+  return ceil_div(WgmmaFamily::units(c, p), clusters) * bn;
+}
+
+}  // namespace
+
+std::string_view WgmmaFamily::description() const {
+  return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
+         "wgmma consumer warpgroups with setmaxnreg, 2-block clusters with B multicast, "
+         "persistent grouped raster, split-K";
+}
+
+bool WgmmaFamily::supports(Precision p) const {
+  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32;
+}
+
+int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / element_bytes(p); }
+
+std::vector<ParamSpec> WgmmaFamily::params() const {
+  return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
+          {"BN", {64, 96, 128, 160, 192, 208, 224, 256},
+           "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
+          {"ST", {3, 4, 5, 6}, "shared-memory pipeline stages"},
+          {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
+          {"CL", {1, 2}, "cluster size along M: blocks share B through TMA multicast"},
+          {"PE", {0, 1, 2},
+           "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
+           "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
+           "overlaps the other's main loop)"},
+          {"GM", {1, 8}, "rasterization group: tile rows walked together"},
+          {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"},
+          {"EP", {0, 1, 2, 4},
+           "epilogue: 0 = stores from registers; E = C staged in shared memory, E boxes of 64 "
+           "columns per consumer warpgroup, written by TMA stores that drain while the next "
+           "tile runs (16-bit C, SK=1)",
+           0}};
+}
+
+int WgmmaFamily::threads(KernelConfig const& cfg) const {
+  return static_cast<int>((cfg.at("CW") + 1) * kWarpgroup);
+}
+
+int WgmmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) const {
+  // Launched for one block per SM: the block takes the whole register file and its warpgroups
+  // share it out with setmaxnreg.
+  int const t = threads(cfg);
+  return t > 0 ? 65536 / t / 8 * 8 : 0;
+}
+
+std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
+  return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
+}
+
+std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const cl = cfg.at("CL");
+  return ceil_div(ceil_div(p.m, cfg.at("BM")), cl) * ceil_div(p.n, cfg.at("BN")) * cfg.at("SK");
+}
+
+std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
+  std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
+  return (cfg.at("PE") >= 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
+}
+
+int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
+  return ring_smem_bytes(canonical(cfg), problem);  // an id stored before EP existed has none
+}
+
+
+std::vector<Constraint> WgmmaFamily::constraints() const {
+  std::vector<Constraint> out;
+  out.push_back({"arch", [](KernelConfig const&, Problem const&, DeviceLimits const& l) {
+                   int const a = arch_number(l.arch);
+                   if (a == 0 || a == 90) return std::string();
+                   return "wgmma and setmaxnreg exist only on sm_90a, not " + l.arch;
+                 }});
+  out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
+                   if (p.align >= 16) return std::string();
+                   return "TMA needs 16-byte aligned pointers and row strides; the alignment "
+                          "class is " + str(p.align) + " bytes";
+                 }});
+  out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("PE") != 2 || c.at("CW") == 2) return std::string();
+                   return std::string(
+                       "PE=2 alternates tiles between two consumer warpgroups; CW=1 has one");
+                 }});
+  out.push_back({"warpgroups", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const wm = warpgroup_rows(c);
+                   if (wm == 64 || wm == 128) return std::string();
+                   if (c.at("PE") == 2) {
+                     return "BM=" + str(c.at("BM")) +
+                            " rows per ping-pong warpgroup; a warpgroup runs one or two m64 "
+                            "wgmma (64 or 128 rows)";
+                   }
+                   return "BM=" + str(c.at("BM")) + " over CW=" + str(c.at("CW")) +
+                          " consumer warpgroups gives " + str(wm) +
+                          " rows each; a warpgroup runs one or two m64 wgmma (64 or 128 rows)";
+                 }});
+  out.push_back({"epilogue", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const ep = c.at("EP");
+                   if (ep == 0) return std::string();
+                   if (p.precision == Precision::kTF32) {
+                     return "EP=" + str(ep) + " stages 16-bit C with stmatrix; tf32 writes FP32 C";
+                   }
+                   if (c.at("SK") != 1) {
+                     return "EP=" + str(ep) + " stages C itself; SK=" + str(c.at("SK")) +
+                            " writes FP32 partials";
+                   }
+                   if (c.at("BN") % kMnChunk != 0) {
+                     return "EP=" + str(ep) + " stores boxes of 64 columns; BN=" +
+                            str(c.at("BN")) + " is not a multiple of 64";
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"wgmma_n", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const bn = c.at("BN");
+                   if (bn % 16 == 0 && bn >= 16 && bn <= 256) return std::string();
+                   return "BN=" + str(bn) + " is not a wgmma N (multiple of 16, at most 256)";
+                 }});
+  out.push_back({"accumulators", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   std::int64_t const acc = warpgroup_rows(c) / 64 * c.at("BN") / 2;
+                   if (acc <= kMaxAccumulators) return std::string();
+                   return str(acc) + " FP32 accumulators per consumer thread (" +
+                          str(warpgroup_rows(c)) + " rows × BN=" + str(c.at("BN")) +
+                          " / 128 threads) > " + str(kMaxAccumulators) +
+                          "; they would spill past the 224 registers a consumer gets";
+                 }});
+  out.push_back({"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const bm = c.at("BM"), bn = c.at("BN");
+                   if (bm > 64 && p.m <= bm / 2) {
+                     return "BM=" + str(bm) + " is over twice M=" + str(p.m) +
+                            "; a smaller tile covers it";
+                   }
+                   if (bn > 64 && p.n <= bn / 2) {
+                     return "BN=" + str(bn) + " is over twice N=" + str(p.n) +
+                            "; a smaller tile covers it";
+                   }
+                   return std::string();
+                 },
+                 true});
+  out.push_back(
+      {"compute_bound", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+         // Large problems: tiles below 128×128 re-read A and B from L2 too often, a single
+         // consumer warpgroup cannot overlap its epilogue, and ungrouped rasterization thrashes
+         // L2; none of those configs is worth a compile.
+         // Ping-pong tiles of 64×256 have the operand reuse of 128×128 per main loop.
+         if (!compute_bound(p, l)) return std::string();
+         bool const small = c.at("PE") == 2 ? c.at("BM") * c.at("BN") < 128 * 128
+                                            : c.at("BM") < 128 || c.at("BN") < 128;
+         if (small) {
+           return "the " + p.shape() + " grid fills the SMs twice even with 128×128 tiles; " +
+                  str(c.at("BM")) + "×" + str(c.at("BN")) + " re-reads operands too often";
+         }
+         if (c.at("CW") == 1) {
+           return "the " + p.shape() +
+                  " problem is compute-bound; one consumer warpgroup leaves the tensor cores "
+                  "idle during its epilogue (CW=2)";
+         }
+         if (c.at("GM") == 1) {
+           return "the " + p.shape() +
+                  " problem is compute-bound; row-order rasterization (GM=1) thrashes L2";
+         }
+         return std::string();
+       },
+       true});
+  out.push_back({"cluster_pieces",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // Each block's full barrier must depend on every producer of the cluster
+                   // (the template asserts it), so every block issues a piece of B per stage.
+                   std::int64_t const cl = c.at("CL");
+                   if (cl == 1 || !b_mn_major(p) ||
+                       round_up(c.at("BN"), kMnChunk) / kMnChunk >= cl) {
+                     return std::string();
+                   }
+                   return "with B stored K×N the " + str(cl) +
+                          " blocks of a cluster each issue 64-wide boxes of B; BN=" +
+                          str(c.at("BN")) + " has fewer boxes than blocks";
+                 }});
+  out.push_back({"cluster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const cl = c.at("CL"), tm = ceil_div(p.m, c.at("BM"));
+                   if (cl == 1 || tm >= 2 * cl) return std::string();
+                   return "CL=" + str(cl) + " groups tile rows that share B, but M=" + str(p.m) +
+                          " has only " + str(tm) + " tile rows of BM=" + str(c.at("BM")) +
+                          " (fewer than " + str(2 * cl) +
+                          "): padding blocks and multicast would cost more than they share";
+                 },
+                 true});
+  out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   if (c.at("PE") == 0) return std::string();
+                   std::int64_t const u = units(c, p), clusters = sm_count(l) / c.at("CL");
+                   if (u > clusters) return std::string();
+                   return str(u) + " work units fit one wave of " + str(clusters) +
+                          " clusters: PE=" + str(c.at("PE")) +
+                          " gives each at most one unit (no second tile to overlap)";
+                 },
+                 true});
+  out.push_back({"raster", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
+                   if (c.at("GM") == 1) return std::string();
+                   std::int64_t const clusters = sm_count(l) / c.at("CL");
+                   if (units(c, p) <= clusters) {
+                     return "GM=" + str(c.at("GM")) + " orders the tiles, but all " +
+                            str(units(c, p)) + " work units run at once on " + str(clusters) +
+                            " clusters";
+                   }
+                   if (tm > 1 && tn > 1) return std::string();
+                   return "GM=" + str(c.at("GM")) + " regroups tile rows, but the grid is " +
+                          str(tm) + "×" + str(tn) + " tiles: same order as GM=1";
+                 },
+                 true});
+  out.push_back({"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   std::int64_t const sk = c.at("SK");
+                   if (sk == 1) return std::string();
+                   std::int64_t const t = tiles(c, p);
+                   if (t >= sm_count(l)) {
+                     return str(t) + " tiles already cover the " + str(sm_count(l)) +
+                            " SMs; SK=" + str(sk) + " would only add a reduction";
+                   }
+                   std::int64_t const clusters = sm_count(l) / c.at("CL");
+                   if (units(c, p) > clusters) {
+                     return str(t) + " tiles × SK=" + str(sk) + " = " + str(units(c, p)) +
+                            " work units overflow one wave of " + str(clusters) +
+                            " clusters; fewer slices fill the SMs with less reduction";
+                   }
+                   std::int64_t const kb = ceil_div(p.k, block_k(p.precision));
+                   if (kb < 4 * sk || (sk - 1) * ceil_div(kb, sk) >= kb) {
+                     return "K=" + str(p.k) + " is " + str(kb) + " stages of " +
+                            str(block_k(p.precision)) + ": fewer than 4 per slice for SK=" +
+                            str(sk);
+                   }
+                   return std::string();
+                 },
+                 true});
+  out.push_back({"pingpong_depth",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const kb = unit_k_blocks(c, p);
+                   if (c.at("PE") != 2 || kb <= kPingPongMaxKBlocks) return std::string();
+                   return "a work unit walks " + str(kb) + " K blocks: its epilogue is too small "
+                          "a share for ping-pong (half-height tiles, serial main loops) to win "
+                          "back; PE=1 keeps both warpgroups on one tile";
+                 },
+                 true});
+  out.push_back({"stages", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // One block per SM (registers): a deeper ring costs nothing but shared
+                   // memory the block has to itself, and hides more load latency.
+                   std::int64_t const st = c.at("ST"), kb = unit_k_blocks(c, p);
+                   if (st > kMinStages && kb <= st - 1) {
+                     return "a unit walks " + str(kb) + " K blocks: ST=" + str(st - 1) +
+                            " stages already hold them all";
+                   }
+                   if (st >= kMaxStages || kb <= st) return std::string();
+                   KernelConfig deeper = c;
+                   deeper.set("ST", st + 1);
+                   if (l.max_smem_per_block_optin <= 0 ||
+                       ring_smem_bytes(deeper, p) > l.max_smem_per_block_optin) {
+                     return std::string();
+                   }
+                   return "ST=" + str(st + 1) + " also fits in shared memory and the " +
+                          str(unit_k_blocks(c, p)) + " K blocks of a unit can use it";
+                 },
+                 true});
+  out.push_back({"wave_fill", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // BN off the powers of two only to quantise the grid into fewer waves of
+                   // work than both neighbouring powers (per-tile efficiency favours them).
+                   std::int64_t const bn = c.at("BN");
+                   if ((bn & (bn - 1)) == 0) return std::string();
+                   std::int64_t const lo = bn < 128 ? 64 : 128, hi = bn < 128 ? 128 : 256;
+                   std::int64_t const own = wave_cost(c, p, l, bn);
+                   std::int64_t const best =
+                       std::min(wave_cost(c, p, l, lo), wave_cost(c, p, l, hi));
+                   if (own < best) return std::string();
+                   return "BN=" + str(bn) + " takes " + str(own) + " column-waves of the " +
+                          p.shape() + " grid, no fewer than BN=" + str(lo) + " or " + str(hi) +
+                          " (" + str(best) + ")";
+                 },
+                 true});
+  out.push_back({"staging", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // Rounds of boxes make each round wait for the previous one's stores to read
+                   // shared memory: stage the whole tile where it fits beside the same ring.
+                   std::int64_t const ep = c.at("EP"), boxes = c.at("BN") / kMnChunk;
+                   if (ep == 0) return std::string();
+                   if (ep > boxes) {
+                     return "EP=" + str(ep) + " boxes for BN=" + str(c.at("BN")) + ": " +
+                            str(boxes) + " hold the whole tile";
+                   }
+                   if (ep == boxes || ep == 4) return std::string();
+                   KernelConfig more = c;
+                   more.set("EP", ep * 2);
+                   if (l.max_smem_per_block_optin <= 0 ||
+                       ring_smem_bytes(more, p) > l.max_smem_per_block_optin) {
+                     return std::string();
+                   }
+                   return "EP=" + str(ep * 2) + " also fits beside the ST=" + str(c.at("ST")) +
+                          " ring and stores the tile in fewer rounds";
+                 },
+                 true});
+  out.push_back({"epilogue_depth",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   std::int64_t const kb = unit_k_blocks(c, p);
+                   if (c.at("EP") == 0 || kb <= kStagedEpilogueMaxKBlocks || compute_bound(p, l)) {
+                     return std::string();
+                   }
+                   return "a work unit walks " + str(kb) + " K blocks: its epilogue is too small "
+                          "a share for staged TMA stores (EP=" + str(c.at("EP")) +
+                          ") to win back their shared memory";
+                 },
+                 true});
+  out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   std::int64_t const u = units(c, p);
+                   if (u <= kMaxGridX) return std::string();
+                   return str(u) + " work units > the grid limit " + str(kMaxGridX);
+                 }});
+  return out;
+}
+
+std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
+  Problem const p = problem.resolved();
+  // Clustered configs are a separate kernel carrying __cluster_dims__; CL = 1 has none.
+  std::string s = canon.at("CL") > 1 ? "gemmtune::wgmma_gemm_cluster<" : "gemmtune::wgmma_gemm<";
+  s += template_arguments(canon);
+  // The layout the main kernel reads: a copied operand is K-major.
+  s += std::to_string(element_code(p.precision)) + "," + flag(a_mn_major(p)) + "," +
+       flag(!b_mn_major(p)) + ">";
+  return s;
+}
+
+std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  Problem const p = problem.resolved();
+  return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
+         flag(a_copied(p)) + "," + flag(!b_copied(p)) + "," + std::to_string(copy_batch(p)) + ">";
+}
+
+bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
+  std::int64_t const rows = cfg.at("PE") == 2 ? cfg.at("BM") : cfg.at("BM") / cfg.at("CW");
+  std::int64_t const accumulators = rows / 64 * (cfg.at("BN") / 2);
+  return last_slice_sums(cfg.at("SK")) && accumulators <= 64;
+}
+
+std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
+         std::to_string(element_code(problem.precision)) + ">";
+}
+
+std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
+  Problem const p = problem.resolved();
+  if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
+  return copy_offset_b(cfg, p) + (b_copied(p) ? p.n * kmajor_copy_ld(p) * 4 : 0);
+}
+
+std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {
+  if (!sums_in_last_slice(cfg)) return 0;
+  std::int64_t const warps = cfg.at("PE") == 2 ? 4 : 4 * cfg.at("CW");
+  return tiles(cfg, problem.resolved()) * warps * 4;
+}
+
+std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
+                                                    Problem const& problem) {
+  Problem const p = problem.resolved();
+  int const bk = block_k(p.precision);
+  int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
+  // K-major A: one box of BK columns (128 bytes) × the tile's rows. MN-major: boxes of 64
+  // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
+  TensorMapSpec a{TmaOperand::kA, bm, bk, kSwizzleBytes};
+  if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
+  // K-major B comes in CL slabs of BN/CL rows, one per block of the cluster (multicast).
+  TensorMapSpec b{TmaOperand::kB, bn / static_cast<int>(cfg.at("CL")), bk, kSwizzleBytes};
+  if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
+  if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
+  if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
+  if (wgmma_family().canonical(cfg).at("EP") == 0) return {a, b};
+  // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
+  TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
+  return {a, b, c};
+}
+
+CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem const& problem,
+                                            std::string const& arch) const {
+  // In launch order (the plan's launches take their lowered names by index): the K-major
+  // copy, the main kernel, the split-K reduce.
+  Problem const p = problem.resolved();
+  std::vector<std::string> names;
+  if (a_copied(p) || b_copied(p)) names.push_back(copy_expression(cfg, p));
+  names.push_back(main_expression(cfg, p));
+  std::int64_t const sk = cfg.at("SK");
+  if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, p));
+  // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
+  return embedded_request(template_file(), std::move(names),
+                          (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch);
+}
+
+LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
+  KernelConfig const canon = canonical(cfg);
+  Problem const p = problem.resolved();
+  LaunchPlan plan;
+  if (a_copied(p) || b_copied(p)) {
+    std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
+    KernelLaunch copy;
+    copy.name_expression = copy_expression(canon, p);
+    int const batch = copy_batch(p);
+    std::int64_t const rows = kCopyTile * batch;
+    copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, rows) * k_tiles : 0) +
+                         (b_copied(p) ? ceil_div(p.n, rows) * k_tiles : 0),
+                     1, 1};
+    copy.block = Dim3{kCopyThreads, 1, 1};
+    copy.dynamic_smem = batch * kCopyTile * (kCopyTile + 1) * 4;  // = copy_smem_bytes(batch)
+    copy.waits_for_prior_grids = true;
+    plan.launches.push_back(std::move(copy));
+  }
+  KernelLaunch main;
+  main.name_expression = main_expression(canon, p);
+  main.grid = Dim3{grid_blocks(canon, p), 1, 1};
+  main.block = Dim3{threads(canon), 1, 1};
+  main.dynamic_smem = smem_bytes(canon, p);
+  main.takes_tensor_maps = true;
+  main.waits_for_prior_grids = true;
+  plan.launches.push_back(std::move(main));
+  plan.tensor_maps = tensor_maps(canon, p);
+  std::int64_t const sk = canon.at("SK");
+  if (sk > 1 && !sums_in_last_slice(cfg)) {
+    KernelLaunch reduce;
+    reduce.name_expression = reduce_expression(canon, p);
+    reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,
+                                                kMaxReduceBlocks),
+                       1, 1};
+    reduce.block = Dim3{kReduceThreads, 1, 1};
+    reduce.waits_for_prior_grids = true;
+    plan.launches.push_back(std::move(reduce));
+  }
+  plan.workspace_bytes = workspace_bytes(canon, p);
+  plan.counter_bytes = counter_bytes(canon, p);
+  return plan;
+}
+
+Family const& wgmma_family() {
+  static WgmmaFamily const family;
+  return family;
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,72 @@
+// Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
+// TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
+// wgmma consumer warpgroups (cooperative or ping-pong), 2-block clusters with TMA multicast of
+// B, persistent grouped-raster scheduling, split-K, and K-major workspace copies of tf32
+// operands stored MN-major. The registry
+// (family.cpp) lists it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "src/kernels/family.hpp"
+
+namespace gemmtune {
+
+/// The wgmma descriptor: its space, constraints, NVRTC request (always sm_90a) and launch plan
+/// (the main kernel with TMA descriptors for A and B, after the tf32 K-major copy if any, before
+/// the split-K reduce kernel when SK > 2).
+class WgmmaFamily final : public Family {
+ public:
+  std::string_view name() const override { return "wgmma"; }
+  std::string_view description() const override;
+  std::string_view template_file() const override { return "wgmma/wgmma.cuh"; }
+  int min_arch() const override { return 90; }
+  bool supports(Precision p) const override;
+
+  std::vector<ParamSpec> params() const override;
+  std::vector<Constraint> constraints() const override;
+  CompileRequest compile_request(KernelConfig const& cfg, Problem const& problem,
+                                 std::string const& arch) const override;
+  LaunchPlan launch_plan(KernelConfig const& cfg, Problem const& problem) const override;
+  int smem_bytes(KernelConfig const& cfg, Problem const& problem) const override;
+  int threads(KernelConfig const& cfg) const override;
+  int registers_per_thread(KernelConfig const& cfg, Problem const& problem) const override;
+
+  /// K depth of one pipeline stage: 64 elements for fp16/bf16, 32 for tf32 (128 bytes).
+  static int block_k(Precision p);
+  /// Tiles of C: ceil(M/BM)·ceil(N/BN).
+  static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
+  /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK.
+  static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
+  /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
+  static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
+  /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
+  static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>" (wgmma_gemm_cluster when CL > 1).
+  std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
+  /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
+  std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
+  /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
+  static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
+  /// Whether the last slice of each tile sums the split-K partials (one launch, counters):
+  /// SK = 2 with at most 64 accumulators per consumer thread (= the template's
+  /// LAST_SLICE_SUMS); otherwise the reduce kernel does.
+  static bool sums_in_last_slice(KernelConfig const& cfg);
+  /// "gemmtune::wgmma_reduce<SK,T>" (when the last slice does not sum).
+  std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
+  /// Split-K counters (sums_in_last_slice): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
+  /// where one warpgroup owns a whole tile).
+  static std::int64_t counter_bytes(KernelConfig const& cfg, Problem const& problem);
+
+  /// SMs the persistent grid is sized for: the launch plan does not see the device, so it
+  /// assumes an H100/H200 (132).
+  static constexpr int kPersistentSms = 132;
+};
+
+/// The registered instance.
+Family const& wgmma_family();
+
+}  // namespace gemmtune

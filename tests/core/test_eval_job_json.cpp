@@ -1,0 +1,94 @@
+// Worker messages survive a JSON round trip exactly.
+#include <gtest/gtest.h>
+
+#include "src/core/eval_job.hpp"
+
+namespace gemmtune {
+
+TEST(EvalJobJson, RoundTrips) {
+  EvalJob job;
+  job.problem = parse_shape("100x200x300", Precision::kBF16, Layout::kNT).resolved();
+  job.kernel_id = "naive:BX=32,BY=8";
+  job.cubin_path = "/tmp/x.cubin";
+  KernelLaunch l;
+  l.name_expression = "gemmtune::naive<32,8,false,true>";
+  l.lowered_name = "_ZN8gemmtune5naiveILi32ELi8ELb0ELb1EEEv8GemmArgs";
+  l.grid = {4, 13, 1};
+  l.block = {32, 8, 1};
+  l.dynamic_smem = 1024;
+  job.plan.launches.push_back(l);
+  l.takes_tensor_maps = true;
+  l.waits_for_prior_grids = true;
+  job.plan.launches.push_back(l);
+  job.plan.workspace_bytes = 64;
+  job.plan.counter_bytes = 256;
+  job.plan.tensor_maps = {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 64, 32, 128, 4096},
+                          {TmaOperand::kC, 32, 32, 0}};
+  job.seed = 42;
+  job.timing.early_stop_ms = 1.5;
+  job.beta = 0.5f;
+  nlohmann::json j = job;
+  EvalJob back = j.get<EvalJob>();
+  EXPECT_EQ(back.problem, job.problem);
+  EXPECT_EQ(back.plan, job.plan);
+  EXPECT_EQ(back.timing, job.timing);
+  EXPECT_EQ(back.seed, 42u);
+  EXPECT_FLOAT_EQ(back.beta, 0.5f);
+
+  EvalResult r;
+  r.disposition = Disposition::kWrongResult;
+  r.reason = "max |C-R|/bound = 3";
+  r.exact_mismatches = 7;
+  nlohmann::json rj = r;
+  EvalResult rb = rj.get<EvalResult>();
+  EXPECT_EQ(rb.disposition, Disposition::kWrongResult);
+  EXPECT_EQ(rb.exact_mismatches, 7);
+  EXPECT_EQ(rb.reason, r.reason);
+}
+
+TEST(EvalJobJson, SensorFiguresTravelOnlyWhenRead) {
+  EvalResult r;
+  r.disposition = Disposition::kOk;
+  r.median_ms = 0.2;
+  nlohmann::json rj = r;
+  EXPECT_FALSE(rj.contains("power"));
+  EXPECT_FALSE(rj.get<EvalResult>().power.present());
+
+  r.power = {148.25, 690.5, 1500, 2619, 61, 0x4};
+  rj = r;
+  ASSERT_TRUE(rj.contains("power"));
+  EXPECT_EQ(rj["power"]["clock_events"], 4u);
+  EXPECT_EQ(rj.get<EvalResult>().power, r.power);
+
+  BaselineResult b;
+  b.ok = true;
+  b.cublas_ms = 0.175;
+  nlohmann::json bj = b;
+  EXPECT_FALSE(bj.contains("cublas_power"));
+  EXPECT_FALSE(bj.contains("cublaslt_power"));
+  b.cublas_power = {120.5, 689.0, 1530, 2619, 60, 0x4};
+  bj = b;
+  EXPECT_FALSE(bj.contains("cublaslt_power"));
+  BaselineResult const back = bj.get<BaselineResult>();
+  EXPECT_EQ(back.cublas_power, b.cublas_power);
+  EXPECT_FALSE(back.cublaslt_power.present());
+
+  bj["cublas_power"].erase("energy_mj");
+  EXPECT_ANY_THROW(bj.get<BaselineResult>());
+}
+
+TEST(EvalJobJson, RejectsUnknownTensorMapOperand) {
+  EvalJob job;
+  job.problem = parse_shape("8x8x8", Precision::kFP16, Layout::kNN).resolved();
+  job.plan.tensor_maps = {{TmaOperand::kB, 8, 8, 0}};
+  nlohmann::json j = job;
+  j["plan"]["tensor_maps"][0]["operand"] = "D";
+  EXPECT_ANY_THROW(j.get<EvalJob>());
+}
+
+TEST(EvalJobJson, RejectsMissingFields) {
+  nlohmann::json j = {{"problem", {{"m", 1}}}};
+  EXPECT_ANY_THROW(j.get<EvalJob>());
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,49 @@
+// Precision, layout and disposition text forms.
+#include <gtest/gtest.h>
+
+#include "src/core/disposition.hpp"
+#include "src/core/error.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/precision.hpp"
+
+namespace gemmtune {
+
+TEST(Precision, RoundTripsAndRejects) {
+  for (Precision p : kAllPrecisions) EXPECT_EQ(parse_precision(to_string(p)), p);
+  EXPECT_EQ(parse_precision("BF16"), Precision::kBF16);
+  EXPECT_THROW(parse_precision("fp64"), UsageError);
+  EXPECT_THROW(parse_precision(""), UsageError);
+  EXPECT_EQ(element_bytes(Precision::kTF32), 4);
+  EXPECT_EQ(element_bytes(Precision::kFP16), 2);
+}
+
+TEST(Layout, RoundTripsAndRejects) {
+  for (Layout l : kAllLayouts) EXPECT_EQ(parse_layout(to_string(l)), l);
+  EXPECT_EQ(parse_layout("tn"), Layout::kTN);
+  EXPECT_TRUE(a_transposed(Layout::kTN));
+  EXPECT_FALSE(b_transposed(Layout::kTN));
+  EXPECT_THROW(parse_layout("NX"), UsageError);
+}
+
+TEST(Disposition, RoundTrips) {
+  for (Disposition d : {Disposition::kOk, Disposition::kRejected, Disposition::kCompileError,
+                        Disposition::kLaunchError, Disposition::kFault, Disposition::kTimeout,
+                        Disposition::kCrash, Disposition::kWrongResult, Disposition::kSkipped}) {
+    EXPECT_EQ(parse_disposition(to_string(d)), d);
+  }
+  EXPECT_THROW(parse_disposition("passed"), Error);
+}
+
+TEST(GpuIdentity, ArchTable) {
+  EXPECT_EQ(arch_number("sm_90a"), 90);
+  EXPECT_EQ(arch_number("sm_86"), 86);
+  EXPECT_EQ(arch_number("compute_90"), 0);
+  EXPECT_EQ(arch_number("sm_9b"), 0);
+  ASSERT_TRUE(arch_limits("sm_86").has_value());
+  EXPECT_EQ(arch_limits("sm_86")->max_smem_per_block_optin, 99 * 1024);
+  EXPECT_FALSE(arch_limits("sm_75").has_value());
+  GpuIdentity g{"NVIDIA H200", 9, 0, 132};
+  EXPECT_EQ(g.describe(), "NVIDIA H200 / sm_90 / 132 SMs");
+}
+
+}  // namespace gemmtune

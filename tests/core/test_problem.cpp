@@ -1,0 +1,66 @@
+// Problem: shape parsing, packed leading dimensions, alignment classes.
+#include <gtest/gtest.h>
+
+#include "src/core/error.hpp"
+#include "src/core/problem.hpp"
+
+namespace gemmtune {
+
+TEST(Problem, ParsesShapes) {
+  Problem p = parse_shape("4096x1024x512");
+  EXPECT_EQ(p.m, 4096);
+  EXPECT_EQ(p.n, 1024);
+  EXPECT_EQ(p.k, 512);
+  EXPECT_EQ(parse_shape("7,8,9").n, 8);
+  EXPECT_EQ(parse_shape("1X1X1").k, 1);
+  EXPECT_EQ(p.shape(), "4096x1024x512");
+}
+
+TEST(Problem, RejectsBadShapesNamingTheText) {
+  for (char const* bad : {"", "0x4x4", "4x4", "-1x2x3", "4x4x4x4", "axbxc", "4x4x", "99999999999x1x1",
+                          "4x4x16777217", "1.5x2x3", " 4x4x4"}) {
+    try {
+      parse_shape(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (UsageError const& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("MxNxK"), std::string::npos);
+      EXPECT_EQ(e.exit_code(), 2);
+    }
+  }
+}
+
+TEST(Problem, LeadingDimensionsFollowTheLayout) {
+  Problem p = parse_shape("3x5x7", Precision::kFP32, Layout::kNN);
+  EXPECT_EQ(p.lda(), 7);
+  EXPECT_EQ(p.ldb(), 5);
+  EXPECT_EQ(p.ldc(), 5);
+  p.layout = Layout::kTT;
+  EXPECT_EQ(p.lda(), 3);
+  EXPECT_EQ(p.ldb(), 7);
+}
+
+TEST(Problem, AlignmentClass) {
+  EXPECT_EQ(alignment_class(0), 16);
+  EXPECT_EQ(alignment_class(4), 4);
+  EXPECT_EQ(alignment_class(12), 4);
+  EXPECT_EQ(alignment_class(4000), 16);
+  EXPECT_EQ(alignment_class(6), 2);
+  EXPECT_EQ(parse_shape("4096x4096x4096").resolved().align, 16);
+  EXPECT_EQ(parse_shape("1000x1000x1000").resolved().align, 16);  // 4000-byte rows
+  EXPECT_EQ(parse_shape("128x128x7").resolved().align, 4);        // lda = 7 floats
+  EXPECT_EQ(parse_shape("8x8x6", Precision::kBF16).resolved().align, 4);
+  Problem q = parse_shape("8x8x8");
+  q.align = 4;
+  EXPECT_EQ(q.resolved().align, 4);  // an explicit class is kept
+}
+
+TEST(Problem, FlopsAndBytes) {
+  Problem p = parse_shape("2x3x4");
+  EXPECT_DOUBLE_EQ(p.flops(), 48.0);
+  EXPECT_DOUBLE_EQ(p.min_bytes(), 4.0 * (8 + 12 + 6));
+  EXPECT_EQ(p.describe(), "2x3x4 fp32 NN a4");  // 12-byte rows of B and C
+}
+
+}  // namespace gemmtune

@@ -1,0 +1,92 @@
+// The stored extent of each TMA operand per layout, and the encoding rules with their reasons.
+#include <gtest/gtest.h>
+
+#include "src/core/tensor_map_geometry.hpp"
+
+namespace gemmtune {
+namespace {
+
+Problem problem(Layout layout, Precision p = Precision::kBF16) {
+  return parse_shape("100x200x300", p, layout).resolved();
+}
+
+TEST(TensorMapGeometry, StoredExtentFollowsTheLayout) {
+  TensorMapGeometry g;
+  // A: M×K (NN) or K×M (TN); B: K×N (NN) or N×K (NT); C: M×N.
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kA, 64, 64, 128}, problem(Layout::kNN), 304, g), "");
+  EXPECT_EQ(g.rows, 100u);
+  EXPECT_EQ(g.cols, 300u);
+  EXPECT_EQ(g.row_stride_bytes, 608u);
+  EXPECT_EQ(g.element, TensorElement::kBFloat16);
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kA, 64, 64, 128}, problem(Layout::kTN), 104, g), "");
+  EXPECT_EQ(g.rows, 300u);
+  EXPECT_EQ(g.cols, 100u);
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kB, 64, 64, 128}, problem(Layout::kNN), 200, g), "");
+  EXPECT_EQ(g.rows, 300u);
+  EXPECT_EQ(g.cols, 200u);
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kB, 64, 64, 128}, problem(Layout::kNT), 304, g), "");
+  EXPECT_EQ(g.rows, 200u);
+  EXPECT_EQ(g.cols, 300u);
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kC, 32, 64, 0}, problem(Layout::kTT), 200, g), "");
+  EXPECT_EQ(g.rows, 100u);
+  EXPECT_EQ(g.cols, 200u);
+  EXPECT_EQ(g.box_rows, 32u);
+  EXPECT_EQ(g.box_cols, 64u);
+}
+
+TEST(TensorMapGeometry, Fp32AndTf32AreFourByteFloats) {
+  TensorMapGeometry g;
+  ASSERT_EQ(tensor_map_geometry({TmaOperand::kA, 64, 32, 128},
+                                problem(Layout::kNN, Precision::kTF32), 300, g),
+            "");
+  EXPECT_EQ(g.element, TensorElement::kFloat32);
+  EXPECT_EQ(g.element_bytes, 4);
+  EXPECT_EQ(g.row_stride_bytes, 1200u);
+}
+
+TEST(TensorMapGeometry, WorkspaceCopyIsKMajorWithAPaddedStride) {
+  TensorMapGeometry g;
+  // tf32 B of NN (stored K×N) read from a K-major copy N×K; K=300 padded to 300 (16 bytes =
+  // 4 floats), bf16 K=300 padded to 304.
+  Problem const tf32 = problem(Layout::kNN, Precision::kTF32);
+  TensorMapSpec b{TmaOperand::kB, 64, 32, 128, 4096};
+  ASSERT_EQ(tensor_map_geometry(b, tf32, 0, g), "");
+  EXPECT_EQ(g.rows, 200u);
+  EXPECT_EQ(g.cols, 300u);
+  EXPECT_EQ(g.row_stride_bytes, 1200u);
+  EXPECT_EQ(kmajor_copy_ld(problem(Layout::kTT)), 304);
+  TensorMapSpec a{TmaOperand::kA, 64, 64, 128, 0};
+  ASSERT_EQ(tensor_map_geometry(a, problem(Layout::kTT), 0, g), "");
+  EXPECT_EQ(g.rows, 100u);
+  EXPECT_EQ(g.row_stride_bytes, 608u);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kC, 64, 64, 128, 0}, tf32, 0, g).find("C has no"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 32, 128, 100}, tf32, 0, g)
+                .find("multiple of 128"),
+            std::string::npos);
+}
+
+TEST(TensorMapGeometry, RejectsWhatTheHardwareCannotEncode) {
+  TensorMapGeometry g;
+  Problem const p = problem(Layout::kNN);
+  // bf16 row of 300 elements = 600 bytes: not a multiple of 16.
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 64, 128}, p, 300, g)
+                .find("row stride of 600 bytes"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 128, 128}, p, 304, g)
+                .find("wider than the 128-byte swizzle"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 300, 64, 128}, p, 304, g).find("outside 1…256"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 4, 0}, p, 304, g)
+                .find("not a multiple of 16"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 64, 96}, p, 304, g).find("swizzle of 96"),
+            std::string::npos);
+  EXPECT_NE(tensor_map_geometry({TmaOperand::kA, 64, 64, 128}, p, 200, g)
+                .find("leading dimension 200 < 300"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,130 @@
+// Runs wgmma's K-major copy (the tf32 transpose of operands stored MN-major) on the CPU through
+// the family's launch plan, for every tf32 layout that needs one, split-K offsets included, on
+// ragged shapes and padded leading dimensions, and checks every element of the copies and that
+// nothing else of the workspace is written.
+// The emulation first: the template is CUDA source and needs its definitions.
+#include "tests/kernels/cuda_emulation.hpp"
+#include "kernel_templates/wgmma/kmajor_copy.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "src/core/kernel_config.hpp"
+#include "src/core/tensor_map_geometry.hpp"
+#include "src/kernels/family.hpp"
+#include "src/kernels/wgmma_family.hpp"
+
+namespace gemmtune {
+// Backing store of the kernel's `extern __shared__` tiles (one block runs at a time).
+float copy_smem[wgmma_detail::copy_smem_bytes(4) / 4];
+
+namespace {
+
+using Kernel = void (*)(GemmArgs);
+
+template <int SK, int BATCH>
+Kernel copy_kernel(bool ta, bool tb) {
+  if (ta) {
+    return tb ? &wgmma_kmajor_copy<SK, true, true, BATCH>
+              : &wgmma_kmajor_copy<SK, true, false, BATCH>;
+  }
+  return &wgmma_kmajor_copy<SK, false, false, BATCH>;
+}
+
+template <int SK>
+Kernel copy_kernel(bool ta, bool tb, int batch) {
+  return batch == 4 ? copy_kernel<SK, 4>(ta, tb) : copy_kernel<SK, 1>(ta, tb);
+}
+
+struct Call {
+  Kernel kernel;
+  GemmArgs args;
+};
+
+void check(Layout layout, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad,
+           int sk, int batch) {
+  SCOPED_TRACE(std::string(to_string(layout)) + " " + std::to_string(m) + "x" +
+               std::to_string(n) + "x" + std::to_string(k) + " pad=" + std::to_string(pad) +
+               " SK=" + std::to_string(sk));
+  Problem p{.m = m, .n = n, .k = k, .precision = Precision::kTF32, .layout = layout};
+  p.align = 4;
+  p = p.resolved();
+  bool const ta = a_transposed(layout), tb = b_transposed(layout);
+  KernelConfig const cfg =
+      parse_kernel_id("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=" + std::to_string(sk));
+  Family const& family = *find_family("wgmma");
+  LaunchPlan const plan = family.launch_plan(cfg, p);
+  ASSERT_FALSE(plan.launches.empty());
+  KernelLaunch const& copy = plan.launches.front();
+  ASSERT_EQ(copy.name_expression, "gemmtune::wgmma_kmajor_copy<" + std::to_string(sk) + "," +
+                                       (ta ? "true," : "false,") + (tb ? "true," : "false,") +
+                                       std::to_string(batch) + ">");
+  ASSERT_EQ(copy.block.y, 1);
+  ASSERT_LE(copy.dynamic_smem, static_cast<int>(sizeof(copy_smem)));
+
+  // Stored operands: A is K×M when ta (else M×K), B is K×N unless tb; leading dims padded.
+  std::int64_t const lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad;
+  std::vector<float> a(static_cast<std::size_t>((ta ? k : m) * lda));
+  std::vector<float> b(static_cast<std::size_t>((tb ? n : k) * ldb));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 1000003) + 0.25f;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = -static_cast<float>(i % 999983) - 0.5f;
+  std::vector<float> ws(static_cast<std::size_t>(plan.workspace_bytes / 4), std::nanf(""));
+  GemmArgs const args{m,        n,        k,         lda,     ldb,  n,   a.data(),
+                      b.data(), nullptr, ws.data(), nullptr, 1.0f, 0.0f};
+  Call call{copy_kernel<1>(ta, tb, batch), args};
+  if (sk == 4) call.kernel = copy_kernel<4>(ta, tb, batch);
+  emu::run_grid(static_cast<unsigned>(copy.grid.x), static_cast<unsigned>(copy.block.x),
+                [](void* c) {
+                  auto* call = static_cast<Call*>(c);
+                  call->kernel(call->args);
+                },
+                &call);
+
+  std::int64_t const ldk = kmajor_copy_ld(p);
+  std::vector<bool> written(ws.size(), false);
+  int mismatches = 0;
+  for (TensorMapSpec const& map : plan.tensor_maps) {
+    if (map.workspace_offset < 0) continue;
+    bool const is_a = map.operand == TmaOperand::kA;
+    std::int64_t const rows = is_a ? m : n;
+    std::size_t const base = static_cast<std::size_t>(map.workspace_offset / 4);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        std::size_t const at = base + static_cast<std::size_t>(r * ldk + kk);
+        float const want = is_a ? a[static_cast<std::size_t>(kk * lda + r)]
+                                : b[static_cast<std::size_t>(kk * ldb + r)];
+        written[at] = true;
+        if (!(ws[at] == want) && ++mismatches <= 5) {
+          ADD_FAILURE() << (is_a ? "A" : "B") << " copy (" << r << "," << kk << ") = " << ws[at]
+                        << ", expected " << want;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  int stray = 0;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    if (!written[i] && !std::isnan(ws[i])) ++stray;
+  }
+  EXPECT_EQ(stray, 0) << "workspace floats written outside the copies";
+}
+
+TEST(WgmmaCopyEmulated, EveryLayoutWithACopyOnRaggedShapes) {
+  for (Layout layout : {Layout::kNN, Layout::kTN, Layout::kTT}) {
+    check(layout, 300, 200, 77, 0, 1, 1);    // rows and K ragged against 32
+    check(layout, 130, 260, 33, 3, 1, 1);    // padded leading dimensions
+    check(layout, 129, 127, 64, 1, 4, 1);    // after split-K partials
+    check(layout, 5, 3, 2, 0, 1, 1);         // smaller than one block
+  }
+  // Copies of at least 4·4·132 blocks of 32×32 go four to a thread block; rows ragged against
+  // 128, K against 32, after split-K partials.
+  check(Layout::kNN, 40, 2050, 1040, 1, 1, 4);
+  check(Layout::kTN, 1030, 1030, 1050, 0, 4, 4);
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,513 @@
+// The wgmma descriptor: the size of its space at the benchmark shape, that every constraint
+// can decide a rejection with a reason, layouts and precisions, launch plans (grid, persistent
+// grid, threads, shared memory, tensor-map boxes that match the kernel's loads, split-K) and the
+// NVRTC request (built, not compiled).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "src/core/error.hpp"
+#include "src/core/gpu_identity.hpp"
+#include "src/core/kernel_config.hpp"
+#include "src/kernels/family.hpp"
+#include "src/kernels/wgmma_family.hpp"
+
+namespace gemmtune {
+namespace {
+
+Problem make(std::int64_t m, std::int64_t n, std::int64_t k, Precision precision = Precision::kBF16,
+             Layout layout = Layout::kNN, int align = 0) {
+  Problem p{.m = m, .n = n, .k = k, .precision = precision, .layout = layout};
+  p.align = align;
+  return p.resolved();
+}
+
+DeviceLimits sm90() { return *arch_limits("sm_90"); }
+
+WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
+
+/// A config in canonical order; the cluster size and epilogue last here because most cases
+/// leave them 1 and 0.
+KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
+                 std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
+                 std::int64_t ep = 0) {
+  KernelConfig c;
+  c.family = "wgmma";
+  c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl},
+              {"PE", pe}, {"GM", gm}, {"SK", sk}, {"EP", ep}};
+  return c;
+}
+
+std::vector<KernelConfig> valid(Problem const& p, DeviceLimits const& limits = sm90()) {
+  std::vector<KernelConfig> out;
+  for (KernelConfig const& c : wgmma().enumerate()) {
+    if (wgmma().reject_reason(c, p, limits).empty()) out.push_back(c);
+  }
+  return out;
+}
+
+/// The constraint name a rejection starts with ("tile_fit: ..." → "tile_fit").
+std::string rule(std::string const& reason) { return reason.substr(0, reason.find(':')); }
+
+TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
+  EXPECT_EQ(find_family("wgmma"), &wgmma_family());
+  EXPECT_TRUE(wgmma().supports(Precision::kBF16));
+  EXPECT_TRUE(wgmma().supports(Precision::kFP16));
+  EXPECT_TRUE(wgmma().supports(Precision::kTF32));
+  EXPECT_FALSE(wgmma().supports(Precision::kFP32));
+  EXPECT_EQ(wgmma().min_arch(), 90);
+  KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0");
+  EXPECT_EQ(wgmma().canonical(c), c);
+  // Ids stored before the epilogue knob existed name the register-store kernel they named then.
+  EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1")),
+            c);
+  EXPECT_THROW(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8")),
+               UsageError);
+  KernelConfig const stored = parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1");
+  Problem const p = make(4096, 4096, 4096);
+  EXPECT_EQ(wgmma().smem_bytes(stored, p), wgmma().smem_bytes(c, p));
+  EXPECT_EQ(WgmmaFamily::tensor_maps(stored, p), WgmmaFamily::tensor_maps(c, p));
+  std::string const old = wgmma().reject_reason(c, make(4096, 4096, 4096), *arch_limits("sm_80"));
+  EXPECT_NE(old.find("needs sm_90"), std::string::npos) << old;
+  std::string const fp32 =
+      wgmma().reject_reason(c, make(4096, 4096, 4096, Precision::kFP32), sm90());
+  EXPECT_NE(fp32.find("does not compute fp32"), std::string::npos) << fp32;
+}
+
+TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
+  for (Precision precision : {Precision::kBF16, Precision::kFP16}) {
+    for (Layout layout : kAllLayouts) {
+      std::vector<KernelConfig> const all = valid(make(4096, 4096, 4096, precision, layout));
+      std::printf("wgmma valid at 4096^3 %s %s: %zu of %zu\n",
+                  std::string(to_string(precision)).c_str(),
+                  std::string(to_string(layout)).c_str(), all.size(),
+                  wgmma().enumerate().size());
+      EXPECT_GE(all.size(), 8u) << to_string(layout);
+      EXPECT_LE(all.size(), 40u) << to_string(layout);
+      std::set<std::int64_t> bn, pe, cl;
+      std::set<std::string> ids;
+      for (KernelConfig const& c : all) {
+        bn.insert(c.at("BN"));
+        pe.insert(c.at("PE"));
+        cl.insert(c.at("CL"));
+        ids.insert(c.id());
+        EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
+      }
+      // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"));
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"));
+      // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
+      EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
+      EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
+      EXPECT_EQ(cl.size(), 2u);
+    }
+  }
+  std::size_t const tf32 = valid(make(4096, 4096, 4096, Precision::kTF32, Layout::kNT)).size();
+  std::printf("wgmma valid at 4096^3 tf32 NT: %zu\n", tf32);
+  EXPECT_GE(tf32, 8u);
+}
+
+TEST(WgmmaFamily, EveryShapeOfTheSuiteSearchesACompactSpace) {
+  // The search spends ~20–30 s per shape, compiles included: tens of configs, not hundreds.
+  std::int64_t const shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {2048, 2048, 2048},
+                                    {1024, 1024, 1024}, {512, 512, 512},    {4096, 11008, 4096},
+                                    {4096, 4096, 11008}, {128, 4096, 4096}, {16, 4096, 4096},
+                                    {1000, 1000, 1000}, {4096, 4096, 512},  {1024, 1024, 16384}};
+  for (Precision precision : {Precision::kBF16, Precision::kTF32}) {
+    for (auto const& s : shapes) {
+      Problem const p = make(s[0], s[1], s[2], precision);
+      std::size_t const n = valid(p).size();
+      std::printf("wgmma valid at %s: %zu\n", p.describe().c_str(), n);
+      EXPECT_GE(n, 5u) << p.describe();
+      EXPECT_LE(n, 100u) << p.describe();
+    }
+  }
+  // BN off the powers of two stays where it quantises the grid into fewer column-waves: at 8192³
+  // (BM = 128, 132 SMs) BN = 192 is 2752 tiles in 21 waves, 21·192 = 4032, against 16·256 and
+  // 32·128 = 4096; at 4096³ it is 704 tiles in 6 waves, 1152 against 4·256 = 1024.
+  KernelConfig const bn192 = cfg(128, 192, 5, 2, 1, 8, 1);
+  EXPECT_EQ(wgmma().reject_reason(bn192, make(8192, 8192, 8192), sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(bn192, make(4096, 4096, 4096), sm90())), "wave_fill");
+  // Short main loops keep ping-pong (its overlapped epilogue is a large share there), long ones
+  // do not: 4096×4096×512 is 8 K blocks, 4096³ 64.
+  std::set<std::int64_t> short_pe;
+  for (KernelConfig const& c : valid(make(4096, 4096, 512))) short_pe.insert(c.at("PE"));
+  EXPECT_TRUE(short_pe.count(2));
+  // The skinny and small winners measured on the H200 stay in.
+  EXPECT_EQ(wgmma().reject_reason(cfg(64, 256, 5, 1, 0, 1, 8), make(16, 4096, 4096), sm90()),
+            "");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 64, 6, 2, 0, 1, 1), make(1000, 1000, 1000), sm90()),
+            "");
+}
+
+TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
+  KernelConfig const c = cfg(128, 128, 4, 2, 1, 8, 1);
+  // Ragged M, N and K: the copies' row stride is K rounded up to 4 floats (16 bytes).
+  std::int64_t const m = 1000, n = 1500, k = 999, ldk = 1000;
+  std::int64_t const a_bytes = (m * ldk * 4 + 127) / 128 * 128, b_bytes = n * ldk * 4;
+  struct Expect {
+    Layout layout;
+    bool copy_a, copy_b;
+  };
+  for (Expect const& e : {Expect{Layout::kNT, false, false}, Expect{Layout::kNN, false, true},
+                          Expect{Layout::kTN, true, true}, Expect{Layout::kTT, true, false}}) {
+    Problem const p = make(m, n, k, Precision::kTF32, e.layout, 16);
+    std::string const name(to_string(e.layout));
+    ASSERT_EQ(wgmma().reject_reason(c, p, sm90(), RejectScope::kRun), "") << name;
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    // The main kernel always reads both operands K-major.
+    KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
+    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,2,false,true>")
+        << name;
+    EXPECT_EQ(plan.tensor_maps,
+              (std::vector<TensorMapSpec>{
+                  {TmaOperand::kA, 128, 32, 128, e.copy_a ? 0 : -1},
+                  {TmaOperand::kB, 128, 32, 128, e.copy_b ? (e.copy_a ? a_bytes : 0) : -1}}))
+        << name;
+    if (!e.copy_a && !e.copy_b) {
+      EXPECT_EQ(plan.launches.size(), 1u);
+      EXPECT_EQ(plan.workspace_bytes, 0);
+      continue;
+    }
+    ASSERT_EQ(plan.launches.size(), 2u) << name;
+    KernelLaunch const& copy = plan.launches[0];
+    // 32×32 blocks: ceil(1000/32) = 32 and ceil(1500/32) = 47 rows of them, 32 along K. Both
+    // copies (2528 blocks) reach 4·4·132 and go four to a thread block; B's alone (1504) not.
+    int const batch = e.copy_a && e.copy_b ? 4 : 1;
+    EXPECT_EQ(copy.name_expression, std::string("gemmtune::wgmma_kmajor_copy<1,") +
+                                        (e.copy_a ? "true" : "false") + "," +
+                                        (e.copy_b ? "false" : "true") + "," +
+                                        std::to_string(batch) + ">")
+        << name;
+    EXPECT_FALSE(copy.takes_tensor_maps);
+    EXPECT_EQ(copy.block, (Dim3{256, 1, 1}));
+    EXPECT_EQ(copy.dynamic_smem, batch * 32 * 33 * 4);
+    // Four blocks (128 rows) per thread block: ceil(1000/128) = 8, ceil(1500/128) = 12 row
+    // groups; one: 32 and 47.
+    std::int64_t const groups = batch == 4 ? (e.copy_a ? 8 : 0) + (e.copy_b ? 12 : 0)
+                                           : (e.copy_a ? 32 : 0) + (e.copy_b ? 47 : 0);
+    EXPECT_EQ(copy.grid.x, groups * 32) << name;
+    EXPECT_EQ(plan.workspace_bytes, (e.copy_a ? a_bytes : 0) + (e.copy_b ? b_bytes : 0)) << name;
+    std::vector<std::string> const names =
+        wgmma().compile_request(c, p, "sm_90").name_expressions;
+    // Name expressions in launch order: the plan's launches take the lowered names by index.
+    EXPECT_EQ(names, (std::vector<std::string>{copy.name_expression, main.name_expression}));
+  }
+  // Split-K partials come first; the copies start on the next 128-byte boundary after them.
+  Problem const small = make(256, 250, 8192, Precision::kTF32, Layout::kNN, 16);
+  KernelConfig const sk = cfg(128, 128, 6, 2, 0, 1, 4);
+  ASSERT_EQ(wgmma().reject_reason(sk, small, sm90()), "");
+  LaunchPlan const plan = wgmma().launch_plan(sk, small);
+  ASSERT_EQ(plan.launches.size(), 3u);  // copy, main, reduce
+  std::int64_t const partials = 4 * 256 * 252 * 4;
+  EXPECT_EQ(plan.tensor_maps[1].workspace_offset, partials);
+  EXPECT_EQ(plan.workspace_bytes, partials + 250 * 8192 * 4);
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_kmajor_copy<4,false,false,1>");
+  std::vector<std::string> names;
+  for (KernelLaunch const& l : plan.launches) names.push_back(l.name_expression);
+  EXPECT_EQ(wgmma().compile_request(sk, small, "sm_90").name_expressions, names);
+}
+
+TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
+  Problem const big = make(4096, 4096, 4096);
+  struct Case {
+    KernelConfig config;
+    Problem problem;
+    std::string rule;
+  };
+  std::vector<Case> const cases = {
+      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8),
+       "alignment"},
+      {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      {cfg(256, 128, 4, 1, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      // Ping-pong: each warpgroup takes the whole BM rows, so BM = 256 is too tall and
+      // 128×256 holds too many accumulators; it needs two consumer warpgroups.
+      {cfg(256, 128, 4, 2, 2, 8, 1), big, "warpgroups"},
+      {cfg(128, 256, 4, 2, 2, 8, 1), big, "accumulators"},
+      {cfg(128, 128, 4, 1, 2, 8, 1), big, "pingpong"},
+      {cfg(64, 128, 4, 2, 2, 8, 1), big, "compute_bound"},
+      {cfg(128, 256, 4, 1, 0, 1, 1), make(512, 512, 512), "accumulators"},
+      {cfg(256, 256, 3, 2, 0, 1, 1), make(512, 512, 512), "accumulators"},
+      {cfg(256, 128, 4, 2, 0, 1, 1), make(100, 4096, 4096), "tile_fit"},
+      {cfg(128, 256, 4, 2, 0, 1, 1), make(4096, 96, 4096), "tile_fit"},
+      {cfg(64, 128, 4, 1, 1, 8, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 1, 1, 8, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 2, 1, 1, 1), big, "compute_bound"},
+      {cfg(128, 128, 4, 2, 1, 1, 1), make(512, 512, 4096), "persistent"},
+      {cfg(128, 128, 4, 2, 0, 8, 1), make(128, 4096, 4096), "raster"},
+      {cfg(128, 128, 4, 2, 1, 8, 2), big, "split_k"},
+      {cfg(128, 128, 4, 2, 0, 1, 4), make(512, 512, 512), "split_k"},
+      {cfg(128, 256, 6, 2, 1, 8, 1), big, "smem"},
+      {cfg(128, 128, 4, 2, 0, 1, 1, 2), make(200, 4096, 4096), "cluster"},
+      {cfg(128, 128, 4, 2, 0, 8, 1), make(1024, 1024, 1024), "raster"},
+      {cfg(128, 128, 6, 2, 0, 1, 4), make(1024, 1024, 1024), "split_k"},
+      {cfg(64, 256, 5, 2, 2, 8, 1), big, "pingpong_depth"},
+      {cfg(128, 256, 3, 2, 1, 8, 1), big, "stages"},
+      {cfg(128, 128, 6, 2, 0, 1, 1), make(512, 512, 256), "stages"},
+      {cfg(128, 192, 5, 2, 1, 8, 1), big, "wave_fill"},
+      {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster_pieces"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
+       "epilogue"},
+      {cfg(128, 128, 6, 2, 0, 1, 4, 1, 2), make(1024, 1024, 16384), "epilogue"},
+      {cfg(128, 96, 4, 2, 0, 1, 1, 1, 1), make(1024, 1024, 1024), "epilogue"},
+      {cfg(128, 128, 6, 2, 1, 8, 1, 1, 4), make(4096, 4096, 512), "staging"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 1, 1), make(4096, 4096, 512), "staging"},
+      {cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096), "epilogue_depth"},
+  };
+  std::set<std::string> seen;
+  for (Case const& c : cases) {
+    std::string const why = wgmma().reject_reason(c.config, c.problem, sm90());
+    EXPECT_EQ(rule(why), c.rule) << c.config.id() << " " << c.problem.describe() << ": " << why;
+    EXPECT_GT(why.size(), c.rule.size() + 10) << why;
+    seen.insert(rule(why));
+  }
+  for (Constraint const& k : wgmma().constraints()) {
+    if (k.name == "arch" || k.name == "wgmma_n" || k.name == "grid_size") continue;
+    EXPECT_TRUE(seen.count(k.name)) << "no case exercises " << k.name;
+  }
+  // The same split-K config is welcome where 16 tiles leave most SMs idle and K is deep.
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 4), make(512, 512, 8192), sm90()),
+            "");
+}
+
+TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearched) {
+  std::set<std::string> hard, preference;
+  for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
+  EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
+                                         "warpgroups", "wgmma_n", "accumulators",
+                                         "cluster_pieces", "grid_size", "epilogue"}));
+  // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
+  // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
+  // may use it.
+  KernelConfig const c = cfg(128, 128, 4, 2, 1, 1, 4, 2);
+  Problem const big = make(4096, 4096, 4096);
+  EXPECT_NE(wgmma().reject_reason(c, big, sm90()), "");
+  EXPECT_EQ(wgmma().reject_reason(c, big, sm90(), RejectScope::kRun), "");
+  EXPECT_EQ(runnable_reason(c, make(100, 4096, 64), sm90()), "");
+  // ... but never one that TMA cannot load.
+  EXPECT_EQ(rule(runnable_reason(c, make(4096, 4096, 4095), sm90())), "alignment");
+}
+
+TEST(WgmmaFamily, RaggedShapesAreAcceptedWithSixteenByteAlignment) {
+  Problem const ragged = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN, 16);
+  // 128×208 runs it (the search prefers 128×128: 64 tiles already fit one wave).
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 208, 4, 2, 0, 8, 1), ragged, sm90(), RejectScope::kRun),
+            "");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1), ragged, sm90()), "");
+  // Packed 16-bit storage with an odd K is not 16-byte aligned: rejected, not misread.
+  Problem const odd = make(1000, 1000, 999, Precision::kBF16, Layout::kNN);
+  EXPECT_LT(odd.align, 16);
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 8, 1), odd, sm90())), "alignment");
+}
+
+TEST(WgmmaFamily, ThreadsAndSharedMemoryFollowTheRing) {
+  Problem const nn = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  Problem const tn = make(4096, 4096, 4096, Precision::kBF16, Layout::kTN);
+  Problem const nt = make(4096, 4096, 4096, Precision::kBF16, Layout::kNT);
+  EXPECT_EQ(wgmma().threads(cfg(128, 256, 4, 2, 1, 8, 1)), 384);
+  EXPECT_EQ(wgmma().threads(cfg(128, 128, 4, 1, 1, 8, 1)), 256);
+  // Stage = (rows of A + rows of B) × 128 bytes; 1024 bytes of alignment slack; 2 barriers per
+  // stage.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 256, 4, 2, 1, 8, 1), nn), 1024 + 4 * 384 * 128 + 64);
+  // MN-major B (NN) is loaded in 64-wide boxes: BN = 208 takes 256 rows; K-major (NT) 208.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), nn), 1024 + 4 * 384 * 128 + 64);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), nt), 1024 + 4 * 336 * 128 + 64);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 208, 4, 2, 1, 8, 1), tn), 1024 + 4 * 384 * 128 + 64);
+  // tf32: BK = 32 floats is still 128 bytes per row.
+  Problem const tf = make(4096, 4096, 4096, Precision::kTF32, Layout::kNT);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 128, 4, 2, 1, 8, 1), tf), 1024 + 4 * 256 * 128 + 64);
+  EXPECT_EQ(WgmmaFamily::block_k(Precision::kTF32), 32);
+  EXPECT_EQ(WgmmaFamily::block_k(Precision::kBF16), 64);
+  // The staged epilogue adds EP boxes of the warpgroup's rows × 128 bytes per consumer
+  // warpgroup between the ring and the barriers: 64 KiB for the whole 128×256 tile at EP = 4,
+  // and in ping-pong each warpgroup stages whole BM-row tiles.
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), nn),
+            1024 + 3 * 384 * 128 + 2 * 4 * 64 * 128 + 48);
+  EXPECT_EQ(wgmma().smem_bytes(cfg(128, 128, 4, 2, 2, 8, 1, 1, 1), nn),
+            1024 + 4 * 256 * 128 + 2 * 1 * 128 * 128 + 64);
+}
+
+TEST(WgmmaFamily, StagedEpilogueStoresThroughATensorMapOfC) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  // One box per 64 columns (128 bytes of 16-bit C) and the warpgroup's rows, 128-byte swizzle.
+  std::vector<TensorMapSpec> const maps =
+      wgmma().launch_plan(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), p).tensor_maps;
+  ASSERT_EQ(maps.size(), 3u);
+  EXPECT_EQ(maps[2], (TensorMapSpec{TmaOperand::kC, 64, 64, 128}));
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 2, 8, 1, 1, 2), p).tensor_maps[2],
+            (TensorMapSpec{TmaOperand::kC, 128, 64, 128}));
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 256, 4, 2, 1, 8, 1, 2, 0), p).tensor_maps.size(), 2u);
+  // The tile goes out whole where it fits beside the ring; in rounds only where it does not.
+  // Searched for short main loops (8 K blocks here) and for compute-bound problems at any depth
+  // (4096³ has 64), not for deep main loops of smaller grids.
+  Problem const short_k = make(4096, 4096, 512);
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 3, 2, 1, 8, 1, 2, 4), short_k, sm90()), "");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), short_k, sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 4), short_k, sm90())),
+            "smem");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 2), p, sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096),
+                                       sm90())),
+            "epilogue_depth");
+  // A stored kernel staged for a 16-bit problem still runs, with register stores, when beta ≠ 0:
+  // the run scope accepts it for a ragged problem too (TMA clips the boxes).
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 256, 4, 2, 1, 8, 1, 2, 1), make(1000, 1000, 1000),
+                                  sm90(), RejectScope::kRun),
+            "");
+}
+
+TEST(WgmmaFamily, TensorMapBoxesMatchTheKernelsLoadsPerLayout) {
+  KernelConfig const c = cfg(128, 192, 4, 2, 1, 8, 1);
+  std::map<Layout, std::vector<TensorMapSpec>> const expected = {
+      // A K-major: BK × BM box; B MN-major: 64-wide boxes of BK rows.
+      {Layout::kNN, {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 64, 64, 128}}},
+      {Layout::kNT, {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 192, 64, 128}}},
+      {Layout::kTN, {{TmaOperand::kA, 64, 64, 128}, {TmaOperand::kB, 64, 64, 128}}},
+      {Layout::kTT, {{TmaOperand::kA, 64, 64, 128}, {TmaOperand::kB, 192, 64, 128}}},
+  };
+  for (auto const& [layout, maps] : expected) {
+    Problem const p = make(4096, 4096, 4096, Precision::kFP16, layout);
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    EXPECT_EQ(plan.tensor_maps, maps) << to_string(layout);
+    ASSERT_EQ(plan.launches.size(), 1u);
+    EXPECT_TRUE(plan.launches[0].takes_tensor_maps);
+    for (TensorMapSpec const& m : plan.tensor_maps) {
+      // 128-byte swizzle: a box row is at most 128 bytes; TMA boxes are at most 256 per side.
+      EXPECT_LE(m.box_cols * 2, m.swizzle_bytes);
+      EXPECT_LE(m.box_rows, 256);
+    }
+  }
+  Problem const tf = make(4096, 4096, 4096, Precision::kTF32, Layout::kNT);
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1), tf).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 32, 128},
+                                        {TmaOperand::kB, 128, 32, 128}}));
+}
+
+TEST(WgmmaFamily, GridIsTilesOrOnePersistentBlockPerSm) {
+  Problem const p = make(4096, 4096, 4096);
+  LaunchPlan const plain = wgmma().launch_plan(cfg(128, 256, 4, 2, 0, 8, 1), p);
+  EXPECT_EQ(plain.launches[0].grid, (Dim3{32 * 16, 1, 1}));
+  EXPECT_EQ(plain.launches[0].block, (Dim3{384, 1, 1}));
+  EXPECT_EQ(plain.launches[0].dynamic_smem, 1024 + 4 * 384 * 128 + 64);
+  EXPECT_EQ(plain.workspace_bytes, 0);
+  LaunchPlan const persistent = wgmma().launch_plan(cfg(128, 256, 4, 2, 1, 8, 1), p);
+  EXPECT_EQ(persistent.launches[0].grid, (Dim3{132, 1, 1}));
+  // Ragged: ceil(1000/128)·ceil(1000/208) = 8·5 tiles.
+  Problem const r = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN, 16);
+  EXPECT_EQ(WgmmaFamily::tiles(cfg(128, 208, 4, 2, 0, 8, 1), r), 40);
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 208, 4, 2, 1, 8, 1), r).launches[0].grid.x, 40);
+}
+
+TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
+  Problem const p = make(4096, 4096, 512);  // short main loops: where ping-pong is searched
+  // 64×256 and 128×128 per warpgroup: the operand reuse of 128×128, accumulators that fit.
+  for (KernelConfig const& c : {cfg(64, 256, 5, 2, 2, 8, 1), cfg(128, 128, 6, 2, 2, 8, 1),
+                                cfg(128, 128, 6, 2, 2, 8, 1, 2)}) {
+    EXPECT_EQ(wgmma().reject_reason(c, p, sm90()), "") << c.id();
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    EXPECT_EQ(plan.launches[0].grid, (Dim3{132, 1, 1})) << c.id();
+    EXPECT_EQ(plan.launches[0].block, (Dim3{384, 1, 1})) << c.id();
+    // The ring holds one warpgroup tile per stage (A: BM rows; B MN-major: BN rows).
+    EXPECT_EQ(plan.launches[0].dynamic_smem,
+              1024 + c.at("ST") * (c.at("BM") + c.at("BN")) * 128 + 16 * c.at("ST"))
+        << c.id();
+  }
+  // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
+  EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
+  EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,1,false,false>");
+  // One unit per block leaves the second warpgroup without a tile: searches skip it.
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
+                                       sm90())),
+            "persistent");
+}
+
+TEST(WgmmaFamily, SplitKAddsTheReduceKernelOrCountersForTwoSlices) {
+  Problem const p = make(512, 510, 8192, Precision::kFP16, Layout::kNN, 16);
+  KernelConfig const c = cfg(128, 128, 6, 2, 0, 1, 4);
+  ASSERT_EQ(wgmma().reject_reason(c, p, sm90()), "");
+  LaunchPlan const plan = wgmma().launch_plan(c, p);
+  ASSERT_EQ(plan.launches.size(), 2u);
+  EXPECT_EQ(plan.launches[0].grid.x, 4 * 4 * 4);
+  EXPECT_EQ(plan.launches[1].name_expression, "gemmtune::wgmma_reduce<4,0>");
+  EXPECT_FALSE(plan.launches[1].takes_tensor_maps);
+  EXPECT_EQ(plan.workspace_bytes, 4 * 512 * 512 * 4);  // rows padded to a multiple of 4
+  EXPECT_EQ(plan.counter_bytes, 0);
+  EXPECT_FALSE(plan.zero_workspace);
+  // Two slices: the last slice of each tile sums, one counter per consumer warp of a tile.
+  LaunchPlan const two = wgmma().launch_plan(cfg(128, 128, 6, 2, 0, 1, 2), p);
+  ASSERT_EQ(two.launches.size(), 1u);
+  EXPECT_EQ(two.workspace_bytes, 2 * 512 * 512 * 4);
+  EXPECT_EQ(two.counter_bytes, 4 * 4 * 8 * 4);  // 16 tiles × 8 consumer warps
+  // Ping-pong: one warpgroup owns a whole tile, 4 warps (128×64: 64 accumulators per thread).
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 64, 6, 2, 2, 1, 2), p).counter_bytes, 4 * 8 * 4 * 4);
+  // 128 accumulators per thread leave no registers for the sum: the reduce kernel does it.
+  LaunchPlan const big = wgmma().launch_plan(cfg(128, 128, 6, 1, 0, 1, 2), p);
+  ASSERT_EQ(big.launches.size(), 2u);
+  EXPECT_EQ(big.counter_bytes, 0);
+}
+
+TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kTN);
+  CompileRequest const r = wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90");
+  EXPECT_EQ(r.arch, "sm_90a");
+  EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
+  ASSERT_EQ(r.name_expressions.size(), 1u);
+  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,1,true,false>");
+  EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
+  Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
+  EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,false,true>");
+  KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
+  bad.params[1].second = 100;  // not a declared BN
+  EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
+}
+
+}  // namespace
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
+  Problem const p = make(4096, 4096, 4096, Precision::kBF16, Layout::kNT);
+  KernelConfig const plain = cfg(128, 256, 4, 2, 0, 8, 1, 2);
+  KernelConfig const persistent = cfg(128, 256, 4, 2, 1, 8, 1, 2);
+  ASSERT_EQ(wgmma().reject_reason(persistent, p, sm90()), "");
+  // 32 tile rows in 16 pairs × 16 tile columns: 256 cluster units of 2 blocks.
+  EXPECT_EQ(WgmmaFamily::units(plain, p), 256);
+  EXPECT_EQ(wgmma().launch_plan(plain, p).launches[0].grid, (Dim3{512, 1, 1}));
+  // Persistent: 66 clusters fill the 132 SMs.
+  EXPECT_EQ(wgmma().launch_plan(persistent, p).launches[0].grid, (Dim3{132, 1, 1}));
+  // K-major B (NT) is loaded as 2 slabs of 128 rows, one per block, multicast to both.
+  EXPECT_EQ(wgmma().launch_plan(persistent, p).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
+                                        {TmaOperand::kB, 128, 64, 128}}));
+  // MN-major B (NN) keeps its 64-wide boxes; the blocks take turns issuing them.
+  Problem const nn = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
+  EXPECT_EQ(wgmma().launch_plan(persistent, nn).tensor_maps[1],
+            (TensorMapSpec{TmaOperand::kB, 64, 64, 128}));
+  // ... so BN = 64 (one box) cannot feed two blocks there, but can as two K-major slabs.
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 64, 4, 2, 0, 1, 1, 2),
+                                       make(1024, 512, 4096, Precision::kBF16, Layout::kNN),
+                                       sm90())),
+            "cluster_pieces");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 64, 6, 2, 0, 1, 1, 2),
+                                  make(1024, 512, 4096, Precision::kBF16, Layout::kNT), sm90()),
+            "");
+  // An odd number of tile rows pads the last pair with a block below the matrix.
+  Problem const odd = make(800, 1024, 1024, Precision::kBF16, Layout::kNN);  // 7 tile rows
+  KernelConfig const small = cfg(128, 128, 6, 2, 0, 1, 1, 2);
+  ASSERT_EQ(wgmma().reject_reason(small, odd, sm90()), "");
+  EXPECT_EQ(WgmmaFamily::units(small, odd), 4 * 8);
+  EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
+  EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
+  EXPECT_EQ(wgmma().main_expression(small, odd),
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,1,false,false>");
+}
+
+}  // namespace
+}  // namespace gemmtune
