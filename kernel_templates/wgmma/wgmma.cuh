@@ -18,6 +18,7 @@
 //            wgmma; their main loops run one after the other (named barriers hand the turn
 //            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
+//            (common/tile_schedule.cuh)
 //   EP       epilogue: 0 stores C from registers (16-byte stores after a quad exchange); E > 0
 //            (16-bit C, SK = 1, BN a multiple of 64) stages it in shared memory with stmatrix,
 //            E boxes of 64 columns × WM rows per consumer warpgroup, and one thread writes each
@@ -54,6 +55,7 @@
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
+#include "common/tile_schedule.cuh"
 #include "wgmma/kmajor_copy.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
@@ -630,24 +632,20 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
 }
 
-/// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
-/// walked column by column, so blocks running together share A rows and B columns in L2.
+/// Work unit u → split-K slice and tile (tm, tn): units run slice after slice, and a slice's
+/// tiles in grouped order (tile_schedule::grouped), GM tile rows at a time.
 template <int GM>
 __device__ __forceinline__ void unit_coords(long long u, long long tiles_m, long long tiles_n,
                                             int& slice, long long& tm, long long& tn) {
   long long const tiles = tiles_m * tiles_n;
   slice = static_cast<int>(u / tiles);
-  long long const t = u % tiles;
-  long long const per_group = static_cast<long long>(GM) * tiles_n;
-  long long const first_m = (t / per_group) * GM;
-  long long const rows = tiles_m - first_m < GM ? tiles_m - first_m : GM;
-  long long const r = t % per_group;
-  tm = first_m + r % rows;
-  tn = r / rows;
+  tile_schedule::grouped<GM>(u % tiles, tiles_m, tiles_n, tm, tn);
 }
 
 /// K blocks [begin, end) of a slice: ceil(KB/SK) each, the last one shorter (empty slices are
-/// rejected on the host, but handled: they write zeros).
+/// rejected on the host, but handled: they write zeros). Not tile_schedule::block_k_slice: the
+/// slice comes from the work unit, not blockIdx.z, and the loops run to `end`; that helper's
+/// form, fed the unit's slice, compiled to different code in every wgmma kernel.
 template <int SK>
 __device__ __forceinline__ void slice_range(long long kb_total, int slice, long long& begin,
                                             long long& end) {
