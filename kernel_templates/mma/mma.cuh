@@ -10,6 +10,7 @@
 //   WM, WN       warp tile (multiples of 16 and 16); (BM/WM)·(BN/WN) warps
 //   ST           cp.async stages (2..5)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
+//                (common/tile_schedule.cuh)
 //   SK           split-K slices (blockIdx.z): FP32 partials in the workspace; with SK = 2 the
 //                tile's last slice to finish sums them and writes C (common/split_k.cuh, one
 //                counter per tile), with more mma_reduce does
@@ -31,6 +32,7 @@
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
+#include "common/tile_schedule.cuh"
 
 namespace gemmtune {
 namespace mma_detail {
@@ -367,33 +369,10 @@ __device__ __forceinline__ void mma_gemm_block(GemmArgs const& args) {
   const unsigned char* const A = static_cast<const unsigned char*>(args.A);
   const unsigned char* const B = static_cast<const unsigned char*>(args.B);
 
-  long long const tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
-  long long const tile = static_cast<long long>(blockIdx.x);
-  long long tile_m, tile_n;
-  if constexpr (SW <= 1) {
-    tile_m = tile / tiles_n;
-    tile_n = tile % tiles_n;
-  } else {
-    // Groups of SW tile rows walked column by column: blocks resident together share A rows
-    // and B columns in L2.
-    long long const per_group = SW * tiles_n;
-    long long const first = (tile / per_group) * SW;
-    long long const rows = tiles_m - first < SW ? tiles_m - first : SW;
-    long long const in = tile % per_group;
-    tile_m = first + in % rows;
-    tile_n = in / rows;
-  }
-  long long const m0 = tile_m * BM, n0 = tile_n * BN;
-
-  long long const k_tiles = (args.K + BK - 1) / BK;
-  long long kt_begin = 0, kt_count = k_tiles;
-  if constexpr (SK > 1) {
-    long long const per = (k_tiles + SK - 1) / SK;
-    kt_begin = static_cast<long long>(blockIdx.z) * per;
-    kt_count = k_tiles - kt_begin;
-    if (kt_count > per) kt_count = per;
-    if (kt_count < 0) kt_count = 0;
-  }
+  long long m0, n0;
+  tile_schedule::block_tile<BM, BN, SW>(args.M, args.N, m0, n0);
+  long long kt_begin, kt_count;
+  tile_schedule::block_k_slice<BK, SK>(args.K, kt_begin, kt_count);
   int const KT = static_cast<int>(kt_count);
 
   int const tid = static_cast<int>(threadIdx.x);

@@ -15,6 +15,7 @@
 //   ST, CP       CP = 0: ST = 1 single buffer, ST = 2 register-staged double buffer;
 //                CP = 1: cp.async ring of ST = 2..4 stages (sm_80+)
 //   SW           rasterization: blocks walk groups of SW tile rows column by column
+//                (common/tile_schedule.cuh)
 //   SK, RED      split-K slices (blockIdx.z) and their reduction: RED = 0 partials per slice,
 //                summed by the tile's last slice to finish when SK = 2 (common/split_k.cuh, a
 //                counter per tile), else by simt_reduce<SK>; RED = 1 atomics into one zeroed
@@ -29,6 +30,7 @@
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/split_k.cuh"
+#include "common/tile_schedule.cuh"
 
 namespace gemmtune {
 namespace simt_detail {
@@ -364,34 +366,11 @@ __global__ void __launch_bounds__(simt_detail::block_threads(BM, BN, TM, TN, LL)
   const float* const A = static_cast<const float*>(args.A);
   const float* const B = static_cast<const float*>(args.B);
 
-  // Rasterization: groups of SW tile rows, walked column by column, so blocks resident at the
-  // same time share A rows and B columns in L2.
-  long long const tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
-  long long const tile = static_cast<long long>(blockIdx.x);
-  long long tile_m, tile_n;
-  if constexpr (SW <= 1) {
-    tile_m = tile / tiles_n;
-    tile_n = tile % tiles_n;
-  } else {
-    long long const per_group = SW * tiles_n;
-    long long const first = (tile / per_group) * SW;
-    long long const rows = tiles_m - first < SW ? tiles_m - first : SW;
-    long long const in = tile % per_group;
-    tile_m = first + in % rows;
-    tile_n = in / rows;
-  }
-  long long const m0 = tile_m * BM, n0 = tile_n * BN;
-
+  long long m0, n0;
+  tile_schedule::block_tile<BM, BN, SW>(args.M, args.N, m0, n0);
   // This block's K slice, in whole BK steps.
-  long long const k_tiles = (args.K + BK - 1) / BK;
-  long long kt_begin = 0, kt_count = k_tiles;
-  if constexpr (SK > 1) {
-    long long const per = (k_tiles + SK - 1) / SK;
-    kt_begin = static_cast<long long>(blockIdx.z) * per;
-    kt_count = k_tiles - kt_begin;
-    if (kt_count > per) kt_count = per;
-    if (kt_count < 0) kt_count = 0;
-  }
+  long long kt_begin, kt_count;
+  tile_schedule::block_k_slice<BK, SK>(args.K, kt_begin, kt_count);
   int const KT = static_cast<int>(kt_count);
 
   int const tid = static_cast<int>(threadIdx.x);

@@ -18,6 +18,7 @@
 //            wgmma; their main loops run one after the other (named barriers hand the turn
 //            over), which also keeps each within one phase of the full barriers it polls
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
+//            (common/tile_schedule.cuh)
 //   EP       epilogue: 0 stores C from registers (16-byte stores after a quad exchange); E > 0
 //            (16-bit C, SK = 1, BN a multiple of 64) stages it in shared memory with stmatrix,
 //            E boxes of 64 columns × WM rows per consumer warpgroup, and one thread writes each
@@ -53,7 +54,12 @@
 #include "common/cluster.cuh"
 #include "common/gemm_args.cuh"
 #include "common/grid_dependency.cuh"
+#include "common/mbarrier.cuh"
+#include "common/named_barrier.cuh"
 #include "common/split_k.cuh"
+#include "common/stmatrix.cuh"
+#include "common/tile_schedule.cuh"
+#include "common/tma.cuh"
 #include "wgmma/kmajor_copy.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
@@ -107,132 +113,10 @@ __device__ __forceinline__ unsigned smem_addr(void const* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
-// ---- mbarrier ---------------------------------------------------------------------------
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-/// Arrives once and adds `bytes` to the transaction count the current phase waits for.
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-/// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
-/// included). Release at CTA scope only: the arrival announces that this block's wgmma have
-/// finished reading a stage (wgmma.wait_group), which orders nothing in the generic proxy that
-/// a peer must see. Release at cluster scope compiles to MEMBAR.ALL.GPU before every arrival,
-/// which waits for the thread's outstanding global stores (the previous tile's epilogue) and
-/// stalled clustered kernels on every stage.
-__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank) {
-  asm volatile(
-      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
-      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
-      "r"(rank)
-      : "memory");
-}
-/// Returns once the phase with this parity has completed. A barrier in phase n (none of its
-/// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
-/// waiting for parity 1 on a fresh barrier returns at once.
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-        "selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-/// Named barriers (0 is __syncthreads): kTurnBarrier + w is the turn of consumer warpgroup w
-/// in ping-pong, kStagingBarrier + w guards warpgroup w's C staging boxes.
+/// Named barriers (common/named_barrier.cuh): kTurnBarrier + w is the turn of consumer
+/// warpgroup w in ping-pong, kStagingBarrier + w guards warpgroup w's C staging boxes.
 constexpr int kTurnBarrier = 1;
 constexpr int kStagingBarrier = 3;
-/// Named barrier id0 + w: wait for `count` threads (this warp's included), or arrive without
-/// waiting. The ids are immediates so the kernel reserves only the barriers it names.
-template <int id0, int count>
-__device__ __forceinline__ void named_sync(int w) {
-  if (w == 0) {
-    asm volatile("bar.sync %0, %1;" ::"n"(id0), "n"(count) : "memory");
-  } else {
-    asm volatile("bar.sync %0, %1;" ::"n"(id0 + 1), "n"(count) : "memory");
-  }
-}
-template <int id0, int count>
-__device__ __forceinline__ void named_arrive(int w) {
-  if (w == 0) {
-    asm volatile("bar.arrive %0, %1;" ::"n"(id0), "n"(count) : "memory");
-  } else {
-    asm volatile("bar.arrive %0, %1;" ::"n"(id0 + 1), "n"(count) : "memory");
-  }
-}
-
-// ---- TMA --------------------------------------------------------------------------------
-/// 2-D tiled copy of the box at (c0 = column, c1 = row) of the tensor map to the shared address
-/// `dst`; completes `bytes` of transactions on `bar` (always the whole box: out-of-bounds
-/// elements are written as zeros and counted).
-__device__ __forceinline__ void tma_load(unsigned dst, TmaDescriptor const* map, unsigned bar,
-                                         int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
-/// The same copy written to the same offset of every block in `mask` of the cluster; each
-/// destination's barrier at `bar`'s offset receives the complete_tx of the bytes it got.
-__device__ __forceinline__ void tma_load_multicast(unsigned dst, TmaDescriptor const* map,
-                                                   unsigned bar, int c0, int c1,
-                                                   unsigned short mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-      : "memory");
-}
-/// 2-D tiled store of a shared-memory box to the tensor map at (c0 = column, c1 = row); parts
-/// of the box outside the matrix are not written. Joins the thread's current bulk group.
-__device__ __forceinline__ void tma_store(TmaDescriptor const* map, unsigned src, int c0,
-                                          int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
-          reinterpret_cast<unsigned long long>(map)),
-      "r"(src), "r"(c0), "r"(c1)
-      : "memory");
-}
-__device__ __forceinline__ void bulk_commit() {
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
-/// Returns once at most N of the thread's bulk groups have not finished reading shared memory.
-template <int N>
-__device__ __forceinline__ void bulk_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
-}
-/// Returns once every bulk group of the thread has completed (its writes are done).
-__device__ __forceinline__ void bulk_wait_all() {
-  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-}
-/// Makes this thread's generic-proxy writes to shared memory visible to later TMA reads.
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-/// Four 8×8 matrices of 16-bit elements to shared memory: lane l gives the address of row l%8 of
-/// matrix l/8, and register i holds, in every lane, its two elements of matrix i (row lane/4,
-/// columns 2·(lane%4) and + 1: the accumulator fragment's layout).
-__device__ __forceinline__ void stmatrix4(unsigned addr, unsigned r0, unsigned r1, unsigned r2,
-                                          unsigned r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-__device__ __forceinline__ void tma_prefetch(TmaDescriptor const* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<unsigned long long>(map))
-               : "memory");
-}
-
 // ---- wgmma ------------------------------------------------------------------------------
 /// Shared-memory matrix descriptors, in two words. The low word holds the start address >> 4
 /// (bits 0–13) and LBO >> 4 (bits 16–29). The start address is the offset in the block's shared
@@ -343,9 +227,9 @@ __device__ __forceinline__ int boxes_in(long long remaining, int width) {
 template <int CL>
 __device__ __forceinline__ void release(unsigned empty, int lane) {
   if constexpr (CL == 1) {
-    if (lane == 0) mbar_arrive(empty);
+    if (lane == 0) mbarrier::arrive(empty);
   } else {
-    if (lane < CL) mbar_arrive_cluster(empty, static_cast<unsigned>(lane));
+    if (lane < CL) mbarrier::arrive_cluster(empty, static_cast<unsigned>(lane));
   }
 }
 
@@ -505,8 +389,8 @@ __device__ __forceinline__ void store_tile_tma(GemmArgs const& args, TmaDescript
   unsigned const lane_row = 16 * warp + 8 * (matrix & 1) + (lane & 7);
   unsigned const swizzle = lane & 7;  // the row's index within its 8-row swizzle atom
   // The buffer of this tile's first round was stored P rounds ago.
-  if (t == 0) bulk_wait_read<P - 1>();
-  named_sync<kStagingBarrier, kWarpgroup>(w);
+  if (t == 0) tma::bulk_wait_read<P - 1>();
+  named_barrier::sync<kStagingBarrier, kWarpgroup>(w);
 #pragma unroll
   for (int r = 0; r < ROUNDS; ++r) {
     unsigned const buffer = staging + (round % P) * (G * BOX_BYTES);
@@ -526,33 +410,34 @@ __device__ __forceinline__ void store_tile_tma(GemmArgs const& args, TmaDescript
             v[q] = pack2<T>(scaled<SCALE>(alpha, d[mi][j]), scaled<SCALE>(alpha, d[mi][j + 1]));
           }
           unsigned const chunk = 2 * gp + (matrix >> 1);
-          stmatrix4(lane_addr + bb * BOX_BYTES + mi * 64 * kSwizzleRow + ((chunk ^ swizzle) << 4),
-                    v[0], v[1], v[2], v[3]);
+          stmatrix::x4(
+              lane_addr + bb * BOX_BYTES + mi * 64 * kSwizzleRow + ((chunk ^ swizzle) << 4), v[0],
+              v[1], v[2], v[3]);
         }
       }
     }
-    fence_proxy_async();
+    tma::fence_proxy_async();
     // With two or more buffers, the next round's buffer (stored P - 1 rounds before this one)
     // is freed before the sync, so the sync serves both rounds.
     if constexpr (P >= 2) {
-      if (r + 1 < ROUNDS && t == 0) bulk_wait_read<P - 2>();
+      if (r + 1 < ROUNDS && t == 0) tma::bulk_wait_read<P - 2>();
     }
-    named_sync<kStagingBarrier, kWarpgroup>(w);
+    named_barrier::sync<kStagingBarrier, kWarpgroup>(w);
     if (t == 0) {
 #pragma unroll
       for (int bb = 0; bb < G; ++bb) {
         long long const c = col0 + (r * G + bb) * kMnChunk;
         if (c < args.N) {
-          tma_store(map, buffer + bb * BOX_BYTES, static_cast<int>(c), static_cast<int>(row));
+          tma::store(map, buffer + bb * BOX_BYTES, static_cast<int>(c), static_cast<int>(row));
         }
       }
-      bulk_commit();
+      tma::bulk_commit();
     }
     ++round;
     if constexpr (P == 1) {
       if (r + 1 < ROUNDS) {
-        if (t == 0) bulk_wait_read<0>();
-        named_sync<kStagingBarrier, kWarpgroup>(w);
+        if (t == 0) tma::bulk_wait_read<0>();
+        named_barrier::sync<kStagingBarrier, kWarpgroup>(w);
       }
     }
   }
@@ -630,24 +515,20 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
 }
 
-/// Work unit u → split-K slice and tile (tm, tn) in grouped order: GM tile rows at a time,
-/// walked column by column, so blocks running together share A rows and B columns in L2.
+/// Work unit u → split-K slice and tile (tm, tn): units run slice after slice, and a slice's
+/// tiles in grouped order (tile_schedule::grouped), GM tile rows at a time.
 template <int GM>
 __device__ __forceinline__ void unit_coords(long long u, long long tiles_m, long long tiles_n,
                                             int& slice, long long& tm, long long& tn) {
   long long const tiles = tiles_m * tiles_n;
   slice = static_cast<int>(u / tiles);
-  long long const t = u % tiles;
-  long long const per_group = static_cast<long long>(GM) * tiles_n;
-  long long const first_m = (t / per_group) * GM;
-  long long const rows = tiles_m - first_m < GM ? tiles_m - first_m : GM;
-  long long const r = t % per_group;
-  tm = first_m + r % rows;
-  tn = r / rows;
+  tile_schedule::grouped<GM>(u % tiles, tiles_m, tiles_n, tm, tn);
 }
 
 /// K blocks [begin, end) of a slice: ceil(KB/SK) each, the last one shorter (empty slices are
-/// rejected on the host, but handled: they write zeros).
+/// rejected on the host, but handled: they write zeros). Not tile_schedule::block_k_slice: the
+/// slice comes from the work unit, not blockIdx.z, and the loops run to `end`; that helper's
+/// form, fed the unit's slice, compiled to different code in every wgmma kernel.
 template <int SK>
 __device__ __forceinline__ void slice_range(long long kb_total, int slice, long long& begin,
                                             long long& end) {
@@ -731,12 +612,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < ST; ++s) {
-      mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 4 * RELEASERS * CL);
+      mbarrier::init(full0 + 8 * s, 1);
+      mbarrier::init(empty0 + 8 * s, 4 * RELEASERS * CL);
     }
-    // Make the initialised barriers visible to the async proxy (TMA complete_tx) and to the
-    // cluster.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier::fence_init();
   }
   if constexpr (CL > 1) {
     cluster::sync();
@@ -763,8 +642,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     if (threadIdx.x < 32) {
       bool const issuer = threadIdx.x == 0;
       if (issuer) {
-        tma_prefetch(&maps.a);
-        tma_prefetch(&maps.b);
+        tma::prefetch(&maps.a);
+        tma::prefetch(&maps.b);
       }
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
@@ -792,18 +671,18 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         for (; kb < kb_end; ++kb) {
           int const k0 = static_cast<int>(kb * BK);
           unsigned const full = full0 + 8 * s;
-          mbar_wait(empty0 + 8 * s, phase ^ 1);
+          mbarrier::wait(empty0 + 8 * s, phase ^ 1);
           __syncwarp();
           unsigned const a = ring + s * STAGE_BYTES;
           unsigned const b = a + A_BYTES;
           if (issuer) {
-            mbar_arrive_expect_tx(full, bytes);
+            mbarrier::arrive_expect_tx(full, bytes);
             if constexpr (TA) {
               for (int c = 0; c < a_boxes; ++c) {
-                tma_load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
+                tma::load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
               }
             } else {
-              tma_load(a, &maps.a, full, k0, m0);
+              tma::load(a, &maps.a, full, k0, m0);
             }
             for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
               int const start = n0 + p * B_PIECE_SPAN;
@@ -811,10 +690,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
               int const c0 = TB ? k0 : n;
               int const c1 = TB ? n : k0;
               if constexpr (CL > 1) {
-                tma_load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
-                                   static_cast<unsigned short>((1u << CL) - 1));
+                tma::load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
+                                    static_cast<unsigned short>((1u << CL) - 1));
               } else {
-                tma_load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
+                tma::load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
               }
             }
           }
@@ -871,7 +750,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         }
         // Wait until the other warpgroup has polled every stage of the previous unit: the
         // full barriers of this unit are then at most one phase ahead of their parity.
-        if (turn > 0) named_sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
+        if (turn > 0) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
       }
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) {
@@ -881,7 +760,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
       // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
       for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
-        mbar_wait(full0 + 8 * s, phase);
+        mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
@@ -912,7 +791,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       }
       if constexpr (PINGPONG) {
         // Hand the main loop over while this unit's last wgmma still run.
-        if (next_exists) named_arrive<kTurnBarrier, 2 * kWarpgroup>(2 - wg);
+        if (next_exists) named_barrier::arrive<kTurnBarrier, 2 * kWarpgroup>(2 - wg);
       }
       wgmma_wait<0>();
 #pragma unroll
@@ -948,7 +827,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     }
     // The block's shared memory must outlive the TMA stores that read the staging boxes.
     if constexpr (EP > 0) {
-      if (t == 0) bulk_wait_all();
+      if (t == 0) tma::bulk_wait_all();
     }
   }
   if constexpr (CL > 1) cluster::sync();

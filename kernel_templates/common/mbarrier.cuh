@@ -1,0 +1,57 @@
+// mbarriers (sm_90+): the shared-memory barriers by which a producer and its consumers hand the
+// stages of a ring to each other, counting thread arrivals and, for TMA loads, the bytes that
+// have landed; within a block or across the blocks of a cluster. Barriers are named by their
+// 32-bit shared-memory address: the kernels keep those in registers, where a generic pointer
+// would be converted again wherever the compiler rematerialises it.
+#pragma once
+
+namespace gemmtune {
+namespace mbarrier {
+
+/// Sets up the barrier at `bar` for `count` arrivals per phase (one thread, before any use).
+__device__ __forceinline__ void init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+/// After init(), before other threads, the async proxy (TMA complete_tx) or peer blocks of the
+/// cluster use the barriers: makes the initialised barriers visible to them.
+__device__ __forceinline__ void fence_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/// Arrives once and adds `bytes` to the transaction count the current phase waits for.
+__device__ __forceinline__ void arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+/// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
+/// included). Release at CTA scope only: the arrival announces that this block's wgmma have
+/// finished reading a stage (wgmma.wait_group), which orders nothing in the generic proxy that
+/// a peer must see. Release at cluster scope compiles to MEMBAR.ALL.GPU before every arrival,
+/// which waits for the thread's outstanding global stores (the previous tile's epilogue) and
+/// stalled clustered kernels on every stage.
+__device__ __forceinline__ void arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
+      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+/// Returns once the phase with this parity has completed. A barrier in phase n (none of its
+/// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
+/// waiting for parity 1 on a fresh barrier returns at once.
+__device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+}  // namespace mbarrier
+}  // namespace gemmtune
