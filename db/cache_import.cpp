@@ -315,6 +315,11 @@ std::vector<Trial> trials_from_table(TuningTable const& table, std::string const
     t.tflops = e.tflops;
     t.cublas_ms = e.cublas_ms.value_or(0.0);
     t.cublaslt_ms = e.cublaslt_ms.value_or(0.0);
+    if (e.spread) {
+      t.spread_lo_ms = e.spread->lo_ms;
+      t.spread_hi_ms = e.spread->hi_ms;
+      t.spread_rounds = e.spread->rounds;
+    }
     t.provenance = provenance;
     // Alternatives come in as the figures they stand for, the winner's time over their relative
     // speed, so that exporting the cache again gives them back. One never enters as faster than
@@ -324,6 +329,9 @@ std::vector<Trial> trials_from_table(TuningTable const& table, std::string const
       alt.config = a.kernel;
       alt.time_ms = e.time_ms / std::min(a.relative, 1.0);
       alt.min_ms = alt.time_ms;
+      // Timed on its own as far as the table says: it cannot win a tie against the winner.
+      alt.spread_lo_ms = alt.spread_hi_ms = 0.0;
+      alt.spread_rounds = 0;
       alt.tflops = t.problem.flops() / (alt.time_ms * 1e-3) / 1e12;
       alt.reason = t.reason + ": an alternative of " + e.kernel.id() + " at " +
                    std::to_string(a.relative) + " of its speed";

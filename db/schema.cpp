@@ -118,7 +118,20 @@ CREATE TABLE meta (
 INSERT INTO meta (key, value) VALUES ('created_at', strftime('%s', 'now'));
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {kMigration1, kMigration2};
+/// Version 3: the spread of every figure (DESIGN.md §5). Trials: the fastest and slowest round
+/// median of a re-time in rounds, or of the repeats of one timing, and how many rounds; 0 for
+/// rows written before. Baselines: the same for cuBLAS and cuBLASLt.
+constexpr std::string_view kMigration3 = R"sql(
+ALTER TABLE trials ADD COLUMN spread_lo_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN spread_hi_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN spread_rounds INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN cublas_lo_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN cublas_hi_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN cublaslt_lo_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN cublaslt_hi_ms REAL NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<std::string_view, 3> kMigrations = {kMigration1, kMigration2, kMigration3};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
 constexpr std::chrono::milliseconds kBusyTimeout{10000};

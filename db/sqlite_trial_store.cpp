@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "db/schema.hpp"
@@ -12,6 +13,7 @@
 #include "db/trial_row.hpp"
 #include "src/core/default_configs.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tie_rule.hpp"
 
 namespace gemmtune {
 namespace {
@@ -22,6 +24,22 @@ std::int64_t now_seconds() { return static_cast<std::int64_t>(std::time(nullptr)
 /// Alternatives an exported entry carries: enough for the lookup's wave model to find a kernel
 /// whose tile count suits a nearby shape, few enough to keep tables small.
 constexpr std::size_t kExportedAlternatives = 8;
+/// Fastest trials of a problem the tie rule looks at; those beyond are far outside any band.
+constexpr char const* kTieCandidates = "32";
+
+/// The figure of a trial for the tie rule.
+RankedFigure ranked(Trial const& t) {
+  return RankedFigure{t.config.id(), t.time_ms, t.spread_lo_ms, t.spread_hi_ms, false,
+                      t.spread_rounds >= 2};
+}
+
+/// The pick among the verified trials of one problem (pick_with_ties).
+std::size_t pick_trial(std::span<Trial const> trials) {
+  std::vector<RankedFigure> figures;
+  figures.reserve(trials.size());
+  for (Trial const& t : trials) figures.push_back(ranked(t));
+  return pick_with_ties(figures);
+}
 
 constexpr char const* kTrialColumns =
     "t.id, t.search_id, g.name, g.cc_major, g.cc_minor, g.sm_count, t.m, t.n, t.k, "
@@ -29,7 +47,8 @@ constexpr char const* kTrialColumns =
     "t.min_ms, t.tflops, t.cublas_ms, t.cublaslt_ms, t.max_abs_err, t.max_err_ratio, "
     "t.rel_fro_err, t.exact_mismatches, t.registers, t.spill_bytes, t.smem_bytes, "
     "t.compile_ms, p.driver, p.cuda_runtime, p.nvrtc, p.cublas, p.gemmtune_version, "
-    "p.template_hash, p.compile_options, t.created_at "
+    "p.template_hash, p.compile_options, t.created_at, t.spread_lo_ms, t.spread_hi_ms, "
+    "t.spread_rounds "
     "FROM trials t JOIN gpus g ON g.id = t.gpu_id JOIN provenances p ON p.id = t.provenance_id ";
 
 // Matches a GPU given as parameters ?1..?4.
@@ -122,6 +141,9 @@ Trial read_trial(Statement const& s, std::filesystem::path const& path, int firs
   t.provenance.template_hash = s.column_text(c++);
   t.provenance.compile_options = s.column_text(c++);
   t.created_at = s.column_int(c++);
+  t.spread_lo_ms = s.column_double(c++);
+  t.spread_hi_ms = s.column_double(c++);
+  t.spread_rounds = static_cast<int>(s.column_int(c++));
   return t;
 }
 
@@ -189,8 +211,10 @@ struct SqliteTrialStore::Impl {
         insert_baseline(db,
                         "INSERT INTO baselines (gpu_id, m, n, k, precision, layout, align, ok, "
                         "reason, cublas_ms, cublaslt_ms, cublaslt_algo_index, "
-                        "cublaslt_algos_tried, provenance_id, created_at) VALUES (?1, ?5, ?6, "
-                        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"),
+                        "cublaslt_algos_tried, provenance_id, created_at, cublas_lo_ms, "
+                        "cublas_hi_ms, cublaslt_lo_ms, cublaslt_hi_ms) VALUES (?1, ?5, ?6, "
+                        "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+                        "?22)"),
         find_trial(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                             "AND t.kernel_id = ?11 AND p.driver = ?12 AND p.cuda_runtime = ?13 "
                             "AND p.nvrtc = ?14 AND p.cublas = ?15 AND p.gemmtune_version = ?16 "
@@ -204,10 +228,11 @@ struct SqliteTrialStore::Impl {
                                 "ORDER BY t.m, t.n, t.k, t.layout, t.align"})),
         best(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                       "AND t.disposition = 'ok' AND ", kNewestAttempt,
-                      "ORDER BY t.time_ms ASC, t.id DESC LIMIT 1"})),
+                      "ORDER BY t.time_ms ASC, t.id DESC LIMIT ", kTieCandidates})),
         find_baseline(db,
                       "SELECT b.ok, b.reason, b.cublas_ms, b.cublaslt_ms, b.cublaslt_algo_index, "
-                      "b.cublaslt_algos_tried FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
+                      "b.cublaslt_algos_tried, b.cublas_lo_ms, b.cublas_hi_ms, b.cublaslt_lo_ms, "
+                      "b.cublaslt_hi_ms FROM baselines b JOIN gpus g ON g.id = b.gpu_id "
                       "WHERE g.name = ?1 AND g.cc_major = ?2 AND g.cc_minor = ?3 "
                       "AND g.sm_count = ?4 AND b.m = ?5 AND b.n = ?6 AND b.k = ?7 "
                       "AND b.precision = ?8 AND b.layout = ?9 AND b.align = ?10 "
@@ -442,7 +467,11 @@ void SqliteTrialStore::record_baseline(GpuIdentity const& gpu, Problem const& pr
         .bind(15, b.cublaslt_algo_index)
         .bind(16, b.cublaslt_algos_tried)
         .bind(17, provenance_id)
-        .bind(18, now_seconds());
+        .bind(18, now_seconds())
+        .bind(19, b.cublas_min_ms)
+        .bind(20, b.cublas_max_ms)
+        .bind(21, b.cublaslt_min_ms)
+        .bind(22, b.cublaslt_max_ms);
     s.run();
   }
   tx.commit();
@@ -462,6 +491,10 @@ std::optional<BaselineResult> SqliteTrialStore::find_baseline(GpuIdentity const&
   b.cublaslt_ms = s.column_double(3);
   b.cublaslt_algo_index = static_cast<int>(s.column_int(4));
   b.cublaslt_algos_tried = static_cast<int>(s.column_int(5));
+  b.cublas_min_ms = s.column_double(6);
+  b.cublas_max_ms = s.column_double(7);
+  b.cublaslt_min_ms = s.column_double(8);
+  b.cublaslt_max_ms = s.column_double(9);
   return b;
 }
 
@@ -470,8 +503,10 @@ std::optional<Trial> SqliteTrialStore::best(GpuIdentity const& gpu, Problem cons
   auto use = s.use();
   bind_gpu(s, gpu);
   bind_problem(s, problem.resolved());
-  if (!s.step()) return std::nullopt;
-  return read_trial(s, path());
+  std::vector<Trial> fastest;
+  while (s.step()) fastest.push_back(read_trial(s, path()));
+  if (fastest.empty()) return std::nullopt;
+  return std::move(fastest[pick_trial(fastest)]);
 }
 
 std::vector<GpuIdentity> SqliteTrialStore::list_gpus() {
@@ -616,21 +651,29 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
   using Group = std::tuple<std::int64_t, Precision, Layout>;
   std::map<Group, std::vector<ShapeTiming>> groups;
   std::map<Group, GpuIdentity> group_gpu;
-  Trial const* previous = nullptr;
-  for (auto const& row : rows) {
-    Trial const& t = row.trial;
-    Group const g{row.gpu_id, t.problem.precision, t.problem.layout};
-    groups[g].push_back(ShapeTiming{t.problem, t.config.id(), t.time_ms});
-    group_gpu.emplace(g, t.gpu);
-    bool const new_problem = !previous || !(previous->gpu == t.gpu) ||
-                             !(previous->problem == t.problem);
-    previous = &t;
-    if (!new_problem) continue;  // rows of a problem come fastest first: the first is its best
+  // Rows of a problem come fastest first; the tie rule picks its entry among them.
+  for (std::size_t first = 0; first < rows.size();) {
+    std::size_t last = first + 1;
+    while (last < rows.size() && rows[last].trial.gpu == rows[first].trial.gpu &&
+           rows[last].trial.problem == rows[first].trial.problem) {
+      ++last;
+    }
+    std::vector<Trial> trials;
+    for (std::size_t i = first; i < last; ++i) {
+      Trial const& t = rows[i].trial;
+      Group const g{rows[i].gpu_id, t.problem.precision, t.problem.layout};
+      groups[g].push_back(ShapeTiming{t.problem, t.config.id(), t.time_ms});
+      group_gpu.emplace(g, t.gpu);
+      if (trials.size() < 32) trials.push_back(t);
+    }
+    std::int64_t const gpu_id = rows[first].gpu_id;
+    Trial const& t = trials[pick_trial(trials)];
+    first = last;
     std::optional<double> cublas, cublaslt;
     {
       Statement& s = d.newest_ok_baseline;
       auto use = s.use();
-      s.bind(1, row.gpu_id);
+      s.bind(1, gpu_id);
       bind_problem(s, t.problem);
       if (s.step()) {
         double const a = s.column_double(0), b = s.column_double(1);
@@ -642,8 +685,13 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
     if (!cublaslt && t.cublaslt_ms > 0) cublaslt = t.cublaslt_ms;
     double const tflops =
         t.tflops > 0 ? t.tflops : t.problem.flops() / (t.time_ms * 1e-3) / 1e12;
+    std::optional<TableSpread> spread;
+    if (t.spread_rounds > 0 && t.spread_lo_ms > 0 && t.spread_lo_ms <= t.time_ms &&
+        t.spread_hi_ms >= t.time_ms) {
+      spread = TableSpread{t.spread_lo_ms, t.spread_hi_ms, t.spread_rounds};
+    }
     builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt,
-                      alternatives(row.gpu_id, t));
+                      alternatives(gpu_id, t), spread);
   }
   for (auto const& [g, timings] : groups) {
     for (auto const& choice : choose_defaults(timings)) {

@@ -10,7 +10,7 @@
 
 namespace gemmtune {
 
-/// INSERT INTO trials with parameters ?1..?28 in the order bind_trial_row() binds them.
+/// INSERT INTO trials with parameters ?1..?31 in the order bind_trial_row() binds them.
 extern char const* const kInsertTrialSql;
 
 /// Where a trial row points besides the trial itself.

@@ -1,6 +1,7 @@
 // JSON forms of the worker messages.
 #include "src/core/eval_job.hpp"
 
+#include "src/core/error.hpp"
 #include "src/core/tensor_map_geometry.hpp"
 
 namespace gemmtune {
@@ -86,10 +87,22 @@ void from_json(json const& j, LaunchPlan& v) {
   }
 }
 
+std::string_view to_string(TimingProtocol p) {
+  return p == TimingProtocol::kStream ? "stream" : "graph";
+}
+
+TimingProtocol parse_timing_protocol(std::string_view text) {
+  if (text == "graph") return TimingProtocol::kGraph;
+  if (text == "stream") return TimingProtocol::kStream;
+  throw UsageError("unknown timing protocol '" + std::string(text) +
+                   "' (expected graph or stream)");
+}
+
 void to_json(json& j, TimingSpec const& v) {
   j = json{{"warmup_ms", v.warmup_ms},         {"target_ms", v.target_ms},
            {"repeats", v.repeats},             {"max_iterations", v.max_iterations},
-           {"rotate_bytes", v.rotate_bytes},   {"early_stop_ms", v.early_stop_ms}};
+           {"rotate_bytes", v.rotate_bytes},   {"early_stop_ms", v.early_stop_ms},
+           {"protocol", to_string(v.protocol)}};
 }
 void from_json(json const& j, TimingSpec& v) {
   j.at("warmup_ms").get_to(v.warmup_ms);
@@ -98,6 +111,7 @@ void from_json(json const& j, TimingSpec& v) {
   j.at("max_iterations").get_to(v.max_iterations);
   j.at("rotate_bytes").get_to(v.rotate_bytes);
   j.at("early_stop_ms").get_to(v.early_stop_ms);
+  v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
 }
 
 void to_json(json& j, EvalJob const& v) {
@@ -122,6 +136,9 @@ void to_json(json& j, EvalResult const& v) {
            {"reason", v.reason},
            {"median_ms", v.median_ms},
            {"min_ms", v.min_ms},
+           {"max_ms", v.max_ms},
+           {"protocol", to_string(v.protocol)},
+           {"host_us_per_call", v.host_us_per_call},
            {"iterations", v.iterations},
            {"repeats", v.repeats},
            {"max_abs_err", v.max_abs_err},
@@ -140,6 +157,9 @@ void from_json(json const& j, EvalResult& v) {
   j.at("reason").get_to(v.reason);
   j.at("median_ms").get_to(v.median_ms);
   j.at("min_ms").get_to(v.min_ms);
+  j.at("max_ms").get_to(v.max_ms);
+  v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
+  j.at("host_us_per_call").get_to(v.host_us_per_call);
   j.at("iterations").get_to(v.iterations);
   j.at("repeats").get_to(v.repeats);
   j.at("max_abs_err").get_to(v.max_abs_err);
@@ -171,7 +191,14 @@ void to_json(json& j, BaselineResult const& v) {
            {"cublas_ms", v.cublas_ms},
            {"cublaslt_ms", v.cublaslt_ms},
            {"cublaslt_algo_index", v.cublaslt_algo_index},
-           {"cublaslt_algos_tried", v.cublaslt_algos_tried}};
+           {"cublaslt_algos_tried", v.cublaslt_algos_tried},
+           {"cublas_min_ms", v.cublas_min_ms},
+           {"cublas_max_ms", v.cublas_max_ms},
+           {"cublaslt_min_ms", v.cublaslt_min_ms},
+           {"cublaslt_max_ms", v.cublaslt_max_ms},
+           {"cublas_host_us", v.cublas_host_us},
+           {"cublaslt_host_us", v.cublaslt_host_us},
+           {"protocol", to_string(v.protocol)}};
   if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
   if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
@@ -182,6 +209,13 @@ void from_json(json const& j, BaselineResult& v) {
   j.at("cublaslt_ms").get_to(v.cublaslt_ms);
   j.at("cublaslt_algo_index").get_to(v.cublaslt_algo_index);
   j.at("cublaslt_algos_tried").get_to(v.cublaslt_algos_tried);
+  j.at("cublas_min_ms").get_to(v.cublas_min_ms);
+  j.at("cublas_max_ms").get_to(v.cublas_max_ms);
+  j.at("cublaslt_min_ms").get_to(v.cublaslt_min_ms);
+  j.at("cublaslt_max_ms").get_to(v.cublaslt_max_ms);
+  j.at("cublas_host_us").get_to(v.cublas_host_us);
+  j.at("cublaslt_host_us").get_to(v.cublaslt_host_us);
+  v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
   v.cublas_power = {};
   v.cublaslt_power = {};
   if (auto const it = j.find("cublas_power"); it != j.end()) it->get_to(v.cublas_power);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,21 @@
 
 namespace gemmtune {
 
+/// How the timed launches reach the GPU (DESIGN.md §5).
+enum class TimingProtocol {
+  /// The figure of record: the launches captured in a CUDA graph and replayed, so the GPU time
+  /// per launch carries no host launch cost (as serving stacks run GEMMs).
+  kGraph,
+  /// Back-to-back launches on a stream, as a program without graphs runs them: a kernel shorter
+  /// than the host's cost per call is timed at that cost.
+  kStream,
+};
+
+/// "graph" or "stream".
+std::string_view to_string(TimingProtocol p);
+/// The protocol named `text`; throws UsageError naming the choices otherwise.
+TimingProtocol parse_timing_protocol(std::string_view text);
+
 /// Timing protocol knobs (DESIGN.md §5): warm-up by time, iterations sized to a target
 /// duration, median of repeats, buffer sets rotated past `rotate_bytes`.
 struct TimingSpec {
@@ -27,6 +43,7 @@ struct TimingSpec {
   std::int64_t rotate_bytes = 0;  ///< 0 = 2 × the device's L2
   /// Stop timing early when the first repeat is slower than this (ms per launch); 0 = never.
   double early_stop_ms = 0.0;
+  TimingProtocol protocol = TimingProtocol::kGraph;
   bool operator==(TimingSpec const&) const = default;
 };
 
@@ -47,8 +64,13 @@ struct EvalJob {
 struct EvalResult {
   Disposition disposition = Disposition::kSkipped;
   std::string reason;         ///< empty for kOk
-  double median_ms = 0.0;     ///< per launch of the whole plan
-  double min_ms = 0.0;
+  double median_ms = 0.0;     ///< per launch of the whole plan, median of the repeats
+  double min_ms = 0.0;        ///< fastest repeat
+  double max_ms = 0.0;        ///< slowest repeat
+  /// How the repeats were launched (median/min/max are GPU time without host launch cost
+  /// under kGraph).
+  TimingProtocol protocol = TimingProtocol::kGraph;
+  double host_us_per_call = 0.0;  ///< host time of one launch of the plan, apart from the GPU
   int iterations = 0;         ///< per repeat
   int repeats = 0;
   double max_abs_err = 0.0;   ///< tolerance pass: largest |C − R|
@@ -81,6 +103,11 @@ struct BaselineResult {
   double cublaslt_ms = 0.0;     ///< best of the top-8 heuristic algorithms, median
   int cublaslt_algo_index = -1; ///< which heuristic result won (0-based)
   int cublaslt_algos_tried = 0;
+  double cublas_min_ms = 0.0, cublas_max_ms = 0.0;      ///< fastest and slowest repeat
+  double cublaslt_min_ms = 0.0, cublaslt_max_ms = 0.0;  ///< of the winning algorithm
+  double cublas_host_us = 0.0;    ///< host time of one cublasGemmEx call, apart from the GPU
+  double cublaslt_host_us = 0.0;  ///< host time of one cublasLtMatmul call
+  TimingProtocol protocol = TimingProtocol::kGraph;
   PowerFigures cublas_power;    ///< the sensors over the default call's repeats, when read
   PowerFigures cublaslt_power;  ///< the sensors over the winning algorithm's repeats, when read
 };

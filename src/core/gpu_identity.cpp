@@ -44,6 +44,8 @@ std::optional<DeviceLimits> arch_limits(std::string_view arch) {
 
 std::string_view known_archs() { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
 
-std::string_view gemmtune_version() { return "0.1.0"; }
+// 0.2.0 times candidates and baselines by CUDA-graph replay (0.1.0 timed a stream loop); the
+// version is part of every trial's provenance, so figures of the old protocol are not reused.
+std::string_view gemmtune_version() { return "0.2.0"; }
 
 }  // namespace gemmtune

@@ -23,6 +23,12 @@ struct Trial {
   std::string reason;
   double time_ms = 0.0;         ///< median per call; 0 unless kOk
   double min_ms = 0.0;
+  /// The figure's spread: with spread_rounds ≥ 2, the fastest and slowest round median of the
+  /// final re-time (interleaved with the baselines in rotated order); with 1, the fastest and
+  /// slowest repeat of one timing; 0 where not recorded (trials of older caches).
+  double spread_lo_ms = 0.0;
+  double spread_hi_ms = 0.0;
+  int spread_rounds = 0;
   double tflops = 0.0;
   double cublas_ms = 0.0;       ///< baseline timed in the same worker (0 = not timed)
   double cublaslt_ms = 0.0;

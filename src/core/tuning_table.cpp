@@ -228,7 +228,8 @@ class TableReader {
   TableEntry read_entry(Json const& e, std::string const& path, TuningTable const& table) const {
     object(e, path,
            {"gpu", "precision", "layout", "m", "n", "k", "align", "kernel", "time_ms", "tflops",
-            "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt", "alternatives"});
+            "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt", "alternatives",
+            "spread"});
     TableEntry out;
     out.gpu = gpu_ref(e, path, table);
     out.problem.precision = precision(e, path);
@@ -245,7 +246,28 @@ class TableReader {
     check_ratio(e, path, "ratio_cublas", "cublas_ms", out.ratio_cublas());
     check_ratio(e, path, "ratio_cublaslt", "cublaslt_ms", out.ratio_cublaslt());
     out.alternatives = alternatives(e, path, out.kernel);
+    out.spread = spread(e, path, out.time_ms);
     return out;
+  }
+
+  /// The optional "spread" of an entry: {lo_ms, hi_ms, rounds} with lo_ms ≤ time_ms ≤ hi_ms.
+  std::optional<TableSpread> spread(Json const& e, std::string const& path,
+                                    double time_ms) const {
+    auto it = e.find("spread");
+    if (it == e.end() || it->is_null()) return std::nullopt;
+    std::string const p = join(path, "spread");
+    object(*it, p, {"lo_ms", "hi_ms", "rounds"});
+    TableSpread s;
+    s.lo_ms = positive(*it, p, "lo_ms");
+    s.hi_ms = positive(*it, p, "hi_ms");
+    s.rounds = static_cast<int>(integer(*it, p, "rounds", 1, 1000));
+    // The median of the rounds lies between their extremes; a tolerance covers decimal printing.
+    double const slack = 1e-9 * time_ms;
+    if (s.lo_ms > time_ms + slack || s.hi_ms < time_ms - slack) {
+      fail(p, "expected lo_ms <= time_ms <= hi_ms, got " + Json(s.lo_ms).dump() + " <= " +
+                  Json(time_ms).dump() + " <= " + Json(s.hi_ms).dump());
+    }
+    return s;
   }
 
   /// The optional "alternatives" of an entry: at most kMaxTableAlternatives distinct kernels,
@@ -545,6 +567,10 @@ std::string format_tuning_table(TuningTable const& t) {
       }
       entries.back()["alternatives"] = std::move(alts);
     }
+    if (e.spread) {
+      entries.back()["spread"] = OrderedJson{
+          {"lo_ms", e.spread->lo_ms}, {"hi_ms", e.spread->hi_ms}, {"rounds", e.spread->rounds}};
+    }
   }
   root["entries"] = std::move(entries);
   OrderedJson defaults = OrderedJson::array();
@@ -608,7 +634,8 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
                                    KernelConfig const& kernel, double time_ms, double tflops,
                                    std::optional<double> cublas_ms,
                                    std::optional<double> cublaslt_ms,
-                                   std::vector<TableAlternative> alternatives) {
+                                   std::vector<TableAlternative> alternatives,
+                                   std::optional<TableSpread> spread) {
   TableEntry e;
   e.gpu = add_gpu(gpu);
   e.problem = problem.resolved();
@@ -618,6 +645,7 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
   e.cublas_ms = cublas_ms;
   e.cublaslt_ms = cublaslt_ms;
   e.alternatives = std::move(alternatives);
+  e.spread = spread;
   table_.entries.push_back(std::move(e));
 }
 

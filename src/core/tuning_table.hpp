@@ -45,6 +45,15 @@ struct TableAlternative {
   bool operator==(TableAlternative const&) const = default;
 };
 
+/// The spread of an entry's figure (DESIGN.md §5): the fastest and slowest round median of its
+/// final re-time when `rounds` ≥ 2, else the fastest and slowest repeat of one timing.
+struct TableSpread {
+  double lo_ms = 0.0;  ///< ≤ the entry's time_ms
+  double hi_ms = 0.0;  ///< ≥ the entry's time_ms
+  int rounds = 1;
+  bool operator==(TableSpread const&) const = default;
+};
+
 /// The tuned winner for one (GPU, problem).
 struct TableEntry {
   int gpu = 0;          ///< TableGpu::id
@@ -57,6 +66,8 @@ struct TableEntry {
   /// The next fastest kernels of the problem, fastest first (empty in tables without them): what
   /// the lookup's wave model may offer a nearby untuned shape instead of the winner.
   std::vector<TableAlternative> alternatives;
+  /// The figure's spread; absent in tables written before it was recorded.
+  std::optional<TableSpread> spread;
 
   /// cublas_ms / time_ms: above 1 the tuned kernel beats cuBLAS.
   std::optional<double> ratio_cublas() const;
@@ -121,7 +132,8 @@ class TuningTableBuilder {
   void add_entry(GpuIdentity const& gpu, Problem const& problem, KernelConfig const& kernel,
                  double time_ms, double tflops, std::optional<double> cublas_ms,
                  std::optional<double> cublaslt_ms,
-                 std::vector<TableAlternative> alternatives = {});
+                 std::vector<TableAlternative> alternatives = {},
+                 std::optional<TableSpread> spread = std::nullopt);
   /// Adds a default for (GPU, precision, layout, align).
   void add_default(GpuIdentity const& gpu, Precision precision, Layout layout, int align,
                    KernelConfig const& kernel, double mean_relative, int shapes);

@@ -1,6 +1,9 @@
 // An owned cuBLAS handle bound to one stream, for the worker's reference and baseline calls
 // (the contracts and the row-major mapping they use are in src/launch/cublas_contract.hpp).
+// It owns its workspace, so cuBLAS never allocates while the graph protocol captures its calls.
 #pragma once
+
+#include <cstddef>
 
 #include <cublas_v2.h>
 
@@ -8,10 +11,13 @@
 
 namespace gemmtune {
 
-/// An owned cuBLAS handle bound to one stream.
+/// Workspace of every handle: cuBLAS's own default on Hopper, so it picks the same kernels.
+inline constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
+
+/// An owned cuBLAS handle bound to one stream, with its own workspace.
 class CublasHandle {
  public:
-  /// Throws Error when cublasCreate or cublasSetStream fails.
+  /// Throws Error when cublasCreate, cublasSetStream or the workspace fails.
   explicit CublasHandle(cudaStream_t stream);
   ~CublasHandle();
   CublasHandle(CublasHandle const&) = delete;
@@ -20,6 +26,7 @@ class CublasHandle {
 
  private:
   cublasHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
 };
 
 }  // namespace gemmtune

@@ -370,6 +370,9 @@ struct GpuSession::Impl {
     }
     r.median_ms = t.median_ms;
     r.min_ms = t.min_ms;
+    r.max_ms = t.max_ms;
+    r.protocol = t.protocol;
+    r.host_us_per_call = t.host_us_per_call;
     r.iterations = t.iterations;
     r.repeats = t.repeats;
     r.power = t.power;
@@ -414,6 +417,10 @@ struct GpuSession::Impl {
       return r;
     }
     r.cublas_ms = t.median_ms;
+    r.cublas_min_ms = t.min_ms;
+    r.cublas_max_ms = t.max_ms;
+    r.cublas_host_us = t.host_us_per_call;
+    r.protocol = t.protocol;
     r.cublas_power = t.power;
 
     LtAutotuneResult const lt_result = lt->run(p, pool, spec, sensors.get());
@@ -426,6 +433,9 @@ struct GpuSession::Impl {
     r.cublaslt_algos_tried = lt_result.algos_tried;
     if (lt_result.ok) {
       r.cublaslt_ms = lt_result.timing.median_ms;
+      r.cublaslt_min_ms = lt_result.timing.min_ms;
+      r.cublaslt_max_ms = lt_result.timing.max_ms;
+      r.cublaslt_host_us = lt_result.timing.host_us_per_call;
       r.cublaslt_power = lt_result.timing.power;
       r.cublaslt_algo_index = lt_result.algo_index;
       r.reason = lt_result.reason;

@@ -1,5 +1,8 @@
 // Timing protocol implementation. Warm-up doubles its batch size so a fast kernel reaches the
-// warm-up time in few event round trips; the last warm-up batch is the calibration.
+// warm-up time in few event round trips; the last warm-up batch is the calibration. Under the
+// graph protocol the repeats replay a CUDA graph of captured launches, so the figure is GPU
+// time without the host's per-launch cost (DESIGN.md §5); under the stream protocol they are
+// back-to-back launches, as a program without graphs runs them.
 #include "src/gpu/timing_protocol.hpp"
 
 #include <algorithm>
@@ -12,31 +15,89 @@
 #include "src/launch/cuda_errors.hpp"
 
 namespace gemmtune {
+namespace {
+
+LaunchStatus cuda_status(cudaError_t e, char const* what) {
+  (void)cudaGetLastError();
+  return {static_cast<int>(e), std::string(what) + ": " + cuda_error_text(e)};
+}
+
+/// An instantiated graph of captured launches; destroyed with its owner.
+class CapturedGraph {
+ public:
+  CapturedGraph() = default;
+  ~CapturedGraph() {
+    if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  }
+  CapturedGraph(CapturedGraph const&) = delete;
+  CapturedGraph& operator=(CapturedGraph const&) = delete;
+
+  /// Captures `count` calls of `launch` (buffer sets from `next_set` on, rotating) into a
+  /// graph and instantiates it. A launch that fails during capture ends the capture and is
+  /// returned as it failed; so is a CUDA refusal to capture or instantiate.
+  LaunchStatus capture(TimedLaunch const& launch, int count, int set_count, int& next_set,
+                       cudaStream_t stream) {
+    // Thread-local capture: only this thread's calls are checked for capture safety, so a
+    // library's helper threads are not disturbed.
+    if (cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+        e != cudaSuccess) {
+      return cuda_status(e, "cudaStreamBeginCapture");
+    }
+    LaunchStatus failed;
+    for (int i = 0; i < count && failed.ok(); ++i) {
+      failed = launch(next_set);
+      next_set = (next_set + 1) % set_count;
+    }
+    cudaGraph_t graph = nullptr;
+    cudaError_t const end = cudaStreamEndCapture(stream, &graph);
+    graph_ = graph;
+    if (!failed.ok()) {
+      (void)cudaGetLastError();
+      failed.error = "during graph capture: " + failed.error;
+      return failed;
+    }
+    if (end != cudaSuccess) return cuda_status(end, "cudaStreamEndCapture");
+    if (cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0); e != cudaSuccess) {
+      exec_ = nullptr;
+      return cuda_status(e, "cudaGraphInstantiate");
+    }
+    if (cudaError_t e = cudaGraphUpload(exec_, stream); e != cudaSuccess) {
+      return cuda_status(e, "cudaGraphUpload");
+    }
+    return {};
+  }
+
+  cudaError_t replay(cudaStream_t stream) const { return cudaGraphLaunch(exec_, stream); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace
 
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
                            cudaStream_t stream, DeviceSensors const* sensors) {
   TimingResult out;
+  out.protocol = spec.protocol;
   GpuTimer timer;
   int next_set = 0;
   int const max_iterations = std::max(1, spec.max_iterations);
   set_count = std::max(1, set_count);
 
-  // Runs `n` launches between the events; fills `ms` with the batch's elapsed time.
-  auto batch = [&](int n, double& ms) -> LaunchStatus {
+  // Times `queue` (which queues work on the stream) between the events.
+  auto timed = [&](auto const& queue, double& ms) -> LaunchStatus {
     if (cudaError_t const e = timer.start(stream); e != cudaSuccess) {
-      return {static_cast<int>(e), "cudaEventRecord: " + cuda_error_text(e)};
+      return cuda_status(e, "cudaEventRecord");
     }
-    for (int i = 0; i < n; ++i) {
-      LaunchStatus s = launch(next_set);
-      next_set = (next_set + 1) % set_count;
-      if (!s.ok()) {
-        // Drain what was queued so a later sticky error is not blamed on a later call.
-        (void)cudaStreamSynchronize(stream);
-        return s;
-      }
+    if (LaunchStatus s = queue(); !s.ok()) {
+      // Drain what was queued so a later sticky error is not blamed on a later call.
+      (void)cudaStreamSynchronize(stream);
+      return s;
     }
     if (cudaError_t const e = timer.stop(stream); e != cudaSuccess) {
-      return {static_cast<int>(e), "cudaEventRecord: " + cuda_error_text(e)};
+      return cuda_status(e, "cudaEventRecord");
     }
     float elapsed = 0.0f;
     if (cudaError_t const e = timer.elapsed_ms(elapsed); e != cudaSuccess) {
@@ -44,6 +105,19 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
     }
     ms = elapsed;
     return {};
+  };
+  // `n` launches straight onto the stream.
+  auto batch = [&](int n, double& ms) -> LaunchStatus {
+    return timed(
+        [&]() -> LaunchStatus {
+          for (int i = 0; i < n; ++i) {
+            LaunchStatus s = launch(next_set);
+            next_set = (next_set + 1) % set_count;
+            if (!s.ok()) return s;
+          }
+          return {};
+        },
+        ms);
   };
 
   // Warm-up by time; at least one batch, whose per-launch time is the calibration.
@@ -70,6 +144,38 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
   out.iterations = static_cast<int>(std::clamp(iters, 1.0, 1.0 * max_iterations));
   out.repeats = out.early_stopped ? 1 : std::max(1, spec.repeats);
 
+  // The graph protocol: the repeat's launches are one graph of up to kMaxGraphLaunches captured
+  // launches, replayed as often as the repeat needs. The stream calibration above includes the
+  // host's launch cost, so a kernel shorter than that cost is re-calibrated on a replay.
+  CapturedGraph graph;
+  int graph_launches = 0;
+  int replays = 0;
+  if (spec.protocol == TimingProtocol::kGraph) {
+    graph_launches = std::min(out.iterations, kMaxGraphLaunches);
+    if (LaunchStatus s = graph.capture(launch, graph_launches, set_count, next_set, stream);
+        !s.ok()) {
+      out.failure = std::move(s);
+      return out;
+    }
+    double ms = 0.0;
+    if (LaunchStatus s = timed([&]() -> LaunchStatus {
+          cudaError_t const e = graph.replay(stream);
+          return e == cudaSuccess ? LaunchStatus{} : cuda_status(e, "cudaGraphLaunch");
+        }, ms);
+        !s.ok()) {
+      out.failure = std::move(s);
+      return out;
+    }
+    double const per_launch = ms / graph_launches;
+    if (per_launch > 0.0 && !out.early_stopped) {
+      out.calibration_ms = per_launch;
+      double const want = std::ceil(spec.target_ms / per_launch);
+      out.iterations = static_cast<int>(std::clamp(want, 1.0, 1.0 * max_iterations));
+    }
+    replays = std::max(1, (out.iterations + graph_launches - 1) / graph_launches);
+    out.iterations = replays * graph_launches;
+  }
+
   // The warm-up's last batch has completed (its events were read), so the counter starts with
   // the repeats.
   SensorReading before;
@@ -82,14 +188,57 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
   std::vector<double> per_launch;
   for (int r = 0; r < out.repeats; ++r) {
     double ms = 0.0;
-    if (LaunchStatus s = batch(out.iterations, ms); !s.ok()) {
+    LaunchStatus s;
+    if (spec.protocol == TimingProtocol::kGraph) {
+      s = timed(
+          [&]() -> LaunchStatus {
+            for (int i = 0; i < replays; ++i) {
+              if (cudaError_t const e = graph.replay(stream); e != cudaSuccess) {
+                return cuda_status(e, "cudaGraphLaunch");
+              }
+            }
+            return {};
+          },
+          ms);
+    } else {
+      s = batch(out.iterations, ms);
+    }
+    if (!s.ok()) {
       out.failure = std::move(s);
       return out;
     }
     per_launch.push_back(ms / out.iterations);
   }
   out.min_ms = *std::min_element(per_launch.begin(), per_launch.end());
+  out.max_ms = *std::max_element(per_launch.begin(), per_launch.end());
   out.median_ms = median_of(std::move(per_launch));
+
+  // The host's cost per call: bursts short enough for the launch queue, each after the stream
+  // drained, so the calls measure the host path alone, not a wait for queue space.
+  std::vector<double> host_us;
+  for (int b = 0; b < kHostBursts && !out.early_stopped; ++b) {
+    if (cudaError_t const e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+      out.failure = cuda_status(e, "kernel execution");
+      return out;
+    }
+    auto const t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kHostBurstCalls; ++i) {
+      if (LaunchStatus s = launch(next_set); !s.ok()) {
+        (void)cudaStreamSynchronize(stream);
+        out.failure = std::move(s);
+        return out;
+      }
+      next_set = (next_set + 1) % set_count;
+    }
+    auto const t1 = std::chrono::steady_clock::now();
+    host_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
+                      kHostBurstCalls);
+  }
+  if (cudaError_t const e = cudaStreamSynchronize(stream); e != cudaSuccess) {
+    out.failure = cuda_status(e, "kernel execution");
+    return out;
+  }
+  if (!host_us.empty()) out.host_us_per_call = median_of(std::move(host_us));
   if (read_before) {
     double const wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,9 @@
 // The timing protocol shared by candidates and cuBLAS baselines (DESIGN.md §5): warm-up by
-// time, iterations sized to a target from calibration, median and min of repeats, each launch
-// on the next rotating buffer set, optional early stop for clearly slow kernels.
+// time, iterations sized to a target from calibration, median, min and max of repeats, each
+// launch on the next rotating buffer set, optional early stop for clearly slow kernels. Under
+// the graph protocol (the default) the repeats replay a CUDA graph of the captured launches, so
+// the figure is GPU time without host launch cost; under the stream protocol they are launched
+// one by one.
 #pragma once
 
 #include <functional>
@@ -18,10 +21,23 @@ namespace gemmtune {
 /// Queues one run of the timed work on buffer set `set` (0 … set_count−1); must not wait.
 using TimedLaunch = std::function<LaunchStatus(int set)>;
 
+/// Launches one graph of the graph protocol holds at most; a repeat replays it as often as its
+/// target time needs. Large enough that the gap between two replays is far below the noise
+/// (a microsecond or two over hundreds of launches), small enough to instantiate in a few ms.
+inline constexpr int kMaxGraphLaunches = 512;
+/// Launch calls per burst of the host-cost measurement, and bursts.
+inline constexpr int kHostBurstCalls = 32;
+inline constexpr int kHostBursts = 5;
+
 struct TimingResult {
   LaunchStatus failure;        ///< !ok() when a launch or a wait failed; figures then invalid
+  TimingProtocol protocol = TimingProtocol::kGraph;  ///< how the repeats were launched
   double median_ms = 0.0;      ///< per launch
   double min_ms = 0.0;         ///< per launch
+  double max_ms = 0.0;         ///< per launch, the slowest repeat
+  /// Host time of one launch call (µs), measured apart from the GPU figure: the median over
+  /// short bursts of stream launches that fit in the launch queue, so no call waits for the GPU.
+  double host_us_per_call = 0.0;
   double calibration_ms = 0.0; ///< per launch, from the last warm-up batch
   int iterations = 0;          ///< launches per repeat
   int repeats = 0;

@@ -63,7 +63,8 @@ TEST_F(CliGpu, EveryFamilyVerifiesOnRaggedShapesInAllLayouts) {
   }
 }
 
-// Rounds alternate cuBLAS and the kernel; the row reports the medians over them and keeps each.
+// Rounds alternate cuBLAS and the kernel, each protocol in turn; the row reports the medians over
+// them and keeps each, per protocol, and the figure of record (graph) at its top level.
 TEST_F(CliGpu, BenchRoundsAlternateAndReportMedians) {
   std::string const dir = temp_dir("gpu-rounds");
   CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", preset_ids().front(),
@@ -74,10 +75,19 @@ TEST_F(CliGpu, BenchRoundsAlternateAndReportMedians) {
   auto const rows = nlohmann::json::parse(r.out);
   ASSERT_EQ(rows.size(), 1u);
   auto const& row = rows[0];
-  ASSERT_TRUE(row.contains("rounds")) << row.dump();
-  ASSERT_EQ(row["rounds"].size(), 3u);
+  ASSERT_TRUE(row.contains("protocols")) << row.dump();
+  for (char const* p : {"graph", "stream"}) {
+    ASSERT_TRUE(row["protocols"].contains(p)) << p;
+    ASSERT_EQ(row["protocols"][p]["rounds"].size(), 3u) << p;
+    EXPECT_EQ(row["protocols"][p]["result"]["protocol"], p);
+    auto const& k = row["protocols"][p]["kernel"];
+    EXPECT_LE(k["min_round_ms"].get<double>(), k["median_ms"].get<double>()) << p;
+    EXPECT_GE(k["max_round_ms"].get<double>(), k["median_ms"].get<double>()) << p;
+    EXPECT_GT(k["host_us_per_call"].get<double>(), 0.0) << p;
+  }
+  auto const& graph = row["protocols"]["graph"];
   std::vector<double> kernel, cublas;
-  for (auto const& round : row["rounds"]) {
+  for (auto const& round : graph["rounds"]) {
     EXPECT_EQ(round["result"]["disposition"], "ok");
     EXPECT_TRUE(round["baseline"]["ok"].get<bool>());
     kernel.push_back(round["result"]["median_ms"].get<double>());

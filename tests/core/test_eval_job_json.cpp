@@ -1,6 +1,7 @@
 // Worker messages survive a JSON round trip exactly.
 #include <gtest/gtest.h>
 
+#include "src/core/error.hpp"
 #include "src/core/eval_job.hpp"
 
 namespace gemmtune {
@@ -26,6 +27,7 @@ TEST(EvalJobJson, RoundTrips) {
                           {TmaOperand::kC, 32, 32, 0}};
   job.seed = 42;
   job.timing.early_stop_ms = 1.5;
+  job.timing.protocol = TimingProtocol::kStream;
   job.beta = 0.5f;
   nlohmann::json j = job;
   EvalJob back = j.get<EvalJob>();
@@ -39,11 +41,29 @@ TEST(EvalJobJson, RoundTrips) {
   r.disposition = Disposition::kWrongResult;
   r.reason = "max |C-R|/bound = 3";
   r.exact_mismatches = 7;
+  r.median_ms = 2.0;
+  r.max_ms = 2.5;
+  r.protocol = TimingProtocol::kStream;
+  r.host_us_per_call = 4.25;
   nlohmann::json rj = r;
   EvalResult rb = rj.get<EvalResult>();
   EXPECT_EQ(rb.disposition, Disposition::kWrongResult);
   EXPECT_EQ(rb.exact_mismatches, 7);
   EXPECT_EQ(rb.reason, r.reason);
+  EXPECT_EQ(rb.protocol, TimingProtocol::kStream);
+  EXPECT_DOUBLE_EQ(rb.max_ms, 2.5);
+  EXPECT_DOUBLE_EQ(rb.host_us_per_call, 4.25);
+  EXPECT_EQ(j["timing"]["protocol"], "stream");
+}
+
+TEST(EvalJobJson, TimingProtocolNames) {
+  EXPECT_EQ(to_string(TimingProtocol::kGraph), "graph");
+  EXPECT_EQ(parse_timing_protocol("stream"), TimingProtocol::kStream);
+  EXPECT_EQ(TimingSpec{}.protocol, TimingProtocol::kGraph);  // the figure of record by default
+  EXPECT_THROW(parse_timing_protocol("loop"), UsageError);
+  nlohmann::json j = TimingSpec{};
+  j["protocol"] = "loop";
+  EXPECT_THROW(j.get<TimingSpec>(), UsageError);
 }
 
 TEST(EvalJobJson, SensorFiguresTravelOnlyWhenRead) {

@@ -35,7 +35,7 @@ Problem shape(std::int64_t m, std::int64_t n, std::int64_t k, int align,
 TuningTable sample_table() {
   TuningTableBuilder b("2025-06-01T12:00:00Z");
   b.add_entry(h200(), shape(4096, 4096, 4096, 16), parse_kernel_id("simt:BM=128,BN=128,BK=8"),
-              2.5, 55.0, 3.0, 2.0);
+              2.5, 55.0, 3.0, 2.0, {}, TableSpread{2.45, 2.6, 6});
   b.add_entry(h200(), shape(1000, 1000, 1000, 4), parse_kernel_id("simt:BM=64,BN=64,BK=8"),
               0.25, 8.0, std::nullopt, std::nullopt,
               {{parse_kernel_id("simt:BM=32,BN=64,BK=8"), 0.9},
@@ -274,6 +274,14 @@ std::vector<Malformed> malformed_cases() {
        "entries[0].alternatives[0].relative: expected a number in (0, 100], got 0"},
       {"UnknownAlternativeKey", edit([](Json& j) { j["entries"][0]["alternatives"][0]["ms"] = 1; }),
        "entries[0].alternatives[0].ms: unknown key"},
+      {"SpreadBelowTime", edit([](Json& j) { j["entries"][1]["spread"]["hi_ms"] = 2.4; }),
+       "entries[1].spread: expected lo_ms <= time_ms <= hi_ms"},
+      {"SpreadNotPositive", edit([](Json& j) { j["entries"][1]["spread"]["lo_ms"] = 0; }),
+       "entries[1].spread.lo_ms: expected a number > 0, got 0"},
+      {"SpreadNoRounds", edit([](Json& j) { j["entries"][1]["spread"]["rounds"] = 0; }),
+       "entries[1].spread.rounds: expected an integer in [1, 1000], got 0"},
+      {"SpreadUnknownKey", edit([](Json& j) { j["entries"][1]["spread"]["median"] = 1; }),
+       "entries[1].spread.median: unknown key"},
       {"AlternativeBadKernel", edit([](Json& j) { j["entries"][0]["alternatives"][1]["kernel"] = "x"; }),
        "entries[0].alternatives[1].kernel: bad kernel id 'x'"},
   };
@@ -311,6 +319,19 @@ TEST(TuningTable, AlternativesRoundTripAndAreOptional) {
   Json const j = Json::parse(format_tuning_table(t));
   EXPECT_TRUE(j["entries"][0].contains("alternatives"));
   EXPECT_FALSE(j["entries"][1].contains("alternatives"));
+}
+
+TEST(TuningTable, SpreadRoundTripsAndIsOptional) {
+  TuningTable const t = sample_table();
+  auto const& e = t.entries[1];  // sorted: the H200's 4096³ entry
+  ASSERT_EQ(e.problem.m, 4096);
+  ASSERT_TRUE(e.spread.has_value());
+  EXPECT_EQ(*e.spread, (TableSpread{2.45, 2.6, 6}));
+  EXPECT_FALSE(t.entries[0].spread.has_value());
+  EXPECT_EQ(parse_tuning_table(format_tuning_table(t)), t);
+  Json const j = Json::parse(format_tuning_table(t));
+  EXPECT_EQ(j["entries"][1]["spread"], (Json{{"lo_ms", 2.45}, {"hi_ms", 2.6}, {"rounds", 6}}));
+  EXPECT_FALSE(j["entries"][0].contains("spread"));  // tables without spreads read as before
 }
 
 TEST(TuningTable, DepthWithinCapIsOnlyAnUnknownKey) {

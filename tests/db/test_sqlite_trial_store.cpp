@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "db/schema.hpp"
 #include "src/core/error.hpp"
 #include "src/core/table_lookup.hpp"
 #include "tests/db/db_test_support.hpp"
@@ -44,6 +45,9 @@ void expect_same(Trial const& a, Trial const& b) {
   EXPECT_TRUE(same(a.compile_ms, b.compile_ms));
   EXPECT_EQ(a.provenance, b.provenance);
   EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.spread_lo_ms, b.spread_lo_ms);
+  EXPECT_EQ(a.spread_hi_ms, b.spread_hi_ms);
+  EXPECT_EQ(a.spread_rounds, b.spread_rounds);
 }
 
 class Store : public testing::Test {
@@ -69,6 +73,9 @@ TEST_F(Store, RecordAndFindRoundTripEveryField) {
   t.smem_bytes = 32768;
   t.compile_ms = 812.5;
   t.created_at = 1750000000;
+  t.spread_lo_ms = 3.125;
+  t.spread_hi_ms = 3.5;
+  t.spread_rounds = 6;
   std::int64_t const id = store.record_trial(t);
   EXPECT_GT(id, 0);
 
@@ -148,6 +155,33 @@ TEST_F(Store, BestIsTheFastestVerifiedTrial) {
   EXPECT_EQ(best->time_ms, 2.0);
 }
 
+TEST_F(Store, BestAppliesTheTieRuleAmongReTimedTrials) {
+  Problem const p = problem(2048, 2048, 2048);
+  auto retimed = [&](std::string const& id, double ms) {
+    Trial t = trial(h200(), p, id, Disposition::kOk, ms);
+    t.spread_lo_ms = ms * 0.99;
+    t.spread_hi_ms = ms * 1.01;
+    t.spread_rounds = 6;
+    return t;
+  };
+  store.record_trial(retimed("simt:V=9", 2.000));
+  store.record_trial(retimed("simt:V=1", 2.010));  // within the band (±1% spread): a tie
+  store.record_trial(retimed("simt:V=0", 2.100));  // outside it
+  Trial quick = trial(h200(), p, "simt:V=00", Disposition::kOk, 2.001);  // one timing alone
+  store.record_trial(quick);
+  auto const best = store.best(h200(), p);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config.id(), "simt:V=1");
+  EXPECT_EQ(best->spread_rounds, 6);
+  // The table exports the same pick, with its spread.
+  TuningTable const table = store.to_table({}, "2026-12-01T00:00:00Z");
+  ASSERT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(table.entries[0].kernel.id(), "simt:V=1");
+  ASSERT_TRUE(table.entries[0].spread.has_value());
+  EXPECT_EQ(table.entries[0].spread->rounds, 6);
+  EXPECT_DOUBLE_EQ(table.entries[0].spread->lo_ms, 2.010 * 0.99);
+}
+
 TEST_F(Store, Baselines) {
   Problem const p = problem(4096, 4096, 4096);
   EXPECT_FALSE(store.find_baseline(h200(), p).has_value());
@@ -157,6 +191,8 @@ TEST_F(Store, Baselines) {
   first.cublaslt_ms = 1.9;
   first.cublaslt_algo_index = 3;
   first.cublaslt_algos_tried = 8;
+  first.cublas_min_ms = 1.95;
+  first.cublas_max_ms = 2.05;
   store.record_baseline(h200(), p, first, provenance());
   BaselineResult second = first;
   second.cublas_ms = 2.1;
@@ -170,6 +206,8 @@ TEST_F(Store, Baselines) {
   EXPECT_EQ(found->cublaslt_algo_index, 3);
   EXPECT_EQ(found->cublaslt_algos_tried, 8);
   EXPECT_EQ(found->reason, "re-timed");
+  EXPECT_EQ(found->cublas_min_ms, 1.95);
+  EXPECT_EQ(found->cublas_max_ms, 2.05);
   EXPECT_FALSE(store.find_baseline(h200(), problem(4096, 4096, 2048)).has_value());
   EXPECT_FALSE(store.find_baseline(a100(), p).has_value());
 }
@@ -259,7 +297,7 @@ TEST_F(Store, ListsFiltersAndStats) {
   EXPECT_EQ(st.problems, 3);
   EXPECT_EQ(st.by_disposition.at(Disposition::kOk), 3);
   EXPECT_EQ(st.by_disposition.at(Disposition::kRejected), 1);
-  EXPECT_EQ(st.schema_version, 2);
+  EXPECT_EQ(st.schema_version, cache_schema_version());
 }
 
 TEST_F(Store, WritesAreVisibleToAnotherConnectionImmediately) {

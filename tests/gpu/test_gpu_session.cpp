@@ -21,6 +21,7 @@
 #include "src/gpu/device_probe.hpp"
 #include "src/gpu/device_sensors.hpp"
 #include "src/gpu/gpu_session.hpp"
+#include "src/gpu/timing_protocol.hpp"
 #include "src/launch/cuda_errors.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -246,6 +247,41 @@ TEST_F(GpuSessionTest, CublasBaselineEveryPrecisionAndLayout) {
       EXPECT_LE(r.cublaslt_algos_tried, 8);
     }
   }
+}
+
+// One kernel and cuBLAS timed both ways. A small problem runs for less than the host's cost of a
+// launch, so the stream loop times that cost while graph replay does not: the graph figure is
+// never meaningfully slower than the stream one, each figure lies within its repeats, and the
+// host cost per call is measured apart under either protocol.
+TEST_F(GpuSessionTest, GraphAndStreamProtocolsTimeTheSameKernel) {
+  Problem const p = problem(128, 128, 64, Precision::kFP32, Layout::kNN);
+  for (TimingProtocol protocol : {TimingProtocol::kGraph, TimingProtocol::kStream}) {
+    SCOPED_TRACE(std::string(to_string(protocol)));
+    EvalJob job = naive_job(p, 0);
+    job.timing.protocol = protocol;
+    EvalResult const r = session_->evaluate(job);
+    ASSERT_EQ(r.disposition, Disposition::kOk) << r.reason;
+    EXPECT_EQ(r.protocol, protocol);
+    EXPECT_GT(r.min_ms, 0.0);
+    EXPECT_LE(r.min_ms, r.median_ms);
+    EXPECT_LE(r.median_ms, r.max_ms);
+    EXPECT_GT(r.host_us_per_call, 0.0);
+    BaselineJob base;
+    base.problem = p;
+    base.timing = job.timing;
+    BaselineResult const b = session_->baseline(base);
+    ASSERT_TRUE(b.ok) << b.reason;
+    EXPECT_EQ(b.protocol, protocol);
+    EXPECT_LE(b.cublas_min_ms, b.cublas_ms);
+    EXPECT_LE(b.cublas_ms, b.cublas_max_ms);
+    EXPECT_GT(b.cublas_host_us, 0.0);
+  }
+  EvalJob graph = naive_job(p, 0), stream = naive_job(p, 0);
+  graph.timing.protocol = TimingProtocol::kGraph;
+  stream.timing.protocol = TimingProtocol::kStream;
+  double const g = session_->evaluate(graph).median_ms;
+  double const s = session_->evaluate(stream).median_ms;
+  EXPECT_LE(g, s * 1.10) << "graph " << g << " ms, stream " << s << " ms";
 }
 
 // Where the driver's management library is there, every timed run carries the board's

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/median.hpp"
+#include "src/core/tie_rule.hpp"
 #include "src/nvrtc/compiler.hpp"
 #include "src/nvrtc/embedded_sources.hpp"
 #include "tuner/search/eval_job_builder.hpp"
@@ -355,6 +357,11 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
         trial.reason = r.reason;
         trial.time_ms = r.median_ms;
         trial.min_ms = r.min_ms;
+        if (r.disposition == Disposition::kOk) {
+          trial.spread_lo_ms = r.min_ms;
+          trial.spread_hi_ms = r.max_ms;
+          trial.spread_rounds = 1;
+        }
         trial.max_abs_err = r.max_abs_err;
         trial.max_err_ratio = r.max_err_ratio;
         trial.rel_fro_err = r.rel_fro_err;
@@ -428,50 +435,70 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     jobs.push_back(make_eval_job(*fam, t.config, problem, cr, cubin_dir_, options.seed,
                                  options.final_timing));
   }
-  // Rounds of (cuBLAS, candidate 1, candidate 2, ...): clocks and temperature drift between
-  // rounds, not within one, so the ranking and the ratios come from the same conditions.
+  // Rounds of (baselines, candidate 1, candidate 2, ...), each round starting one place further
+  // along that list: clocks and temperature drift between rounds and a run can warm the board
+  // for the next, so every entry takes every position once in as many rounds. The figure is the
+  // median of its rounds and the spread their fastest and slowest (DESIGN.md §5).
   int const rounds = std::max(1, options.retime_rounds);
+  std::size_t const slots = jobs.size() + 1;  // slot 0: the baselines
   std::vector<std::vector<double>> times(top.size());
   std::vector<EvalResult> last(top.size());
   std::vector<double> cublas, cublaslt;
+  BaselineResult last_base;
   for (int round = 0; round < rounds && !interrupted() && !gpu_.stopped(); ++round) {
-    BaselineResult const b =
-        gpu_.baseline(BaselineJob{problem, options.seed, options.final_timing}, options.job_timeout_s * 4);
-    if (b.ok) {
-      cublas.push_back(b.cublas_ms);
-      if (b.cublaslt_ms > 0) cublaslt.push_back(b.cublaslt_ms);
-    }
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    for (std::size_t step = 0; step < slots && !interrupted() && !gpu_.stopped(); ++step) {
+      std::size_t const slot = (step + static_cast<std::size_t>(round)) % slots;
+      if (slot == 0) {
+        BaselineResult const b = gpu_.baseline(BaselineJob{problem, options.seed, options.final_timing},
+                                               options.job_timeout_s * 4);
+        if (b.ok) {
+          last_base = b;
+          cublas.push_back(b.cublas_ms);
+          if (b.cublaslt_ms > 0) cublaslt.push_back(b.cublaslt_ms);
+        }
+        continue;
+      }
+      std::size_t const i = slot - 1;
+      if (!times[i].empty() && last[i].disposition != Disposition::kOk) continue;
       EvalResult const r = gpu_.evaluate(jobs[i], options.job_timeout_s);
       last[i] = r;
       if (r.disposition == Disposition::kOk) times[i].push_back(r.median_ms);
     }
   }
-  auto mean = [](std::vector<double> const& v) {
-    double s = 0.0;
-    for (double x : v) s += x;
-    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  auto lowest = [](std::vector<double> const& v) {
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+  };
+  auto highest = [](std::vector<double> const& v) {
+    return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
   };
   if (!cublas.empty()) {
-    outcome.baseline.cublas_ms = mean(cublas);
-    outcome.baseline.cublaslt_ms = mean(cublaslt);
+    outcome.baseline = last_base;
+    outcome.baseline.cublas_ms = median_of(cublas);
+    outcome.baseline.cublas_min_ms = lowest(cublas);
+    outcome.baseline.cublas_max_ms = highest(cublas);
+    outcome.baseline.cublaslt_ms = cublaslt.empty() ? 0.0 : median_of(cublaslt);
+    outcome.baseline.cublaslt_min_ms = lowest(cublaslt);
+    outcome.baseline.cublaslt_max_ms = highest(cublaslt);
   }
-  std::optional<Trial> best;
+  std::vector<Trial> stored;
   for (std::size_t i = 0; i < top.size(); ++i) {
     Trial t = top[i];
     t.id = 0;
     t.search_id = search_id;
     t.disposition = last[i].disposition;
     t.reason = last[i].disposition == Disposition::kOk
-                   ? "re-timed: mean of " + std::to_string(times[i].size()) +
-                         " rounds interleaved with cuBLAS"
+                   ? "re-timed: median of " + std::to_string(times[i].size()) +
+                         " rounds interleaved with cuBLAS and cuBLASLt in rotated order"
                    : last[i].reason;
     if (times[i].size() == static_cast<std::size_t>(rounds) && last[i].disposition == Disposition::kOk) {
-      t.time_ms = mean(times[i]);
-      t.min_ms = *std::min_element(times[i].begin(), times[i].end());
+      t.time_ms = median_of(times[i]);
+      t.min_ms = std::min(lowest(times[i]), last[i].min_ms);
+      t.spread_lo_ms = lowest(times[i]);
+      t.spread_hi_ms = highest(times[i]);
+      t.spread_rounds = rounds;
       t.tflops = problem.flops() / (t.time_ms * 1e-3) / 1e12;
     } else if (t.disposition == Disposition::kOk) {
-      // Interrupted between rounds: keep the quick figure rather than a partial mean.
+      // Interrupted between rounds: keep the quick figure rather than a partial median.
       continue;
     }
     t.max_err_ratio = std::max(t.max_err_ratio, last[i].max_err_ratio);
@@ -482,7 +509,17 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     t.id = store_.record_trial(t);
     phases.store_s += seconds_since(store_start);
     ++outcome.retimed;
-    if (t.disposition == Disposition::kOk && (!best || t.time_ms < best->time_ms)) best = t;
+    if (t.disposition == Disposition::kOk) stored.push_back(t);
+  }
+  // The search reports what the store's best() will answer: the tie rule over the re-timed.
+  std::optional<Trial> best;
+  if (!stored.empty()) {
+    std::vector<RankedFigure> figures;
+    for (Trial const& t : stored) {
+      figures.push_back(RankedFigure{t.config.id(), t.time_ms, t.spread_lo_ms, t.spread_hi_ms,
+                                     false, t.spread_rounds >= 2});
+    }
+    best = stored[pick_with_ties(figures)];
   }
   if (!cublas.empty()) {
     Provenance prov;

@@ -39,7 +39,9 @@ struct SearchOptions {
   /// Timing of the final re-time of the top candidates, interleaved with cuBLAS (DESIGN.md §5).
   TimingSpec final_timing;
   int retime_top = 3;            ///< candidates re-timed at the end (0 = none)
-  int retime_rounds = 2;         ///< rounds of (cuBLAS, top 1, top 2, ...) in the re-time
+  /// Rounds of (baselines, top 1, top 2, ...) in the re-time, each starting one place further
+  /// along; the figure is the median of the rounds and their fastest and slowest the spread.
+  int retime_rounds = 6;
   double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker
   bool early_stop = true;        ///< stop timing candidates clearly slower than the best
   double early_stop_factor = 3.0;

@@ -1,0 +1,42 @@
+// The pick among timed candidates (DESIGN.md §5, "noise is part of the result"): figures within
+// the noise band of the fastest are ties, broken by a fixed rule, so two searches of one shape
+// export the same winner however the noise fell.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace gemmtune {
+
+/// One candidate's figure with its spread (0 where none was recorded).
+struct RankedFigure {
+  std::string id;        ///< canonical kernel id
+  double time_ms = 0.0;  ///< the figure (median), > 0
+  double lo_ms = 0.0;    ///< fastest round (or repeat)
+  double hi_ms = 0.0;    ///< slowest round (or repeat)
+  bool vendor = false;   ///< a vendor baseline (cuBLAS, cuBLASLt) rather than our kernel
+  /// Timed side by side with the others (the final re-time's rounds, or a vendor baseline of
+  /// those rounds): only such figures' noise is comparable, so only they can win a tie. A
+  /// figure timed on its own (a quick search figure, an imported alternative) wins only by
+  /// being the fastest.
+  bool side_by_side = false;
+};
+
+/// The narrowest noise band, as a fraction of the fastest figure: repeated re-times of one
+/// kernel land this close even when their spread reads 0.
+inline constexpr double kMinTieBand = 0.005;
+/// The widest: a tie may cost at most this much against the fastest figure, however noisy.
+inline constexpr double kMaxTieBand = 0.02;
+
+/// The noise band of `fastest` as a fraction of its time: half its spread's width, between
+/// kMinTieBand and kMaxTieBand.
+double tie_band(RankedFigure const& fastest);
+
+/// Index of the pick among `figures` (times > 0): the fastest, unless others timed side by side
+/// are within its noise band (time ≤ fastest · (1 + tie_band)); then, among the fastest and
+/// those, a vendor baseline first, then the smallest canonical id. Throws std::invalid_argument
+/// when `figures` is empty.
+std::size_t pick_with_ties(std::span<RankedFigure const> figures);
+
+}  // namespace gemmtune

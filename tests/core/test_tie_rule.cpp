@@ -1,0 +1,68 @@
+// The tie rule: the fastest figure wins unless figures timed side by side lie within its noise
+// band, which is half its spread, clamped to [kMinTieBand, kMaxTieBand]; ties go to a vendor
+// baseline first, then the smallest canonical id.
+#include "src/core/tie_rule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace gemmtune {
+namespace {
+
+RankedFigure fig(std::string id, double ms, double lo = 0.0, double hi = 0.0,
+                 bool side_by_side = true, bool vendor = false) {
+  return RankedFigure{std::move(id), ms, lo, hi, vendor, side_by_side};
+}
+
+TEST(TieRule, BandIsHalfTheSpreadWithinItsLimits) {
+  EXPECT_DOUBLE_EQ(tie_band(fig("a", 1.0)), kMinTieBand);                // no spread recorded
+  EXPECT_NEAR(tie_band(fig("a", 1.0, 0.99, 1.01)), 0.01, 1e-12);         // ±1%
+  EXPECT_DOUBLE_EQ(tie_band(fig("a", 1.0, 0.999, 1.001)), kMinTieBand);  // tighter than the floor
+  EXPECT_DOUBLE_EQ(tie_band(fig("a", 1.0, 0.80, 1.20)), kMaxTieBand);    // a tie never costs more
+}
+
+TEST(TieRule, ClearlyFastestWins) {
+  std::vector<RankedFigure> const f = {fig("b", 1.00, 0.99, 1.01), fig("a", 1.05, 1.04, 1.06)};
+  EXPECT_EQ(pick_with_ties(f), 0u);
+}
+
+TEST(TieRule, WithinTheBandTheSmallestIdWinsWhateverTheOrder) {
+  std::vector<RankedFigure> f = {fig("mma:BM=128", 1.000, 0.99, 1.01),
+                                 fig("mma:BM=064", 1.008, 1.00, 1.02),
+                                 fig("wgmma:BM=128", 1.004, 0.99, 1.02)};
+  EXPECT_EQ(f[pick_with_ties(f)].id, "mma:BM=064");
+  // The noise falls the other way in a second search: the same winner.
+  f[0].time_ms = 1.009;
+  f[1].time_ms = 1.000;
+  EXPECT_EQ(f[pick_with_ties(f)].id, "mma:BM=064");
+}
+
+TEST(TieRule, OutsideTheBandNoTie) {
+  // Band of the fastest: 0.5% (no spread); 0.6% slower is not a tie.
+  std::vector<RankedFigure> const f = {fig("z", 1.000), fig("a", 1.006)};
+  EXPECT_EQ(f[pick_with_ties(f)].id, "z");
+}
+
+TEST(TieRule, VendorFirstAmongTies) {
+  std::vector<RankedFigure> const f = {fig("a:BM=1", 1.000, 0.99, 1.01),
+                                       fig("cublas:default", 1.005, 1.0, 1.01, true, true)};
+  EXPECT_EQ(f[pick_with_ties(f)].id, "cublas:default");
+}
+
+TEST(TieRule, OnlyFiguresTimedSideBySideWinATie) {
+  // An imported alternative (timed on its own) within the band does not displace the winner.
+  std::vector<RankedFigure> const f = {fig("z", 1.000, 0.99, 1.01), fig("a", 1.002, 0, 0, false)};
+  EXPECT_EQ(f[pick_with_ties(f)].id, "z");
+  // It still wins by being the fastest.
+  std::vector<RankedFigure> const g = {fig("z", 1.000, 0.99, 1.01), fig("a", 0.90, 0, 0, false)};
+  EXPECT_EQ(g[pick_with_ties(g)].id, "a");
+}
+
+TEST(TieRule, EmptyIsAnError) {
+  EXPECT_THROW(pick_with_ties({}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gemmtune
