@@ -161,18 +161,23 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
     nlohmann::json by_protocol = nlohmann::json::object();
     for (std::size_t pi = 0; pi < protocols.size(); ++pi) {
       ProtocolRun const& run = runs[pi];
-      EvalResult const& r = run.last;
+      EvalResult r = run.last;
       bool const ok = r.disposition == Disposition::kOk && !run.kernel.empty();
       if (pi == 0 || !ok) all_ok = all_ok && ok;
       Figures const k = run.kernel_f(), b = run.cublas_f(), lt = run.cublaslt_f();
       double const tflops = ok ? problem.flops() / (k.median_ms * 1e-3) / 1e12 : 0.0;
       std::string const proto(to_string(protocols[pi]));
+      // The row's figures are the medians over the rounds (each round stays in "rounds").
+      BaselineResult base = run.last_base;
+      if (ok) r.median_ms = k.median_ms;
+      if (b.present()) base.cublas_ms = b.median_ms;
+      if (lt.present()) base.cublaslt_ms = lt.median_ms;
       nlohmann::json entry = {{"result", r},
                               {"kernel", figures_json(k)},
                               {"cublas", figures_json(b)},
                               {"cublaslt", figures_json(lt)},
                               {"tflops", tflops},
-                              {"baseline", run.last_base}};
+                              {"baseline", base}};
       if (a.rounds > 1) entry["rounds"] = run.rounds;
       by_protocol[proto] = std::move(entry);
       if (r.disposition == Disposition::kSkipped && run.rounds.empty()) continue;

@@ -2,6 +2,7 @@
 // transaction per write, and the export to a TuningTable.
 #include "db/sqlite_trial_store.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -24,7 +25,8 @@ std::int64_t now_seconds() { return static_cast<std::int64_t>(std::time(nullptr)
 /// Alternatives an exported entry carries: enough for the lookup's wave model to find a kernel
 /// whose tile count suits a nearby shape, few enough to keep tables small.
 constexpr std::size_t kExportedAlternatives = 8;
-/// Fastest trials of a problem the tie rule looks at; those beyond are far outside any band.
+/// Fastest trials of a problem best() looks at, re-timed ones first; those beyond are far
+/// outside any band.
 constexpr char const* kTieCandidates = "32";
 
 /// The figure of a trial for the tie rule.
@@ -33,12 +35,22 @@ RankedFigure ranked(Trial const& t) {
                       t.spread_rounds >= 2};
 }
 
-/// The pick among the verified trials of one problem (pick_with_ties).
+/// The pick among the verified trials of one problem (pick_with_ties). Figures of the final
+/// re-time (the full protocol, in rounds side by side with the baselines) are comparable with
+/// each other; a quick figure of the search comes from a shorter protocol at another moment and
+/// reads faster under the power cap. So where any trial of the problem was re-timed, the pick
+/// is among those; quick figures decide only problems that were never re-timed.
 std::size_t pick_trial(std::span<Trial const> trials) {
+  bool const any_retimed = std::any_of(trials.begin(), trials.end(),
+                                       [](Trial const& t) { return t.spread_rounds >= 2; });
   std::vector<RankedFigure> figures;
-  figures.reserve(trials.size());
-  for (Trial const& t : trials) figures.push_back(ranked(t));
-  return pick_with_ties(figures);
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    if (any_retimed && trials[i].spread_rounds < 2) continue;
+    figures.push_back(ranked(trials[i]));
+    index.push_back(i);
+  }
+  return index[pick_with_ties(figures)];
 }
 
 constexpr char const* kTrialColumns =
@@ -228,7 +240,8 @@ struct SqliteTrialStore::Impl {
                                 "ORDER BY t.m, t.n, t.k, t.layout, t.align"})),
         best(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                       "AND t.disposition = 'ok' AND ", kNewestAttempt,
-                      "ORDER BY t.time_ms ASC, t.id DESC LIMIT ", kTieCandidates})),
+                      "ORDER BY (t.spread_rounds >= 2) DESC, t.time_ms ASC, t.id DESC LIMIT ",
+                      kTieCandidates})),
         find_baseline(db,
                       "SELECT b.ok, b.reason, b.cublas_ms, b.cublaslt_ms, b.cublaslt_algo_index, "
                       "b.cublaslt_algos_tried, b.cublas_lo_ms, b.cublas_hi_ms, b.cublaslt_lo_ms, "
@@ -664,7 +677,7 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
       Group const g{rows[i].gpu_id, t.problem.precision, t.problem.layout};
       groups[g].push_back(ShapeTiming{t.problem, t.config.id(), t.time_ms});
       group_gpu.emplace(g, t.gpu);
-      if (trials.size() < 32) trials.push_back(t);
+      trials.push_back(t);
     }
     std::int64_t const gpu_id = rows[first].gpu_id;
     Trial const& t = trials[pick_trial(trials)];

@@ -169,6 +169,9 @@ TEST_F(Store, BestAppliesTheTieRuleAmongReTimedTrials) {
   store.record_trial(retimed("simt:V=0", 2.100));  // outside it
   Trial quick = trial(h200(), p, "simt:V=00", Disposition::kOk, 2.001);  // one timing alone
   store.record_trial(quick);
+  // A quick figure of the search (a shorter protocol, another moment) reads faster than every
+  // re-timed one; it does not decide a problem that was re-timed.
+  store.record_trial(trial(h200(), p, "simt:V=5", Disposition::kOk, 1.5));
   auto const best = store.best(h200(), p);
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->config.id(), "simt:V=1");
