@@ -78,10 +78,10 @@ Figures figures(std::vector<double> const& medians, double repeat_min, double re
   return f;
 }
 
-/// "0.97–1.04": the spread as fractions of the median.
+/// The spread of one figure over its rounds (or repeats), as fractions of its median.
 std::string spread_text(Figures const& f) {
-  if (!f.present() || f.lo_ms <= 0.0) return "-";
-  return fixed(f.lo_ms / f.median_ms, 2) + "–" + fixed(f.hi_ms / f.median_ms, 2);
+  if (!f.present()) return "-";
+  return gemmtune::spread_text(f.lo_ms, f.hi_ms, f.median_ms, 1);
 }
 
 nlohmann::json figures_json(Figures const& f) {

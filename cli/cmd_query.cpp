@@ -39,7 +39,8 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
   TableIndex const index(std::move(table));
 
   nlohmann::json out = nlohmann::json::array();
-  TextTable t({"problem", "kernel", "rule", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt"});
+  TextTable t({"problem", "kernel", "rule", "time", "spread", "TFLOP/s", "vs cuBLAS",
+               "vs cuBLASLt"});
   bool any = false;
   for (Problem const& raw : problems) {
     Problem const p = raw.resolved();
@@ -60,7 +61,7 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
                      {"rule", to_string(r.rule)},
                      {"explanation", r.explanation}};
     std::vector<std::string> row{p.describe(), r.kernel ? r.kernel->id() : "(none: use cuBLAS)",
-                                 std::string(to_string(r.rule)), "-", "-", "-", "-"};
+                                 std::string(to_string(r.rule)), "-", "-", "-", "-", "-"};
     if (r.kernel) {
       any = true;
       j["kernel"] = r.kernel->id();
@@ -81,10 +82,16 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       j["tuned_shape"] = e.problem.shape();
       if (auto rc = e.ratio_cublas()) j["ratio_cublas"] = *rc;
       if (auto rl = e.ratio_cublaslt()) j["ratio_cublaslt"] = *rl;
+      if (e.spread) {
+        j["spread"] = {{"lo_ms", e.spread->lo_ms},
+                       {"hi_ms", e.spread->hi_ms},
+                       {"rounds", e.spread->rounds}};
+        row[4] = spread_text(e.spread->lo_ms, e.spread->hi_ms, e.time_ms, e.spread->rounds);
+      }
       row[3] = format_ms(e.time_ms);
-      row[4] = fixed(e.tflops, 2);
-      row[5] = e.ratio_cublas() ? fixed(*e.ratio_cublas(), 2) + "x" : "-";
-      row[6] = e.ratio_cublaslt() ? fixed(*e.ratio_cublaslt(), 2) + "x" : "-";
+      row[5] = fixed(e.tflops, 2);
+      row[6] = e.ratio_cublas() ? fixed(*e.ratio_cublas(), 2) + "x" : "-";
+      row[7] = e.ratio_cublaslt() ? fixed(*e.ratio_cublaslt(), 2) + "x" : "-";
     }
     out.push_back(j);
     t.add(row);

@@ -57,4 +57,11 @@ std::string ratio(double reference_ms, double ms) {
   return fixed(reference_ms / ms, 2) + "x";
 }
 
+std::string spread_text(double lo_ms, double hi_ms, double ms, int rounds) {
+  if (lo_ms <= 0 || hi_ms <= 0 || ms <= 0) return "-";
+  std::string s = fixed(lo_ms / ms, 2) + "–" + fixed(hi_ms / ms, 2);
+  if (rounds > 1) s += " ×" + std::to_string(rounds);
+  return s;
+}
+
 }  // namespace gemmtune

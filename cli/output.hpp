@@ -29,4 +29,8 @@ std::string format_ms(double ms);
 /// A ratio such as "1.04x", or "-" when either side is missing.
 std::string ratio(double reference_ms, double ms);
 
+/// A figure's spread as fractions of it, "0.98–1.03", with " ×6" for the rounds it came from
+/// when more than one; "-" where none was recorded.
+std::string spread_text(double lo_ms, double hi_ms, double ms, int rounds);
+
 }  // namespace gemmtune

@@ -15,6 +15,9 @@ nlohmann::json trial_to_json(Trial const& t) {
           {"reason", t.reason},
           {"time_ms", t.time_ms},
           {"min_ms", t.min_ms},
+          {"spread", {{"lo_ms", t.spread_lo_ms},
+                      {"hi_ms", t.spread_hi_ms},
+                      {"rounds", t.spread_rounds}}},
           {"tflops", t.tflops},
           {"cublas_ms", t.cublas_ms},
           {"cublaslt_ms", t.cublaslt_ms},
@@ -38,8 +41,8 @@ nlohmann::json trial_to_json(Trial const& t) {
 }
 
 TextTable trial_table() {
-  return TextTable({"id", "problem", "kernel", "result", "time", "TFLOP/s", "vs cuBLAS",
-                    "vs cuBLASLt", "regs", "reason"});
+  return TextTable({"id", "problem", "kernel", "result", "time", "spread", "TFLOP/s",
+                    "vs cuBLAS", "vs cuBLASLt", "regs", "reason"});
 }
 
 void add_trial_row(TextTable& table, Trial const& t) {
@@ -49,6 +52,7 @@ void add_trial_row(TextTable& table, Trial const& t) {
   if (reason.size() > 70) reason = reason.substr(0, 67) + "...";
   table.add({std::to_string(t.id), t.problem.describe(), t.config.id(),
              std::string(to_string(t.disposition)), ok ? format_ms(t.time_ms) : "-",
+             ok ? spread_text(t.spread_lo_ms, t.spread_hi_ms, t.time_ms, t.spread_rounds) : "-",
              ok ? fixed(t.tflops, 2) : "-", ok ? ratio(t.cublas_ms, t.time_ms) : "-",
              ok ? ratio(t.cublaslt_ms, t.time_ms) : "-", std::to_string(t.registers), reason});
 }
