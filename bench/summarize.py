@@ -3,7 +3,7 @@ import json
 import math
 import sys
 
-FP32_PEAK_TFLOPS = 66.9      # 132 SMs x 128 FMA x 2 x 1.98 GHz (shared/bench/anchors_h200.md)
+FP32_PEAK_TFLOPS = 66.9      # 132 SMs x 128 FMA x 2 x 1.98 GHz
 # Dense tensor-core rates of the datasheet (H100 = H200 arithmetic): bf16/fp16 ~990, tf32 half.
 PEAK_TFLOPS = {"fp32": FP32_PEAK_TFLOPS, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4}
 COPY_TBPS = 4.27             # measured device-to-device copy, read + write
