@@ -3,13 +3,13 @@
 // function with the launch plan's grid, block and shared memory, ready for nvcc.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "src/core/error.hpp"
+#include "src/core/file_output.hpp"
 #include "src/core/gpu_identity.hpp"
 #include "src/core/tensor_map_geometry.hpp"
 #include "src/kernels/family.hpp"
@@ -270,15 +270,7 @@ void run_emit(EmitArgs const& a) {
     return;
   }
   std::filesystem::path const out = a.out;
-  std::filesystem::path const tmp = out.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << source;
-    if (!f.flush()) throw Error("cannot write '" + tmp.string() + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, out, ec);
-  if (ec) throw Error("cannot write '" + out.string() + "': " + ec.message());
+  write_file_safely(out, source, "the emitted source");
   std::cerr << "wrote " << out.string() << " (" << cfg.id() << ", " << p.describe() << ", "
             << a.arch << ")" << std::endl;
 }

@@ -1,6 +1,6 @@
 // `gemmtune ladder`: the seed ladder's stages measured on this GPU, each against cuBLAS.
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -8,6 +8,7 @@
 #include "cli/output.hpp"
 #include "cli/run_candidate.hpp"
 #include "src/core/error.hpp"
+#include "src/core/file_output.hpp"
 #include "src/kernels/ladder_presets.hpp"
 #include "tuner/search/worker_evaluator.hpp"
 
@@ -77,20 +78,16 @@ void run_ladder(LadderArgs const& a, AppContext& ctx) {
     t.print(std::cout);
   }
   if (!a.markdown.empty()) {
-    std::ofstream md(a.markdown);
-    if (!md) throw Error("cannot write " + a.markdown);
+    std::ostringstream md;
     md << "# gemmtune ladder: " << problem.describe() << " on " << dev.gpu.describe() << "\n\n"
        << "Driver " << dev.driver << ", CUDA runtime " << dev.cuda_runtime << ", cuBLAS "
        << dev.cublas << ", gemmtune " << gemmtune_version() << ". Median of " << timing.repeats
        << " repeats of ~" << timing.target_ms << " ms each, inputs rotated past 2x L2; cuBLAS "
        << "and cuBLASLt timed in the same worker with the same protocol.\n\n";
     t.print_markdown(md);
+    write_file_safely(a.markdown, md.str(), "the --markdown file");
   }
-  if (!a.json_out.empty()) {
-    std::ofstream js(a.json_out);
-    if (!js) throw Error("cannot write " + a.json_out);
-    js << doc.dump(2) << "\n";
-  }
+  if (!a.json_out.empty()) write_file_safely(a.json_out, doc.dump(2) + "\n", "the --json file");
   if (!any_ok) command_status() = 3;
 }
 

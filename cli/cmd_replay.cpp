@@ -1,6 +1,5 @@
 // `gemmtune replay`: runs strategies against a stored search (a cache or exported JSON lines)
 // with no GPU and reports the fraction of the optimum reached per budget.
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -10,6 +9,7 @@
 #include "cli/output.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
+#include "src/core/file_output.hpp"
 #include "tuner/search/budget.hpp"
 #include "tuner/search/replay.hpp"
 
@@ -122,9 +122,7 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
     t.print(std::cout);
   }
   if (!a.markdown.empty()) {
-    std::ofstream out(a.markdown);
-    if (!out) throw Error("cannot write --markdown file '" + a.markdown + "'");
-    out << replay_markdown(cells, study);
+    write_file_safely(a.markdown, replay_markdown(cells, study), "the --markdown file");
   }
 }
 

@@ -1,6 +1,8 @@
 // gemmtune's entry point: builds the CLI, runs the chosen subcommand, and maps failures to the
 // documented exit codes (0 ok, 1 error, 2 usage, 3 no result).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -128,6 +130,18 @@ int main(int argc, char** argv) {
     return e.exit_code();
   } catch (std::exception const& e) {
     std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
+    return 1;
+  }
+  // What a command printed must reach its destination: a full disk, a closed stdout or a
+  // broken pipe after the fact is an error, never exit 0 with the result lost. (The worker's
+  // stdout is the parent's stderr and carries nothing of its answers.)
+  if (app.got_subcommand("__worker")) return command_status();
+  std::cout.flush();
+  bool const lost = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (lost) {
+    int const e = errno;
+    std::cerr << "gemmtune: cannot write the output to standard output"
+              << (e != 0 ? std::string(": ") + std::strerror(e) : std::string()) << std::endl;
     return 1;
   }
   return command_status();

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/file_output.hpp"
 
 namespace gemmtune {
 namespace {
@@ -588,21 +589,7 @@ std::string format_tuning_table(TuningTable const& t) {
 }
 
 void write_tuning_table(TuningTable const& table, std::filesystem::path const& path) {
-  std::string const text = format_tuning_table(table);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(path.string() + ": cannot write the tuning table (cannot create " + tmp.string() + ")");
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fflush(f) == 0 && ok;
-  ok = ::fsync(::fileno(f)) == 0 && ok;
-  ok = std::fclose(f) == 0 && ok;
-  std::error_code ec;
-  if (ok) std::filesystem::rename(tmp, path, ec);
-  if (!ok || ec) {
-    std::filesystem::remove(tmp, ec);
-    throw Error(path.string() + ": cannot write the tuning table (disk full or no permission?)");
-  }
+  write_file_safely(path, format_tuning_table(table), "the tuning table");
 }
 
 std::string format_utc_time(std::int64_t unix_seconds) {

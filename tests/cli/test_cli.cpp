@@ -2,14 +2,19 @@
 // a dry run compiles a space, and GPU commands say plainly that there is no GPU.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune::test {
 namespace {
@@ -213,6 +218,86 @@ TEST(Cli, ForeignCacheIsRefusedAndLeftAlone) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
   EXPECT_EQ(std::filesystem::file_size(db), before);
+}
+
+}  // namespace gemmtune::test
+
+namespace gemmtune::test {
+
+namespace {
+
+/// Exit status of `command` run by /bin/sh, with stderr captured into `err`.
+int shell_status(std::string const& command, std::string& err) {
+  std::string const err_file = temp_dir("shell-err") + "/err";
+  int const rc = std::system((command + " 2> '" + err_file + "'").c_str());
+  std::ifstream in(err_file);
+  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+}  // namespace
+
+// A result that cannot be written is an error with one line, never exit 0 with the result
+// lost: a full disk behind stdout, a closed stdout, a full device or a link as --out.
+TEST(Cli, LostOutputIsAnError) {
+  std::string const dir = temp_dir("lost-output");
+  nlohmann::json t = {
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2026-01-01T00:00:00Z"},
+      {"gemmtune_version", "0.2.0"},
+      {"gpus", {{{"id", 0}, {"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sm_count", 132}}}},
+      {"entries",
+       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 1024}, {"n", 1024}, {"k", 1024},
+         {"align", 16}, {"kernel", "naive:BM=32,BN=8"}, {"time_ms", 1.0}, {"tflops", 2.147483648},
+         {"cublas_ms", 0.5}, {"cublaslt_ms", 0.4}, {"ratio_cublas", 0.5}, {"ratio_cublaslt", 0.4}}}},
+      {"defaults", nlohmann::json::array()}};
+  { std::ofstream(dir + "/t.json") << t.dump(2); }
+  ASSERT_EQ(run_cli({"import", dir + "/t.json"}, dir + "/cache.db").exit_code, 0);
+  std::string const g = "GEMMTUNE_DB='" + dir + "/cache.db' '" + gemmtune_binary() + "'";
+  std::string err;
+  std::string const query = " query --table '" + dir + "/t.json' --shape 1024x1024x1024";
+  EXPECT_EQ(shell_status(g + query + " > /dev/full", err), 1);
+  EXPECT_NE(err.find("cannot write the output to standard output"), std::string::npos) << err;
+  EXPECT_EQ(shell_status(g + " export > /dev/full", err), 1);
+  EXPECT_NE(err.find("cannot write the output to standard output"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1) << err;
+  EXPECT_EQ(shell_status(g + " export >&-", err), 1);
+  EXPECT_NE(err.find("standard output"), std::string::npos) << err;
+  EXPECT_EQ(shell_status(g + " export --out /dev/full", err), 1);
+  EXPECT_NE(err.find("/dev/full"), std::string::npos) << err;
+  // A link planted where the table goes is refused; the file it points to keeps its bytes.
+  std::ofstream(dir + "/victim") << "keep";
+  std::filesystem::create_symlink(dir + "/victim", dir + "/table.json");
+  EXPECT_EQ(shell_status(g + " export --out '" + dir + "/table.json'", err), 1);
+  EXPECT_NE(err.find("symbolic link"), std::string::npos) << err;
+  std::ifstream victim(dir + "/victim");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(victim), std::istreambuf_iterator<char>()),
+            "keep");
+  // The same command with somewhere to write succeeds.
+  EXPECT_EQ(shell_status(g + " export > /dev/null", err), 0) << err;
+}
+
+// emit replaces only its own output: a user's file named like the old fixed temporary stays,
+// and a failed emit leaves nothing behind.
+TEST(Cli, EmitLeavesOtherFilesAlone) {
+  std::string const dir = temp_dir("emit-files");
+  std::ofstream(dir + "/k.cu.tmp") << "mine";
+  CliRun r = run_cli({"emit", "naive:BM=32,BN=32", "--shape", "64x64x64", "--out", dir + "/k.cu"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream mine(dir + "/k.cu.tmp");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(mine), std::istreambuf_iterator<char>()),
+            "mine");
+  r = run_cli({"emit", "naive:BM=32,BN=32", "--shape", "64x64x64", "--out",
+               dir + "/missing/k.cu"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  std::vector<std::string> names;
+  for (auto const& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"k.cu", "k.cu.tmp"}));
 }
 
 }  // namespace gemmtune::test
