@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/run_candidate.hpp"
 #include "db/sqlite_trial_store.hpp"
@@ -227,9 +228,15 @@ void setup_bench(CLI::App& app, AppContext& ctx) {
   CLI::App* sub = app.add_subcommand("bench", "Verify and time one kernel (or the cached best) against cuBLAS");
   add_problem_options(*sub, a->problem, true);
   sub->add_option("--kernel", a->kernel, "Kernel id (default: the cached best for the shape)");
-  sub->add_option("--timeout", a->timeout_s, "Deadline in seconds")->capture_default_str();
-  sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")->capture_default_str();
-  sub->add_option("--repeats", a->repeats, "Timing: repeats")->capture_default_str();
+  sub->add_option("--timeout", a->timeout_s, "Deadline in seconds")
+      ->check(finite_in(0.001, 86400.0))
+      ->capture_default_str();
+  sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")
+      ->check(finite_in(0.001, 600000.0))
+      ->capture_default_str();
+  sub->add_option("--repeats", a->repeats, "Timing: repeats")
+      ->check(integer_in(1, 1000))
+      ->capture_default_str();
   sub->add_option("--rounds", a->rounds,
                   "Time cuBLAS and the kernel this many times in alternation; report medians "
                   "(with a long --target-ms: the sustained, power-capped regime)")
@@ -240,7 +247,7 @@ void setup_bench(CLI::App& app, AppContext& ctx) {
                   "the figure of record); stream: back-to-back launches; both")
       ->check(CLI::IsMember({"graph", "stream", "both"}))
       ->capture_default_str();
-  sub->add_option("--seed", a->seed, "Input seed")->capture_default_str();
+  sub->add_option("--seed", a->seed, "Input seed")->check(seed_value())->capture_default_str();
   sub->callback([a, &ctx] { run_bench(*a, ctx); });
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/run_candidate.hpp"
 #include "src/core/error.hpp"
@@ -99,8 +100,10 @@ void setup_ladder(CLI::App& app, AppContext& ctx) {
   sub->add_option("--shape", a->shape, "Problem shape MxNxK (fp32, NN)")->capture_default_str();
   sub->add_option("--markdown", a->markdown, "Also write the table as Markdown to this file");
   sub->add_option("--json-out", a->json_out, "Also write the figures as JSON to this file");
-  sub->add_option("--timeout", a->timeout_s, "Deadline per stage in seconds")->capture_default_str();
-  sub->add_option("--seed", a->seed, "Input seed")->capture_default_str();
+  sub->add_option("--timeout", a->timeout_s, "Deadline per stage in seconds")
+      ->check(finite_in(0.001, 86400.0))
+      ->capture_default_str();
+  sub->add_option("--seed", a->seed, "Input seed")->check(seed_value())->capture_default_str();
   sub->callback([a, &ctx] { run_ladder(*a, ctx); });
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/progress_bar.hpp"
 #include "db/sqlite_trial_store.hpp"
@@ -244,15 +245,25 @@ void setup_search(CLI::App& app, AppContext& ctx) {
                   "auto (evolution with --budget; else exhaustive up to 400 valid configs, evolution for 30 s above), exhaustive, random or evolution")
       ->capture_default_str();
   sub->add_option("--budget", a->budget, "Per problem: evaluations (200) or time (90s, 5m)");
-  sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")->capture_default_str();
+  sub->add_option("--seed", a->seed, "Seed for inputs and the random strategy")
+      ->check(seed_value())
+      ->capture_default_str();
   sub->add_option("--arch", a->arch, "Target arch (sm_80, sm_86, sm_89, sm_90, sm_90a); with --dry-run no GPU is needed");
   sub->add_flag("--dry-run", a->dry_run, "Compile the space for --arch and report; no GPU, nothing stored");
   sub->add_flag("--list", a->list,
                 "With --dry-run: every config, compiled (registers, spills) or rejected (the constraint)");
-  sub->add_option("--max-configs", a->max_configs, "Dry run: compile at most this many configs per family and shape");
-  sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")->capture_default_str();
-  sub->add_option("--target-ms", a->target_ms, "Timing while searching: duration of one repeat")->capture_default_str();
-  sub->add_option("--repeats", a->repeats, "Timing while searching: repeats (median taken)")->capture_default_str();
+  sub->add_option("--max-configs", a->max_configs,
+                  "Dry run: compile at most this many configs per family and shape")
+      ->check(integer_in(1, 1000000000));
+  sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")
+      ->check(finite_in(0.001, 86400.0))
+      ->capture_default_str();
+  sub->add_option("--target-ms", a->target_ms, "Timing while searching: duration of one repeat")
+      ->check(finite_in(0.001, 600000.0))
+      ->capture_default_str();
+  sub->add_option("--repeats", a->repeats, "Timing while searching: repeats (median taken)")
+      ->check(integer_in(1, 1000))
+      ->capture_default_str();
   sub->add_option("--retime", a->retime,
                   "Re-time this many of the best at the end with the full protocol, interleaved with cuBLAS")
       ->capture_default_str();

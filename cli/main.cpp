@@ -11,6 +11,7 @@
 
 #include "cli/app_context.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "src/core/error.hpp"
 #include "src/core/gpu_identity.hpp"
 
@@ -94,7 +95,8 @@ int main(int argc, char** argv) {
   app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
   app.add_flag("-q,--quiet", ctx.options.quiet, "No progress on stderr");
   app.add_option("--device", ctx.options.device, "GPU index for the worker")->capture_default_str();
-  app.add_option("-j,--jobs", ctx.options.compile_threads, "Compile threads (0 = all cores)");
+  app.add_option("-j,--jobs", ctx.options.compile_threads, "Compile threads (0 = all cores)")
+      ->check(integer_in(0, 1024));
 
   setup_search(app, ctx);
   setup_query(app, ctx);

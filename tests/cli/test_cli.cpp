@@ -65,6 +65,18 @@ TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
       {{"space", "--arch", "sm_10"}, "bad arch"},
       {{"list", "everything"}, "bad list target 'everything'"},
       {{"bench", "--shape", "8x8x8", "--rounds", "0"}, "--rounds"},
+      // Numbers out of range, NaN, infinities and wrap-arounds are refused, not clamped.
+      {{"-j", "2147483647", "search", "--shape", "8x8x8", "--dry-run"}, "'2147483647' is not an integer in [0, 1024]"},
+      {{"-j", "-5", "search", "--shape", "8x8x8", "--dry-run"}, "--jobs"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--seed", "-1"}, "'-1' is not a seed"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--seed", "18446744073709551616"}, "is not a seed"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--max-configs", "-1"}, "--max-configs"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--timeout", "nan"}, "'nan' is not a finite number"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--timeout", "1e300"}, "--timeout"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--target-ms", "nan"}, "--target-ms"},
+      {{"search", "--shape", "8x8x8", "--dry-run", "--repeats", "0"}, "--repeats"},
+      {{"bench", "--shape", "8x8x8", "--timeout", "inf"}, "--timeout"},
+      {{"bench", "--shape", "8x8x8", "--protocol", "loop"}, "--protocol"},
       {{"nosuchcommand"}, ""},
       {{"search", "--no-such-flag"}, ""},
   };
