@@ -6,7 +6,6 @@
 #include <cmath>
 #include <ctime>
 #include <map>
-#include <span>
 #include <tuple>
 
 #include "db/schema.hpp"
@@ -28,30 +27,6 @@ constexpr std::size_t kExportedAlternatives = 8;
 /// Fastest trials of a problem best() looks at, re-timed ones first; those beyond are far
 /// outside any band.
 constexpr char const* kTieCandidates = "32";
-
-/// The figure of a trial for the tie rule.
-RankedFigure ranked(Trial const& t) {
-  return RankedFigure{t.config.id(), t.time_ms, t.spread_lo_ms, t.spread_hi_ms, false,
-                      t.spread_rounds >= 2};
-}
-
-/// The pick among the verified trials of one problem (pick_with_ties). Figures of the final
-/// re-time (the full protocol, in rounds side by side with the baselines) are comparable with
-/// each other; a quick figure of the search comes from a shorter protocol at another moment and
-/// reads faster under the power cap. So where any trial of the problem was re-timed, the pick
-/// is among those; quick figures decide only problems that were never re-timed.
-std::size_t pick_trial(std::span<Trial const> trials) {
-  bool const any_retimed = std::any_of(trials.begin(), trials.end(),
-                                       [](Trial const& t) { return t.spread_rounds >= 2; });
-  std::vector<RankedFigure> figures;
-  std::vector<std::size_t> index;
-  for (std::size_t i = 0; i < trials.size(); ++i) {
-    if (any_retimed && trials[i].spread_rounds < 2) continue;
-    figures.push_back(ranked(trials[i]));
-    index.push_back(i);
-  }
-  return index[pick_with_ties(figures)];
-}
 
 constexpr char const* kTrialColumns =
     "t.id, t.search_id, g.name, g.cc_major, g.cc_minor, g.sm_count, t.m, t.n, t.k, "

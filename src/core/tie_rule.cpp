@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace gemmtune {
 
@@ -29,6 +30,21 @@ std::size_t pick_with_ties(std::span<RankedFigure const> figures) {
     if (a.vendor != b.vendor ? a.vendor : a.id < b.id) pick = i;
   }
   return pick;
+}
+
+std::size_t pick_trial(std::span<Trial const> trials) {
+  bool const any_retimed = std::any_of(trials.begin(), trials.end(),
+                                       [](Trial const& t) { return t.spread_rounds >= 2; });
+  std::vector<RankedFigure> figures;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    Trial const& t = trials[i];
+    if (any_retimed && t.spread_rounds < 2) continue;
+    figures.push_back(RankedFigure{t.config.id(), t.time_ms, t.spread_lo_ms, t.spread_hi_ms,
+                                   false, t.spread_rounds >= 2});
+    index.push_back(i);
+  }
+  return index.at(pick_with_ties(figures));
 }
 
 }  // namespace gemmtune

@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include "src/core/trial.hpp"
+
 namespace gemmtune {
 
 /// One candidate's figure with its spread (0 where none was recorded).
@@ -38,5 +40,14 @@ double tie_band(RankedFigure const& fastest);
 /// those, a vendor baseline first, then the smallest canonical id. Throws std::invalid_argument
 /// when `figures` is empty.
 std::size_t pick_with_ties(std::span<RankedFigure const> figures);
+
+/// Index of the pick among the verified trials of one problem: pick_with_ties() over them, where
+/// a trial re-timed in rounds (spread_rounds ≥ 2) was timed side by side. Figures of the final
+/// re-time (the full protocol, in rounds interleaved with the baselines) are comparable with
+/// each other; a quick figure of the search comes from a shorter protocol at another moment and
+/// reads faster under the power cap. So where any trial was re-timed the pick is among those;
+/// quick figures decide only problems never re-timed. What best(), export and the search's
+/// summary all answer. Throws std::invalid_argument when `trials` is empty.
+std::size_t pick_trial(std::span<Trial const> trials);
 
 }  // namespace gemmtune

@@ -26,6 +26,22 @@ bool has_gpu() {
 
 int lines(std::string const& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
+/// A valid one-entry table (1024³ fp32 NN on an H200, naive:BM=32,BN=8 at 1 ms) at `path`.
+void write_sample_table(std::string const& path) {
+  nlohmann::json const t = {
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2026-01-01T00:00:00Z"},
+      {"gemmtune_version", "0.1.0"},
+      {"gpus", {{{"id", 0}, {"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sm_count", 132}}}},
+      {"entries",
+       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 1024}, {"n", 1024}, {"k", 1024},
+         {"align", 16}, {"kernel", "naive:BM=32,BN=8"}, {"time_ms", 1.0}, {"tflops", 2.147483648},
+         {"cublas_ms", 0.5}, {"cublaslt_ms", 0.4}, {"ratio_cublas", 0.5}, {"ratio_cublaslt", 0.4}}}},
+      {"defaults", nlohmann::json::array()}};
+  std::ofstream(path) << t.dump(2);
+}
+
 }  // namespace
 
 TEST(Cli, HelpListsEverySubcommand) {
@@ -195,18 +211,7 @@ TEST(Cli, QueryAndExportWithoutACacheSayNoResult) {
 
 TEST(Cli, QueryReadsATable) {
   std::string const dir = temp_dir("table");
-  nlohmann::json t = {
-      {"format", "gemmtune-table"},
-      {"version", 1},
-      {"generated_at", "2026-01-01T00:00:00Z"},
-      {"gemmtune_version", "0.1.0"},
-      {"gpus", {{{"id", 0}, {"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sm_count", 132}}}},
-      {"entries",
-       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 1024}, {"n", 1024}, {"k", 1024},
-         {"align", 16}, {"kernel", "naive:BM=32,BN=8"}, {"time_ms", 1.0}, {"tflops", 2.147483648},
-         {"cublas_ms", 0.5}, {"cublaslt_ms", 0.4}, {"ratio_cublas", 0.5}, {"ratio_cublaslt", 0.4}}}},
-      {"defaults", nlohmann::json::array()}};
-  { std::ofstream(dir + "/t.json") << t.dump(2); }
+  write_sample_table(dir + "/t.json");
   CliRun r = run_cli({"--json", "query", "--table", dir + "/t.json", "--shape", "1024x1024x1024"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   auto j = nlohmann::json::parse(r.out);
@@ -253,18 +258,7 @@ int shell_status(std::string const& command, std::string& err) {
 // lost: a full disk behind stdout, a closed stdout, a full device or a link as --out.
 TEST(Cli, LostOutputIsAnError) {
   std::string const dir = temp_dir("lost-output");
-  nlohmann::json t = {
-      {"format", "gemmtune-table"},
-      {"version", 1},
-      {"generated_at", "2026-01-01T00:00:00Z"},
-      {"gemmtune_version", "0.2.0"},
-      {"gpus", {{{"id", 0}, {"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sm_count", 132}}}},
-      {"entries",
-       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 1024}, {"n", 1024}, {"k", 1024},
-         {"align", 16}, {"kernel", "naive:BM=32,BN=8"}, {"time_ms", 1.0}, {"tflops", 2.147483648},
-         {"cublas_ms", 0.5}, {"cublaslt_ms", 0.4}, {"ratio_cublas", 0.5}, {"ratio_cublaslt", 0.4}}}},
-      {"defaults", nlohmann::json::array()}};
-  { std::ofstream(dir + "/t.json") << t.dump(2); }
+  write_sample_table(dir + "/t.json");
   ASSERT_EQ(run_cli({"import", dir + "/t.json"}, dir + "/cache.db").exit_code, 0);
   std::string const g = "GEMMTUNE_DB='" + dir + "/cache.db' '" + gemmtune_binary() + "'";
   std::string err;

@@ -60,6 +60,27 @@ TEST(TieRule, OnlyFiguresTimedSideBySideWinATie) {
   EXPECT_EQ(g[pick_with_ties(g)].id, "a");
 }
 
+Trial trial(std::string const& id, double ms, int rounds) {
+  Trial t;
+  t.config = parse_kernel_id(id);
+  t.time_ms = ms;
+  t.spread_lo_ms = rounds > 0 ? ms * 0.99 : 0.0;
+  t.spread_hi_ms = rounds > 0 ? ms * 1.01 : 0.0;
+  t.spread_rounds = rounds;
+  return t;
+}
+
+TEST(TieRule, PickTrialPrefersTheFinalReTime) {
+  // A quick figure (one timing) reads faster than the re-timed ones; it does not decide.
+  std::vector<Trial> const t = {trial("simt:V=5", 1.5, 1), trial("simt:V=9", 2.0, 6),
+                                trial("simt:V=1", 2.01, 6), trial("simt:V=0", 2.1, 6)};
+  EXPECT_EQ(t[pick_trial(t)].config.id(), "simt:V=1");  // V=9 and V=1 tie; the smaller id
+  // Without any re-time the quick figures decide, by speed alone.
+  std::vector<Trial> const q = {trial("simt:V=5", 1.5, 1), trial("simt:V=2", 1.501, 1)};
+  EXPECT_EQ(q[pick_trial(q)].config.id(), "simt:V=5");
+  EXPECT_THROW(pick_trial(std::vector<Trial>{}), std::invalid_argument);
+}
+
 TEST(TieRule, EmptyIsAnError) {
   EXPECT_THROW(pick_with_ties({}), std::invalid_argument);
 }

@@ -511,16 +511,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     ++outcome.retimed;
     if (t.disposition == Disposition::kOk) stored.push_back(t);
   }
-  // The search reports what the store's best() will answer: the tie rule over the re-timed.
+  // The search reports what the store's best() will answer: the same pick over the re-timed.
   std::optional<Trial> best;
-  if (!stored.empty()) {
-    std::vector<RankedFigure> figures;
-    for (Trial const& t : stored) {
-      figures.push_back(RankedFigure{t.config.id(), t.time_ms, t.spread_lo_ms, t.spread_hi_ms,
-                                     false, t.spread_rounds >= 2});
-    }
-    best = stored[pick_with_ties(figures)];
-  }
+  if (!stored.empty()) best = stored[pick_trial(stored)];
   if (!cublas.empty()) {
     Provenance prov;
     prov.driver = device_.driver;
