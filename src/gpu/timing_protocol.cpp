@@ -172,7 +172,9 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
       double const want = std::ceil(spec.target_ms / per_launch);
       out.iterations = static_cast<int>(std::clamp(want, 1.0, 1.0 * max_iterations));
     }
-    replays = std::max(1, (out.iterations + graph_launches - 1) / graph_launches);
+    // The nearest whole number of replays: rounding up could time up to twice the target.
+    replays = std::max(1, static_cast<int>(std::lround(static_cast<double>(out.iterations) /
+                                                       graph_launches)));
     out.iterations = replays * graph_launches;
   }
 

@@ -14,8 +14,8 @@
 
 namespace gemmtune {
 
-/// A workspace for one call. `owned` blocks were allocated for this call alone (stream capture,
-/// or more streams than the pool keeps) and must be released with release() after the launches.
+/// A workspace for one call. `owned` blocks were allocated for this call alone (a capture on a
+/// stream without a block yet, or more streams than the pool keeps) and must be released with release() after the launches.
 struct WorkspaceLease {
   void* ptr = nullptr;
   bool owned = false;
@@ -35,8 +35,10 @@ class WorkspacePool {
   ~WorkspacePool();
 
   /// A workspace of at least `bytes` on the current device (`device`) for work queued on
-  /// `stream`. While the stream is being captured into a graph, the block is a stream-ordered
-  /// allocation of the graph's own, so a captured graph never depends on the pool.
+  /// `stream`. While the stream is being captured into a graph, the stream's block is used when
+  /// it exists and is large enough (the graph then reads it on every replay, which must stay in
+  /// order with the stream's other work); otherwise the block is a stream-ordered allocation of
+  /// the graph's own.
   cudaError_t acquire(int device, cudaStream_t stream, std::size_t bytes, WorkspaceLease& out);
 
   /// Frees an owned lease in stream order; nothing for a pooled block.
