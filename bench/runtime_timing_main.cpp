@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,7 +27,9 @@
 #include "bench/runtime_timing_report.hpp"
 #include "gemmtune/runtime.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/gpu/candidate_runner.hpp"
+#include "src/gpu/cublaslt_autotune.hpp"
 #include "src/gpu/cublas_handle.hpp"
 #include "src/gpu/device_buffer.hpp"
 #include "src/gpu/device_probe.hpp"
@@ -187,16 +190,29 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
   row.table_ms = entry.time_ms;
   row.overhead_calls = ctx.options.overhead_calls;
 
-  // The tuner's path: compile as the search does, build its EvalJob, prepare its launches.
-  std::optional<TunerJob> const tuner =
-      tuner_job(ctx.compiler, ctx.cubin_dir, ctx.timing, ctx.device.limits, entry, row.note);
-  if (!tuner) return row;
-  EvalJob const& job = tuner->job;
+  // The tuner's path: compile as the search does, build its EvalJob, prepare its launches; for
+  // a vendor pick, the worker's own call of that algorithm (GpuSession's vendor candidates).
+  bool const vendor = entry.vendor();
+  std::optional<TunerJob> tuner;
+  if (!vendor) {
+    tuner = tuner_job(ctx.compiler, ctx.cubin_dir, ctx.timing, ctx.device.limits, entry, row.note);
+    if (!tuner) return row;
+  }
+  EvalJob const job = tuner ? tuner->job : EvalJob{};
   CandidateRunner runner;
-  KernelFigures figures;
-  if (LaunchStatus const s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
-    row.note = "prepare: " + s.error;
-    return row;
+  std::unique_ptr<CublasLtAutotuner> lt;
+  if (!vendor) {
+    KernelFigures figures;
+    if (LaunchStatus const s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
+      row.note = "prepare: " + s.error;
+      return row;
+    }
+  } else if (entry.kernel.family == kCublasLtFamily) {
+    lt = std::make_unique<CublasLtAutotuner>(ctx.stream);
+    if (std::string const why = lt->prepare(p, lt_algo_config(entry.kernel)); !why.empty()) {
+      row.note = "cuBLASLt: " + why;
+      return row;
+    }
   }
   DeviceBuffer workspace, counters;
   if (job.plan.workspace_bytes > 0)
@@ -232,9 +248,16 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
 
   float const alpha = job.alpha, beta = job.beta;
   void* const ws = workspace.empty() ? nullptr : workspace.data();
+  CublasContract const contract = baseline_contract(p.precision);
   // Exactly what GpuSession does per timed launch (run_plan).
   TimedLaunch const tuner_launch = [&](int set) -> LaunchStatus {
     GemmPointers const g = pool.set(set);
+    if (lt) return lt->launch(g.a, g.b, g.c, alpha, beta);
+    if (vendor) {
+      cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, alpha, beta);
+      if (st != CUBLAS_STATUS_SUCCESS) return {0, "cuBLAS: " + cublas_status_text(st)};
+      return {};
+    }
     if (job.plan.zero_workspace && ws != nullptr) {
       cudaError_t const err = cudaMemsetAsync(ws, 0, workspace.bytes(), ctx.stream);
       if (err != cudaSuccess)
@@ -269,8 +292,12 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
       row.note = runtime_failure(st, info);
       return row;
     }
-    if (info.path != GemmPath::kTuned) {
-      row.note = "runtime did not take the tuned path: " + info.detail;
+    GemmPath const expected = !vendor ? GemmPath::kTuned
+                              : lt    ? GemmPath::kCublasLt
+                                      : GemmPath::kCublas;
+    if (info.path != expected) {
+      row.note = "runtime did not take the " + std::string(to_string(expected)) +
+                 " path: " + info.detail;
     } else if (info.kernel != row.kernel) {
       row.note = "runtime ran " + info.kernel + " (rule " + info.rule + ")";
     } else if (info.rule != "exact") {
@@ -314,7 +341,6 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
                                          ctx.options.overhead_calls, ctx.stream, gate_problem);
   row.host_us_direct = host_us_per_call(tuner_launch, pool.set_count(), ctx.options.overhead_calls,
                                         ctx.stream, gate_problem);
-  CublasContract const contract = baseline_contract(p.precision);
   TimedLaunch const cublas_launch = [&](int set) -> LaunchStatus {
     GemmPointers const g = pool.set(set);
     cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, alpha, beta);
@@ -353,6 +379,11 @@ int dry_run(RuntimeTimingOptions const& options, TuningTable const& table) {
     ++count;
     TableGpu const* g = table.find_gpu(e.gpu);
     std::cout << e.problem.describe() << " " << e.kernel.id() << " (" << g->gpu.describe() << "): ";
+    if (e.vendor()) {
+      std::cout << "vendor pick (cuBLAS " << (e.cublas_version.empty() ? "?" : e.cublas_version)
+                << "): checked on the device" << std::endl;
+      continue;
+    }
     std::optional<DeviceLimits> const limits = arch_limits(g->gpu.arch());
     std::string note;
     std::optional<TunerJob> const t =

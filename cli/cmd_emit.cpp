@@ -8,10 +8,12 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/vendor_emit.hpp"
 #include "src/core/error.hpp"
 #include "src/core/file_output.hpp"
 #include "src/core/gpu_identity.hpp"
 #include "src/core/tensor_map_geometry.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
 #include "src/nvrtc/content_hash.hpp"
 #include "src/nvrtc/embedded_sources.hpp"
@@ -241,22 +243,43 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
   return os.str();
 }
 
-void run_emit(EmitArgs const& a) {
-  KernelConfig const parsed = parse_kernel_id(a.kernel);
-  Family const* family = find_family(parsed.family);
-  if (!family) {
-    std::string known;
-    for (Family const* f : all_families()) known += (known.empty() ? "" : ", ") + std::string(f->name());
-    throw UsageError("unknown kernel family '" + parsed.family + "' in '" + a.kernel +
-                     "' (expected one of " + known + ")");
+/// Writes `source` to --out or stdout.
+void write_emitted(EmitArgs const& a, std::string const& source, std::string const& what) {
+  if (a.out.empty() || a.out == "-") {
+    std::cout << source;
+    return;
   }
-  KernelConfig const cfg = family->canonical(parsed);
+  std::filesystem::path const out = a.out;
+  write_file_safely(out, source, "the emitted source");
+  std::cerr << "wrote " << out.string() << " (" << what << ")" << std::endl;
+}
+
+/// The one problem of --shape / --layout.
+Problem one_problem(EmitArgs const& a) {
   std::vector<Problem> const problems = a.problem.collect();
   if (problems.size() != 1) {
     throw UsageError("emit writes one kernel for one problem: give one --shape and one --layout "
                      "(got " + std::to_string(problems.size()) + " problems)");
   }
-  Problem const p = problems.front().resolved();
+  return problems.front().resolved();
+}
+
+void run_emit(EmitArgs const& a) {
+  KernelConfig const parsed = parse_kernel_id(a.kernel);
+  if (is_vendor(parsed)) {
+    Problem const p = one_problem(a);
+    write_emitted(a, emit_vendor_source(parsed, p), parsed.id() + ", " + p.describe());
+    return;
+  }
+  Family const* family = find_family(parsed.family);
+  if (!family) {
+    std::string known;
+    for (Family const* f : all_families()) known += (known.empty() ? "" : ", ") + std::string(f->name());
+    throw UsageError("unknown kernel family '" + parsed.family + "' in '" + a.kernel +
+                     "' (expected one of " + known + ", cublas or cublaslt)");
+  }
+  KernelConfig const cfg = family->canonical(parsed);
+  Problem const p = one_problem(a);
   auto const limits = arch_limits(a.arch);
   if (!limits) {
     throw UsageError("bad --arch '" + a.arch + "': expected one of " + std::string(known_archs()));
@@ -264,15 +287,8 @@ void run_emit(EmitArgs const& a) {
   if (std::string const why = family->reject_reason(cfg, p, *limits); !why.empty()) {
     throw Error("cannot emit " + cfg.id() + " for " + p.describe() + " on " + a.arch + ": " + why);
   }
-  std::string const source = emit_source(*family, cfg, p, a.arch);
-  if (a.out.empty() || a.out == "-") {
-    std::cout << source;
-    return;
-  }
-  std::filesystem::path const out = a.out;
-  write_file_safely(out, source, "the emitted source");
-  std::cerr << "wrote " << out.string() << " (" << cfg.id() << ", " << p.describe() << ", "
-            << a.arch << ")" << std::endl;
+  write_emitted(a, emit_source(*family, cfg, p, a.arch),
+                cfg.id() + ", " + p.describe() + ", " + a.arch);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "src/core/error.hpp"
 #include "src/core/table_lookup.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
 
 namespace gemmtune {
@@ -40,7 +41,7 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
 
   nlohmann::json out = nlohmann::json::array();
   TextTable t({"problem", "kernel", "rule", "time", "spread", "TFLOP/s", "vs cuBLAS",
-               "vs cuBLASLt"});
+               "vs cuBLASLt", "own vs cuBLAS"});
   bool any = false;
   for (Problem const& raw : problems) {
     Problem const p = raw.resolved();
@@ -61,10 +62,11 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
                      {"rule", to_string(r.rule)},
                      {"explanation", r.explanation}};
     std::vector<std::string> row{p.describe(), r.kernel ? r.kernel->id() : "(none: use cuBLAS)",
-                                 std::string(to_string(r.rule)), "-", "-", "-", "-", "-"};
+                                 std::string(to_string(r.rule)), "-", "-", "-", "-", "-", "-"};
     if (r.kernel) {
       any = true;
       j["kernel"] = r.kernel->id();
+      j["vendor"] = is_vendor(*r.kernel);
     }
     if (r.rule == LookupRule::kNearest && r.entry_index >= 0) {
       // The figures of another shape would mislead: say where the kernel was measured and
@@ -92,6 +94,13 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       row[5] = fixed(e.tflops, 2);
       row[6] = e.ratio_cublas() ? fixed(*e.ratio_cublas(), 2) + "x" : "-";
       row[7] = e.ratio_cublaslt() ? fixed(*e.ratio_cublaslt(), 2) + "x" : "-";
+      // A vendor pick is not a win of ours: our best kernel's own figure beside it.
+      if (e.own) {
+        j["own"] = {{"kernel", e.own->kernel.id()}, {"time_ms", e.own->time_ms}};
+        if (auto o = e.own_ratio_cublas()) j["own"]["ratio_cublas"] = *o;
+      }
+      std::optional<double> const own = e.vendor() ? e.own_ratio_cublas() : e.ratio_cublas();
+      row[8] = own ? fixed(*own, 2) + "x" : "-";
     }
     out.push_back(j);
     t.add(row);

@@ -11,6 +11,7 @@
 #include "cli/progress_bar.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
 #include "src/nvrtc/compile_pool.hpp"
 #include "tuner/search/dry_run.hpp"
@@ -36,6 +37,7 @@ struct SearchArgs {
   int repeats = quick_timing().repeats;
   int retime = 3;
   bool no_early_stop = false;
+  bool no_vendor = false;
   std::string command_line;
 };
 
@@ -128,35 +130,49 @@ void print_report(SearchReport const& r, bool json) {
                         {"wall_s", p.wall_s},
                         {"cublas_ms", p.baseline.cublas_ms},
                         {"cublaslt_ms", p.baseline.cublaslt_ms}};
-      if (p.best) {
-        pj["best"] = {{"kernel", p.best->config.id()},
-                      {"time_ms", p.best->time_ms},
-                      {"tflops", p.best->tflops},
-                      {"ratio_cublas", p.baseline.cublas_ms > 0 ? p.baseline.cublas_ms / p.best->time_ms : 0.0},
-                      {"ratio_cublaslt",
-                       p.baseline.cublaslt_ms > 0 ? p.baseline.cublaslt_ms / p.best->time_ms : 0.0}};
-      } else {
-        pj["best"] = nullptr;
-      }
+      auto figure = [&p](std::optional<Trial> const& t) -> nlohmann::json {
+        if (!t) return nullptr;
+        nlohmann::json f{
+            {"kernel", t->config.id()},
+            {"vendor", is_vendor(t->config)},
+            {"time_ms", t->time_ms},
+            {"tflops", t->tflops},
+            {"ratio_cublas", p.baseline.cublas_ms > 0 ? p.baseline.cublas_ms / t->time_ms : 0.0},
+            {"ratio_cublaslt",
+             p.baseline.cublaslt_ms > 0 ? p.baseline.cublaslt_ms / t->time_ms : 0.0}};
+        if (t->spread_rounds > 0) {
+          f["spread"] = {{"lo_ms", t->spread_lo_ms},
+                         {"hi_ms", t->spread_hi_ms},
+                         {"rounds", t->spread_rounds}};
+        }
+        return f;
+      };
+      pj["cublaslt_kernel"] = p.baseline.cublaslt_kernel;
+      pj["vendor_trials"] = p.vendor_trials;
+      pj["best"] = figure(p.best);
+      pj["best_own"] = figure(p.best_own);
       j["problems"].push_back(pj);
     }
     std::cout << j.dump(2) << std::endl;
     return;
   }
-  TextTable t({"problem", "best kernel", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt", "trials",
-               "failed", "resumed"});
+  TextTable t({"problem", "pick", "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt", "own vs cuBLAS",
+               "trials", "failed", "resumed"});
   for (auto const& p : r.problems) {
     int failed = 0;
     for (auto const& [d, n] : p.dispositions) {
       if (d != "ok") failed += n;
     }
+    // The own column keeps our kernels' progress visible when the pick is the vendor's.
+    std::string const own =
+        p.best_own ? ratio(p.baseline.cublas_ms, p.best_own->time_ms) : std::string("-");
     if (p.best) {
       t.add({p.problem.describe(), p.best->config.id(), format_ms(p.best->time_ms),
              fixed(p.best->tflops, 2), ratio(p.baseline.cublas_ms, p.best->time_ms),
-             ratio(p.baseline.cublaslt_ms, p.best->time_ms), std::to_string(p.evaluated),
+             ratio(p.baseline.cublaslt_ms, p.best->time_ms), own, std::to_string(p.evaluated),
              std::to_string(failed), std::to_string(p.resumed)});
     } else {
-      t.add({p.problem.describe(), "(none)", "-", "-", "-", "-", std::to_string(p.evaluated),
+      t.add({p.problem.describe(), "(none)", "-", "-", "-", "-", own, std::to_string(p.evaluated),
              std::to_string(failed), std::to_string(p.resumed)});
     }
   }
@@ -217,6 +233,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.retime_top = a.retime;
   opts.job_timeout_s = a.timeout_s;
   opts.early_stop = !a.no_early_stop;
+  opts.vendor_candidates = !a.no_vendor;
   opts.arguments = a.command_line;
   // One compile in flight per compile thread: with fewer, the GPU waited for compiles on the
   // fp32 simt space (70% busy at 8 in flight on the H200's 16 cores), and the replay found
@@ -268,6 +285,8 @@ void setup_search(CLI::App& app, AppContext& ctx) {
                   "Re-time this many of the best at the end with the full protocol, interleaved with cuBLAS")
       ->capture_default_str();
   sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
+  sub->add_flag("--no-vendor", a->no_vendor,
+                "Time cuBLAS and cuBLASLt as baselines only, not as candidates the pick may take");
   sub->callback([a, &ctx, sub] {
     std::ostringstream cl;
     cl << "search";

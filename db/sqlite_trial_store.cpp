@@ -14,6 +14,7 @@
 #include "src/core/default_configs.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tie_rule.hpp"
+#include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
 namespace {
@@ -497,6 +498,20 @@ std::optional<Trial> SqliteTrialStore::best(GpuIdentity const& gpu, Problem cons
   return std::move(fastest[pick_trial(fastest)]);
 }
 
+std::optional<Trial> SqliteTrialStore::best_own(GpuIdentity const& gpu, Problem const& problem) {
+  Statement& s = impl_->best;
+  auto use = s.use();
+  bind_gpu(s, gpu);
+  bind_problem(s, problem.resolved());
+  std::vector<Trial> fastest;
+  while (s.step()) {
+    Trial t = read_trial(s, path());
+    if (!is_vendor(t.config)) fastest.push_back(std::move(t));
+  }
+  if (fastest.empty()) return std::nullopt;
+  return std::move(fastest[pick_trial(fastest)]);
+}
+
 std::vector<GpuIdentity> SqliteTrialStore::list_gpus() {
   Statement& s = impl_->list_gpus;
   auto use = s.use();
@@ -601,7 +616,11 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
     if (filter.gpu) bind_gpu(s, *filter.gpu);
     if (filter.precision) s.bind(5, to_string(*filter.precision));
     if (filter.layout) s.bind(6, to_string(*filter.layout));
-    while (s.step()) rows.push_back(Row{s.column_int(0), read_trial(s, path(), 1)});
+    while (s.step()) {
+      Row row{s.column_int(0), read_trial(s, path(), 1)};
+      if (filter.own_only && is_vendor(row.trial.config)) continue;
+      rows.push_back(std::move(row));
+    }
   }
 
   // The fastest other kernels of a problem, relative to its winner, by their first figures.
@@ -618,7 +637,8 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
         double const ms = s.column_double(1);
         if (id == winner.config.id()) {
           winner_ms = ms;
-        } else {
+        } else if (!is_vendor(parse_kernel_id(id))) {
+          // Alternatives feed the lookup's wave model, which knows our kernels only.
           times.emplace_back(ms, std::move(id));
         }
       }
@@ -647,15 +667,23 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
       ++last;
     }
     std::vector<Trial> trials;
+    std::vector<Trial> own;
     for (std::size_t i = first; i < last; ++i) {
       Trial const& t = rows[i].trial;
+      trials.push_back(t);
+      if (is_vendor(t.config)) continue;  // defaults are our kernels, for shapes not tuned
       Group const g{rows[i].gpu_id, t.problem.precision, t.problem.layout};
       groups[g].push_back(ShapeTiming{t.problem, t.config.id(), t.time_ms});
       group_gpu.emplace(g, t.gpu);
-      trials.push_back(t);
+      own.push_back(t);
     }
     std::int64_t const gpu_id = rows[first].gpu_id;
     Trial const& t = trials[pick_trial(trials)];
+    std::optional<TableOwnFigure> own_figure;
+    if (is_vendor(t.config) && !own.empty()) {
+      Trial const& o = own[pick_trial(own)];
+      own_figure = TableOwnFigure{o.config, o.time_ms};
+    }
     first = last;
     std::optional<double> cublas, cublaslt;
     {
@@ -679,7 +707,7 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
       spread = TableSpread{t.spread_lo_ms, t.spread_hi_ms, t.spread_rounds};
     }
     builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt,
-                      alternatives(gpu_id, t), spread);
+                      alternatives(gpu_id, t), spread, own_figure, t.provenance.cublas);
   }
   for (auto const& [g, timings] : groups) {
     for (auto const& choice : choose_defaults(timings)) {

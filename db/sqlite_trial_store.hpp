@@ -51,6 +51,9 @@ struct TableFilter {
   std::optional<GpuIdentity> gpu;
   std::optional<Precision> precision;
   std::optional<Layout> layout;
+  /// Our own kernels only: vendor trials (cublas, cublaslt) are left out of the picks, for
+  /// studying our kernels; the default export keeps them so the table never loses to cuBLAS.
+  bool own_only = false;
 };
 
 /// The SQLite tuning cache. One instance per thread (a connection is not shared); several
@@ -90,6 +93,8 @@ class SqliteTrialStore final : public TrialStore {
   /// The fastest verified trial of a problem on a GPU (newest attempt of each config and
   /// provenance; any provenance), or nullopt. Align 0 is resolved from packed storage.
   std::optional<Trial> best(GpuIdentity const& gpu, Problem const& problem);
+  /// The same pick among our own kernels only (vendor trials left out).
+  std::optional<Trial> best_own(GpuIdentity const& gpu, Problem const& problem);
   /// Every GPU with stored results, in order of first appearance.
   std::vector<GpuIdentity> list_gpus();
   /// Every (GPU, problem) with trials, optionally of one GPU; ordered by GPU, precision,

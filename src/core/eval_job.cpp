@@ -178,11 +178,15 @@ void from_json(json const& j, EvalResult& v) {
 
 void to_json(json& j, BaselineJob const& v) {
   j = json{{"problem", v.problem}, {"seed", v.seed}, {"timing", v.timing}};
+  if (!v.cublaslt_kernel.empty()) j["cublaslt_kernel"] = v.cublaslt_kernel;
+  if (v.verify) j["verify"] = true;
 }
 void from_json(json const& j, BaselineJob& v) {
   j.at("problem").get_to(v.problem);
   j.at("seed").get_to(v.seed);
   j.at("timing").get_to(v.timing);
+  v.cublaslt_kernel = j.value("cublaslt_kernel", std::string());
+  v.verify = j.value("verify", false);
 }
 
 void to_json(json& j, BaselineResult const& v) {
@@ -199,6 +203,14 @@ void to_json(json& j, BaselineResult const& v) {
            {"cublas_host_us", v.cublas_host_us},
            {"cublaslt_host_us", v.cublaslt_host_us},
            {"protocol", to_string(v.protocol)}};
+  if (!v.cublaslt_kernel.empty()) j["cublaslt_kernel"] = v.cublaslt_kernel;
+  if (v.cublas_verdict != Disposition::kSkipped || v.cublaslt_verdict != Disposition::kSkipped) {
+    j["cublas_verdict"] = to_string(v.cublas_verdict);
+    j["cublaslt_verdict"] = to_string(v.cublaslt_verdict);
+    j["cublas_err_ratio"] = v.cublas_err_ratio;
+    j["cublaslt_err_ratio"] = v.cublaslt_err_ratio;
+    j["verdict_reason"] = v.verdict_reason;
+  }
   if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
   if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
@@ -216,6 +228,12 @@ void from_json(json const& j, BaselineResult& v) {
   j.at("cublas_host_us").get_to(v.cublas_host_us);
   j.at("cublaslt_host_us").get_to(v.cublaslt_host_us);
   v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
+  v.cublaslt_kernel = j.value("cublaslt_kernel", std::string());
+  v.cublas_verdict = parse_disposition(j.value("cublas_verdict", std::string("skipped")));
+  v.cublaslt_verdict = parse_disposition(j.value("cublaslt_verdict", std::string("skipped")));
+  v.cublas_err_ratio = j.value("cublas_err_ratio", 0.0);
+  v.cublaslt_err_ratio = j.value("cublaslt_err_ratio", 0.0);
+  v.verdict_reason = j.value("verdict_reason", std::string());
   v.cublas_power = {};
   v.cublaslt_power = {};
   if (auto const it = j.find("cublas_power"); it != j.end()) it->get_to(v.cublas_power);

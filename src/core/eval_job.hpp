@@ -89,20 +89,35 @@ struct EvalResult {
 };
 
 /// Time cuBLAS for a problem with the same protocol: the default call and the best of
-/// cuBLASLt's top-8 heuristic algorithms.
+/// cuBLASLt's candidate algorithms (src/gpu/cublaslt_autotune.hpp), or one given algorithm.
 struct BaselineJob {
   Problem problem;
   std::uint64_t seed = 1;
   TimingSpec timing;
+  /// A cublaslt kernel id: time exactly that algorithm instead of choosing one (the rounds of a
+  /// final re-time time the algorithm the search chose). Empty: choose.
+  std::string cublaslt_kernel;
+  /// Verify the default call and the cuBLASLt algorithm against the reference (a tolerance pass
+  /// on the seeded normal inputs, as every candidate's first run), so both may be candidates.
+  bool verify = false;
 };
 
 struct BaselineResult {
   bool ok = false;
   std::string reason;
   double cublas_ms = 0.0;       ///< default cublasGemmEx call, median
-  double cublaslt_ms = 0.0;     ///< best of the top-8 heuristic algorithms, median
-  int cublaslt_algo_index = -1; ///< which heuristic result won (0-based)
+  double cublaslt_ms = 0.0;     ///< the chosen (or given) cuBLASLt algorithm, median
+  int cublaslt_algo_index = -1; ///< which candidate won (0-based; heuristic results first)
   int cublaslt_algos_tried = 0;
+  /// The cuBLASLt algorithm timed, as a canonical cublaslt kernel id ("" when none ran).
+  std::string cublaslt_kernel;
+  /// With BaselineJob::verify: each vendor call's tolerance pass against the reference (kOk or
+  /// kWrongResult; kSkipped when not run), with its worst error ratio and, when wrong, why.
+  Disposition cublas_verdict = Disposition::kSkipped;
+  Disposition cublaslt_verdict = Disposition::kSkipped;
+  double cublas_err_ratio = 0.0;
+  double cublaslt_err_ratio = 0.0;
+  std::string verdict_reason;
   double cublas_min_ms = 0.0, cublas_max_ms = 0.0;      ///< fastest and slowest repeat
   double cublaslt_min_ms = 0.0, cublaslt_max_ms = 0.0;  ///< of the winning algorithm
   double cublas_host_us = 0.0;    ///< host time of one cublasGemmEx call, apart from the GPU

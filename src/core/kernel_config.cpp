@@ -26,6 +26,7 @@ constexpr std::int64_t kMaxValue = (std::int64_t{1} << 31) - 1;
 std::string KernelConfig::id() const {
   std::string s = family;
   s += ':';
+  if (params.empty()) return s + std::string(kDefaultWord);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (i) s += ',';
     s += params[i].first;
@@ -72,7 +73,8 @@ KernelConfig parse_kernel_id(std::string_view id) {
   cfg.family = std::string(id.substr(0, i));
   if (i >= id.size() || id[i] != ':') throw fail(i, "expected ':' after the family name");
   ++i;
-  if (i == id.size()) return cfg;  // a family without parameters
+  // A family without parameters: its canonical spelling, or the bare colon.
+  if (i == id.size() || id.substr(i) == kDefaultWord) return cfg;
   while (true) {
     std::size_t const name_start = i;
     while (i < id.size() && is_param_char(id[i], i == name_start)) ++i;

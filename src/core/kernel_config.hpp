@@ -13,8 +13,12 @@ namespace gemmtune {
 /// One candidate kernel. Its id is the only name used for it anywhere (CLI, logs, DB, JSON):
 ///   family:NAME=VALUE,NAME=VALUE,...   e.g. "warptile:BM=128,BN=128,BK=16,WM=64,WN=64,..."
 /// family: [a-z][a-z0-9_]*; NAME: [A-Z][A-Z0-9_]*; VALUE: a non-negative integer < 2^31.
+/// A config without parameters is "family:default" (e.g. cublas:default; "family:" parses too).
 /// Parameters keep the family descriptor's declared order, so equal configs have equal ids.
 /// Only these validated integers ever reach kernel source, never raw text.
+/// The word that spells "no parameters" after the colon.
+inline constexpr std::string_view kDefaultWord = "default";
+
 struct KernelConfig {
   std::string family;
   std::vector<std::pair<std::string, std::int64_t>> params;

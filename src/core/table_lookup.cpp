@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "src/core/vendor_kernel.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -177,11 +179,32 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
         auto const [d2, i] = near[j];
         auto const& e = table_.entries[static_cast<std::size_t>(i)];
         double const d = std::sqrt(d2);
-        consider(e.kernel, e.time_ms, i, d);
+        // A vendor pick's figure is cuBLAS's, not a kernel the cost model can carry over: our
+        // best kernel of that shape stands in.
+        if (!e.vendor()) consider(e.kernel, e.time_ms, i, d);
+        else if (e.own) consider(e.own->kernel, e.own->time_ms, i, d);
         for (auto const& a : e.alternatives) consider(a.kernel, e.time_ms / a.relative, i, d);
       }
       if (best_kernel) {
         auto const& e = table_.entries[static_cast<std::size_t>(best_entry)];
+        // cuBLAS's figure on that shape, carried over by work: ours must beat it by the margin.
+        if (e.cublas_ms) {
+          double const vendor_here = *e.cublas_ms * p.flops() / e.problem.flops();
+          if (!(best_ms * (1.0 + kVendorMargin) < vendor_here)) {
+            r.rule = LookupRule::kNearest;
+            r.entry_index = best_entry;
+            r.distance = best_distance;
+            r.predicted_ms = vendor_here;
+            r.kernel = cublas_default();
+            r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
+                            "; the fastest of our kernels predicted here (" + best_kernel->id() +
+                            ", " + fixed(best_ms, 4) + " ms) does not beat cuBLAS (" +
+                            fixed(vendor_here, 4) + " ms, carried over from " +
+                            e.problem.describe() + ") by more than " +
+                            fixed(100.0 * kVendorMargin, 0) + "%: cuBLAS";
+            return r;
+          }
+        }
         r.rule = LookupRule::kNearest;
         r.entry_index = best_entry;
         r.distance = best_distance;
@@ -206,14 +229,21 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
       auto const [d2, i] = near.back();
       near.pop_back();
       auto const& e = table_.entries[static_cast<std::size_t>(i)];
-      if (!runs_once(e.kernel)) continue;
+      // Where the nearest shape's pick is the vendor, or ours beat cuBLAS there by less than
+      // the margin, cuBLAS (a cuBLASLt algorithm is the choice of its own shape only).
+      bool const vendor = e.vendor() || (e.cublas_ms && !(e.time_ms * (1.0 + kVendorMargin) <
+                                                          *e.cublas_ms));
+      if (!vendor && !runs_once(e.kernel)) continue;
       r.rule = LookupRule::kNearest;
       r.entry_index = i;
       r.distance = std::sqrt(d2);
-      r.kernel = e.kernel;
+      r.kernel = vendor ? cublas_default() : e.kernel;
       r.explanation = "nearest: " + what + " was not tuned on " + gpu.describe() +
-                      "; using the entry for " + e.problem.describe() + " (log2 distance " +
-                      fixed(r.distance, 2) + ")";
+                      (vendor ? "; the entry for " + e.problem.describe() +
+                                    " does not beat cuBLAS by more than " +
+                                    fixed(100.0 * kVendorMargin, 0) + "%: cuBLAS"
+                              : "; using the entry for " + e.problem.describe()) +
+                      " (log2 distance " + fixed(r.distance, 2) + ")";
       return r;
     }
     int const d = pick_default(*own, p, can_run);

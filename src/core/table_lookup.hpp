@@ -30,7 +30,9 @@ enum class LookupRule {
 /// "exact", "nearest", "gpu_default", "arch_default", "none".
 std::string_view to_string(LookupRule rule);
 
-/// The answer of a lookup.
+/// The answer of a lookup. Its kernel may be a vendor call (cublas:default, a cublaslt
+/// algorithm): an exact entry whose pick it is, or the nearest rule finding that our kernels
+/// would not beat cuBLAS by more than kVendorMargin here.
 struct LookupResult {
   LookupRule rule = LookupRule::kNone;
   std::optional<KernelConfig> kernel;  ///< nullopt for kNone
@@ -56,6 +58,10 @@ using KernelCost = std::function<double(KernelConfig const&, Problem const&)>;
 
 /// Tuned shapes whose kernels the nearest rule's cost model compares.
 inline constexpr int kNearestNeighbours = 4;
+/// How much faster than cuBLAS our kernel must be predicted (or measured, on the nearest shape)
+/// for the nearest rule to offer it on an untuned shape: the widest noise band (tie_rule.hpp),
+/// so a prediction inside the noise goes to cuBLAS, which never loses to itself.
+inline constexpr double kVendorMargin = 0.02;
 
 /// An index over one table, built once, so each lookup is a hash lookup plus a scan of the
 /// entries of one (GPU, precision, layout).

@@ -15,6 +15,7 @@
 
 #include "src/core/error.hpp"
 #include "src/core/file_output.hpp"
+#include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
 namespace {
@@ -184,6 +185,18 @@ class TableReader {
     if (cfg.id() != id) {
       fail(p, "expected the canonical id " + Json(cfg.id()).dump() + ", got " + Json(id).dump());
     }
+    if (is_vendor(cfg)) {
+      if (std::string const why = vendor_reject_reason(cfg); !why.empty()) fail(p, why);
+    }
+    return cfg;
+  }
+
+  /// A kernel of ours: vendor ids are refused where only our kernels may stand.
+  KernelConfig own_kernel(Json const& obj, std::string const& path) const {
+    KernelConfig cfg = kernel(obj, path);
+    if (is_vendor(cfg)) {
+      fail(join(path, "kernel"), "one of our kernels, not the vendor call " + cfg.id());
+    }
     return cfg;
   }
 
@@ -230,7 +243,7 @@ class TableReader {
     object(e, path,
            {"gpu", "precision", "layout", "m", "n", "k", "align", "kernel", "time_ms", "tflops",
             "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt", "alternatives",
-            "spread"});
+            "spread", "vendor", "own", "cublas_version"});
     TableEntry out;
     out.gpu = gpu_ref(e, path, table);
     out.problem.precision = precision(e, path);
@@ -248,7 +261,42 @@ class TableReader {
     check_ratio(e, path, "ratio_cublaslt", "cublaslt_ms", out.ratio_cublaslt());
     out.alternatives = alternatives(e, path, out.kernel);
     out.spread = spread(e, path, out.time_ms);
+    vendor_fields(e, path, out);
     return out;
+  }
+
+  /// "vendor" (true exactly when the kernel is a vendor call), "cublas_version" (required for a
+  /// cublaslt pick, digits) and "own" ({kernel, time_ms}, only beside a vendor pick).
+  void vendor_fields(Json const& e, std::string const& path, TableEntry& out) const {
+    bool const vendor = out.vendor();
+    auto const mark = e.find("vendor");
+    if (mark != e.end()) {
+      if (!mark->is_boolean()) expected(join(path, "vendor"), "true or false", *mark);
+      if (mark->get<bool>() != vendor) {
+        fail(join(path, "vendor"), vendor ? "true for the vendor call " + out.kernel.id()
+                                          : "false for our kernel " + out.kernel.id());
+      }
+    } else if (vendor) {
+      fail(join(path, "vendor"), "true for the vendor call " + out.kernel.id() + " (absent)");
+    }
+    if (auto const v = e.find("cublas_version"); v != e.end() && !v->is_null()) {
+      std::string const version = text(e, path, "cublas_version", 16);
+      if (!std::all_of(version.begin(), version.end(),
+                       [](char c) { return c == '.' || (c >= '0' && c <= '9'); })) {
+        expected(join(path, "cublas_version"), "a cuBLAS version such as \"13.1.0\"", *v);
+      }
+      if (!vendor) fail(join(path, "cublas_version"), "only beside a vendor pick");
+      out.cublas_version = version;
+    } else if (out.kernel.family == kCublasLtFamily) {
+      fail(join(path, "cublas_version"),
+           "the cuBLAS version of the cuBLASLt algorithm " + out.kernel.id() + " (absent)");
+    }
+    if (auto const o = e.find("own"); o != e.end() && !o->is_null()) {
+      std::string const p = join(path, "own");
+      if (!vendor) fail(p, "only beside a vendor pick");
+      object(*o, p, {"kernel", "time_ms"});
+      out.own = TableOwnFigure{own_kernel(*o, p), positive(*o, p, "time_ms")};
+    }
   }
 
   /// The optional "spread" of an entry: {lo_ms, hi_ms, rounds} with lo_ms ≤ time_ms ≤ hi_ms.
@@ -287,7 +335,7 @@ class TableReader {
       Json const& a = (*it)[i];
       object(a, ap, {"kernel", "relative"});
       TableAlternative alt;
-      alt.kernel = kernel(a, ap);
+      alt.kernel = own_kernel(a, ap);
       Json const& rel = member(a, ap, "relative", "a number in (0, 100]");
       if (!rel.is_number() || !(rel.get<double>() > 0.0) || !(rel.get<double>() <= kMaxRelative)) {
         expected(join(ap, "relative"), "a number in (0, 100]", rel);
@@ -329,7 +377,7 @@ class TableReader {
     out.precision = precision(d, path);
     out.layout = layout(d, path);
     out.align = align(d, path);
-    out.kernel = kernel(d, path);
+    out.kernel = own_kernel(d, path);
     Json const& mr = member(d, path, "mean_relative", "a number in (0, 1]");
     if (!mr.is_number() || !(mr.get<double>() > 0.0) || !(mr.get<double>() <= 1.0)) {
       expected(join(path, "mean_relative"), "a number in (0, 1]", mr);
@@ -492,6 +540,13 @@ std::optional<double> TableEntry::ratio_cublas() const {
   return *cublas_ms / time_ms;
 }
 
+bool TableEntry::vendor() const { return is_vendor(kernel); }
+
+std::optional<double> TableEntry::own_ratio_cublas() const {
+  if (!cublas_ms || !own) return std::nullopt;
+  return *cublas_ms / own->time_ms;
+}
+
 std::optional<double> TableEntry::ratio_cublaslt() const {
   if (!cublaslt_ms) return std::nullopt;
   return *cublaslt_ms / time_ms;
@@ -572,6 +627,14 @@ std::string format_tuning_table(TuningTable const& t) {
       entries.back()["spread"] = OrderedJson{
           {"lo_ms", e.spread->lo_ms}, {"hi_ms", e.spread->hi_ms}, {"rounds", e.spread->rounds}};
     }
+    if (e.vendor()) {
+      entries.back()["vendor"] = true;
+      if (!e.cublas_version.empty()) entries.back()["cublas_version"] = e.cublas_version;
+      if (e.own) {
+        entries.back()["own"] =
+            OrderedJson{{"kernel", e.own->kernel.id()}, {"time_ms", e.own->time_ms}};
+      }
+    }
   }
   root["entries"] = std::move(entries);
   OrderedJson defaults = OrderedJson::array();
@@ -622,7 +685,9 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
                                    std::optional<double> cublas_ms,
                                    std::optional<double> cublaslt_ms,
                                    std::vector<TableAlternative> alternatives,
-                                   std::optional<TableSpread> spread) {
+                                   std::optional<TableSpread> spread,
+                                   std::optional<TableOwnFigure> own,
+                                   std::string cublas_version) {
   TableEntry e;
   e.gpu = add_gpu(gpu);
   e.problem = problem.resolved();
@@ -633,6 +698,10 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
   e.cublaslt_ms = cublaslt_ms;
   e.alternatives = std::move(alternatives);
   e.spread = spread;
+  if (e.vendor()) {
+    e.own = std::move(own);
+    e.cublas_version = std::move(cublas_version);
+  }
   table_.entries.push_back(std::move(e));
 }
 

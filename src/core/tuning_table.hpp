@@ -54,6 +54,13 @@ struct TableSpread {
   bool operator==(TableSpread const&) const = default;
 };
 
+/// Our own fastest kernel of a problem whose pick is a vendor call.
+struct TableOwnFigure {
+  KernelConfig kernel;   ///< never a vendor id
+  double time_ms = 0.0;  ///< its figure, by the same protocol as the entry's
+  bool operator==(TableOwnFigure const&) const = default;
+};
+
 /// The tuned winner for one (GPU, problem).
 struct TableEntry {
   int gpu = 0;          ///< TableGpu::id
@@ -68,7 +75,18 @@ struct TableEntry {
   std::vector<TableAlternative> alternatives;
   /// The figure's spread; absent in tables written before it was recorded.
   std::optional<TableSpread> spread;
+  /// Where the pick is a vendor call: our fastest kernel, so a vendor pick is never read as a
+  /// win of ours (absent when none was verified, and for own picks).
+  std::optional<TableOwnFigure> own;
+  /// Where the pick is a vendor call: the cuBLAS version it was timed with (e.g. "13.1.0"). A
+  /// cuBLASLt algorithm id belongs to the cuBLAS that listed it; the runtime runs one only under
+  /// that version. Required for cublaslt picks, "" otherwise.
+  std::string cublas_version;
 
+  /// Whether the pick is a vendor call (cublas:default or a cublaslt algorithm).
+  bool vendor() const;
+  /// cublas_ms / own->time_ms: our best kernel against cuBLAS where the pick is a vendor call.
+  std::optional<double> own_ratio_cublas() const;
   /// cublas_ms / time_ms: above 1 the tuned kernel beats cuBLAS.
   std::optional<double> ratio_cublas() const;
   /// cublaslt_ms / time_ms: above 1 the tuned kernel beats cuBLASLt autotuned.
@@ -106,7 +124,10 @@ struct TuningTable {
 /// Parses and validates a table. Throws Error "<source>: <json path>: expected ..., got ..." on
 /// the first problem: size over kMaxTableBytes, nesting over kMaxTableDepth, a duplicate or
 /// unknown key, a wrong type, an out-of-range value, an unknown precision or layout, a kernel id
-/// that is not canonical, a dangling GPU id, a duplicate entry, or another format or version.
+/// that is not canonical, a vendor id that is invalid or stands where only our kernels may (an
+/// alternative, a default, "own"), a "vendor" mark that disagrees with the kernel, a cublaslt
+/// pick without its cuBLAS version, a dangling GPU id, a duplicate entry, or another format or
+/// version.
 TuningTable parse_tuning_table(std::string_view text, std::string_view source = "tuning table");
 /// Reads a table file (size checked before reading); errors name the path.
 TuningTable read_tuning_table(std::filesystem::path const& path);
@@ -133,7 +154,9 @@ class TuningTableBuilder {
                  double time_ms, double tflops, std::optional<double> cublas_ms,
                  std::optional<double> cublaslt_ms,
                  std::vector<TableAlternative> alternatives = {},
-                 std::optional<TableSpread> spread = std::nullopt);
+                 std::optional<TableSpread> spread = std::nullopt,
+                 std::optional<TableOwnFigure> own = std::nullopt,
+                 std::string cublas_version = {});
   /// Adds a default for (GPU, precision, layout, align).
   void add_default(GpuIdentity const& gpu, Precision precision, Layout layout, int align,
                    KernelConfig const& kernel, double mean_relative, int shapes);

@@ -1,10 +1,11 @@
-// cuBLASLt autotuning, with the row-major → column-major mapping of cublas_contract.hpp: the
-// first operand (cuBLASLt's "A") is our B buffer, the second our A buffer, the output is Cᵀ
-// (N×M). Matrix layouts describe the stored matrix, before the op is applied.
+// cuBLASLt candidates and their timing (cublaslt_autotune.hpp). Every candidate is the algorithm
+// rebuilt from its canonical config (lt_build_algo), never the heuristic's opaque struct, so the
+// figure belongs to exactly what the id reproduces in the runtime.
 #include "src/gpu/cublaslt_autotune.hpp"
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "src/core/error.hpp"
@@ -13,64 +14,70 @@
 namespace gemmtune {
 namespace {
 
-template <class T, cublasStatus_t (*Destroy)(T)>
-struct LtDeleter {
-  void operator()(T p) const { (void)Destroy(p); }
-};
-using MatmulDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>,
-                                   LtDeleter<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
-using MatrixLayout =
-    std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>,
-                    LtDeleter<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
 using Preference =
     std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
-                    LtDeleter<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+                    decltype([](cublasLtMatmulPreference_t p) { (void)cublasLtMatmulPreferenceDestroy(p); })>;
 
-/// Descriptors of one problem for one compute type.
-struct LtProblem {
-  MatmulDesc op;
-  MatrixLayout first, second, out;
-};
+/// Split-K counts a varied algorithm is tried with.
+constexpr int kSplitCounts[] = {1, 2, 3, 4, 6, 8, 16};
 
-cublasStatus_t describe(Problem const& p, CublasContract const& c, LtProblem& d) {
-  cublasLtMatmulDesc_t op = nullptr;
-  if (auto s = cublasLtMatmulDescCreate(&op, c.compute, CUDA_R_32F); s != CUBLAS_STATUS_SUCCESS) {
-    return s;
+/// The reduction scheme a split-K variation uses: accumulation in the compute type where the
+/// algorithm offers it (FP32 partials, as our own split-K sums), else what it offers.
+std::int64_t reduction_for(std::uint32_t mask) {
+  for (std::uint32_t const scheme : {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
+                                     CUBLASLT_REDUCTION_SCHEME_INPLACE,
+                                     CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE}) {
+    if (mask & scheme) return scheme;
   }
-  d.op.reset(op);
-  ColumnMajorGemm const cm = column_major(p.layout, p.m, p.n, p.k);
-  cublasOperation_t const op_first = cm.op_first;
-  cublasOperation_t const op_second = cm.op_second;
-  if (auto s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
-                                              sizeof op_first);
-      s != CUBLAS_STATUS_SUCCESS) {
-    return s;
+  return CUBLASLT_REDUCTION_SCHEME_NONE;
+}
+
+template <class T>
+T capability(cublasLtMatmulAlgo_t const& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
+  T v{};
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &v, sizeof v, &written) !=
+      CUBLAS_STATUS_SUCCESS) {
+    return T{};
   }
-  if (auto s = cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
-                                              sizeof op_second);
-      s != CUBLAS_STATUS_SUCCESS) {
-    return s;
+  return v;
+}
+
+/// The first few values of an array capability (tile or stages ids).
+std::vector<std::uint32_t> capability_list(cublasLtMatmulAlgo_t const& algo,
+                                           cublasLtMatmulAlgoCapAttributes_t attr) {
+  std::size_t bytes = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &bytes) != CUBLAS_STATUS_SUCCESS ||
+      bytes == 0) {
+    return {};
   }
-  auto const u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  cublasLtMatrixLayout_t l = nullptr;
-  if (auto s =
-          cublasLtMatrixLayoutCreate(&l, c.ab_type, u(cm.first_rows), u(cm.first_cols), p.ldb());
-      s != CUBLAS_STATUS_SUCCESS) {
-    return s;
+  std::vector<std::uint32_t> v(std::min<std::size_t>(bytes / sizeof(std::uint32_t), 256));
+  std::size_t written = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, v.data(), v.size() * sizeof v[0],
+                                        &written) != CUBLAS_STATUS_SUCCESS) {
+    return {};
   }
-  d.first.reset(l);
-  if (auto s = cublasLtMatrixLayoutCreate(&l, c.ab_type, u(cm.second_rows), u(cm.second_cols),
-                                          p.lda());
-      s != CUBLAS_STATUS_SUCCESS) {
-    return s;
-  }
-  d.second.reset(l);
-  if (auto s = cublasLtMatrixLayoutCreate(&l, c.c_type, u(cm.m), u(cm.n), p.ldc());
-      s != CUBLAS_STATUS_SUCCESS) {
-    return s;
-  }
-  d.out.reset(l);
-  return CUBLAS_STATUS_SUCCESS;
+  v.resize(written / sizeof(std::uint32_t));
+  return v;
+}
+
+TimingSpec quick_spec(TimingSpec const& spec) {
+  TimingSpec quick = spec;
+  quick.warmup_ms = std::min(spec.warmup_ms, 5.0);
+  quick.target_ms = std::min(spec.target_ms, 5.0);
+  quick.repeats = std::min(spec.repeats, 3);
+  quick.early_stop_ms = 0.0;
+  return quick;
+}
+
+/// The compute choices of a precision: the contract's, then (fp32) plain 32F.
+std::vector<std::int64_t> compute_choices(Precision p) {
+  if (baseline_contract(p).compute == CUBLAS_COMPUTE_32F_PEDANTIC) return {0, 1};
+  return {0};
+}
+
+RowMajorGemm packed_shape(Problem const& p) {
+  return {p.layout, p.m, p.n, p.k, nullptr, p.lda(), nullptr, p.ldb(), nullptr, p.ldc()};
 }
 
 }  // namespace
@@ -87,71 +94,201 @@ CublasLtAutotuner::~CublasLtAutotuner() {
   if (handle_ != nullptr) (void)cublasLtDestroy(handle_);
 }
 
+std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem const& p,
+                                                                      LtDescriptors const& d,
+                                                                      std::int64_t compute) {
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add = [&](LtAlgoConfig const& c) {
+    if (out.size() >= static_cast<std::size_t>(kLtMaxCandidates)) return false;
+    if (!seen.insert(to_kernel_config(c).id()).second) return false;
+    Candidate cand{c, {}, 0};
+    if (!lt_build_algo(handle_, d, c, cand.algo, cand.workspace).empty()) return false;
+    if (cand.workspace > workspace_.bytes()) return false;
+    out.push_back(cand);
+    return true;
+  };
+
+  // 1. The heuristic's ranking.
+  std::vector<LtAlgoConfig> ranked;
+  {
+    cublasLtMatmulPreference_t raw = nullptr;
+    if (cublasLtMatmulPreferenceCreate(&raw) != CUBLAS_STATUS_SUCCESS) return out;
+    Preference const pref(raw);
+    std::uint64_t const ws = workspace_.bytes();
+    (void)cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                               sizeof ws);
+    std::vector<cublasLtMatmulHeuristicResult_t> heur(kLtHeuristicAlgos);
+    int returned = 0;
+    if (cublasLtMatmulAlgoGetHeuristic(handle_, d.op(), d.first(), d.second(), d.out(), d.out(),
+                                       raw, kLtHeuristicAlgos, heur.data(), &returned) ==
+        CUBLAS_STATUS_SUCCESS) {
+      for (int i = 0; i < returned; ++i) {
+        auto const& h = heur[static_cast<std::size_t>(i)];
+        LtAlgoConfig c;
+        if (h.state != CUBLAS_STATUS_SUCCESS || !lt_read_algo(h.algo, compute, c)) continue;
+        ranked.push_back(c);
+        add(c);
+      }
+    }
+  }
+
+  // 2. One knob at a time around the best few: split-K and CTA swizzling, where offered.
+  for (std::size_t i = 0; i < ranked.size() && i < static_cast<std::size_t>(kLtVariedAlgos); ++i) {
+    LtAlgoConfig const& base = ranked[i];
+    cublasLtMatmulAlgo_t algo{};
+    CublasContract const& c = d.contract();
+    if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+                               c.c_type, static_cast<int>(base.algo), &algo) != CUBLAS_STATUS_SUCCESS) {
+      continue;
+    }
+    if (capability<std::int32_t>(algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0) {
+      std::int64_t const scheme =
+          reduction_for(capability<std::uint32_t>(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK));
+      for (int const split : kSplitCounts) {
+        if (split == base.split_k || split > p.k / 16) continue;
+        LtAlgoConfig v = base;
+        v.split_k = split;
+        v.reduction = split == 1 ? CUBLASLT_REDUCTION_SCHEME_NONE : scheme;
+        add(v);
+      }
+    }
+    if (capability<std::uint32_t>(algo, CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT) != 0) {
+      LtAlgoConfig v = base;
+      v.swizzle = 1 - base.swizzle;
+      add(v);
+    }
+  }
+
+  // 3. Algorithm ids the heuristic did not return, with their defaults (else their first tile
+  //    and stages).
+  std::set<std::int64_t> ranked_ids;
+  for (LtAlgoConfig const& c : ranked) ranked_ids.insert(c.algo);
+  CublasContract const& c = d.contract();
+  std::vector<int> ids(64);
+  int returned = 0;
+  if (cublasLtMatmulAlgoGetIds(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+                               c.c_type, static_cast<int>(ids.size()), ids.data(), &returned) ==
+      CUBLAS_STATUS_SUCCESS) {
+    int extra = 0;
+    for (int i = 0; i < returned && extra < kLtExtraIds; ++i) {
+      if (ids[static_cast<std::size_t>(i)] < 0 || ids[static_cast<std::size_t>(i)] > kMaxLtAlgoId ||
+          ranked_ids.count(ids[static_cast<std::size_t>(i)])) {
+        continue;
+      }
+      LtAlgoConfig v;
+      v.algo = ids[static_cast<std::size_t>(i)];
+      v.compute = compute;
+      bool added = add(v);
+      if (!added) {
+        cublasLtMatmulAlgo_t algo{};
+        if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+                                   c.c_type, static_cast<int>(v.algo), &algo) == CUBLAS_STATUS_SUCCESS) {
+          std::vector<std::uint32_t> const tiles = capability_list(algo, CUBLASLT_ALGO_CAP_TILE_IDS);
+          std::vector<std::uint32_t> const stages =
+              capability_list(algo, CUBLASLT_ALGO_CAP_STAGES_IDS);
+          if (!tiles.empty()) v.tile = tiles.back();
+          if (!stages.empty()) v.stages = stages.front();
+          added = add(v);
+        }
+      }
+      if (added) ++extra;
+    }
+  }
+  return out;
+}
+
+std::string CublasLtAutotuner::prepare(Problem const& p, LtAlgoConfig const& config) {
+  has_prepared_ = false;
+  if (config.compute == 1 && baseline_contract(p.precision).compute != CUBLAS_COMPUTE_32F_PEDANTIC) {
+    return "COMPUTE=1 (plain FP32 in place of pedantic) applies to fp32 only";
+  }
+  if (auto s = prepared_desc_.init(packed_shape(p), lt_contract(p.precision, config));
+      s != CUBLAS_STATUS_SUCCESS) {
+    return "cuBLASLt descriptors: " + cublas_status_text(s);
+  }
+  std::size_t ws = 0;
+  if (std::string why = lt_build_algo(handle_, prepared_desc_, config, prepared_algo_, ws);
+      !why.empty()) {
+    return why;
+  }
+  if (ws > workspace_.bytes()) {
+    return "the algorithm needs " + std::to_string(ws) + " bytes of workspace, more than the " +
+           std::to_string(workspace_.bytes()) + " offered";
+  }
+  has_prepared_ = true;
+  return {};
+}
+
+LaunchStatus CublasLtAutotuner::launch(void const* a, void const* b, void* c, float alpha,
+                                       float beta) {
+  if (!has_prepared_) return {0, "no cuBLASLt algorithm prepared"};
+  cublasStatus_t const s = lt_matmul(handle_, prepared_desc_, prepared_algo_, alpha, a, b, beta, c,
+                                     workspace_.data(), workspace_.bytes(), stream_);
+  if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
+  return {};
+}
+
+LtAutotuneResult CublasLtAutotuner::time_one(Problem const& p, LtAlgoConfig const& config,
+                                             RotationPool const& pool, TimingSpec const& spec,
+                                             DeviceSensors const* sensors) {
+  LtAutotuneResult out;
+  out.winner = config;
+  if (std::string why = prepare(p, config); !why.empty()) {
+    out.reason = why;
+    return out;
+  }
+  out.algos_checked = 1;
+  out.timing = time_launches(
+      [&](int set) {
+        GemmPointers const g = pool.set(set);
+        return launch(g.a, g.b, g.c, 1.0f, 0.0f);
+      },
+      pool.set_count(), spec, stream_, sensors);
+  if (!out.timing.failure.ok()) {
+    out.reason = "cuBLASLt " + to_kernel_config(config).id() + ": " + out.timing.failure.error;
+    return out;
+  }
+  out.ok = true;
+  out.algos_tried = 1;
+  out.algo_index = 0;
+  return out;
+}
+
 LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& pool,
                                         TimingSpec const& spec, DeviceSensors const* sensors) {
   LtAutotuneResult out;
-  CublasContract const pinned = baseline_contract(p.precision);
-  // For fp32, cuBLASLt may have no pedantic algorithm for a shape; plain 32F compute with FP32
-  // types is still no-TF32 in cuBLASLt (TF32 is opt-in via FAST_TF32), so it stands in.
-  std::vector<cublasComputeType_t> computes = {pinned.compute};
-  if (pinned.compute == CUBLAS_COMPUTE_32F_PEDANTIC) computes.push_back(CUBLAS_COMPUTE_32F);
-
-  float const alpha = 1.0f, beta = 0.0f;
-  TimingSpec quick = spec;
-  quick.warmup_ms = std::min(spec.warmup_ms, 5.0);
-  quick.target_ms = std::min(spec.target_ms, 5.0);
-  quick.repeats = std::min(spec.repeats, 3);
-  quick.early_stop_ms = 0.0;
-
-  std::string why_not;
-  for (cublasComputeType_t const compute : computes) {
-    CublasContract contract = pinned;
-    contract.compute = compute;
-    LtProblem d;
-    std::vector<cublasLtMatmulHeuristicResult_t> heur(kLtAlgorithms);
-    int returned = 0;
-    cublasStatus_t status = describe(p, contract, d);
-    cublasLtMatmulPreference_t pref_raw = nullptr;
-    if (status == CUBLAS_STATUS_SUCCESS) status = cublasLtMatmulPreferenceCreate(&pref_raw);
-    Preference const pref(pref_raw);
-    std::uint64_t const ws = workspace_.bytes();
-    if (status == CUBLAS_STATUS_SUCCESS) {
-      status = cublasLtMatmulPreferenceSetAttribute(
-          pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    }
-    if (status == CUBLAS_STATUS_SUCCESS) {
-      status = cublasLtMatmulAlgoGetHeuristic(handle_, d.op.get(), d.first.get(),
-                                              d.second.get(), d.out.get(), d.out.get(), pref_raw,
-                                              kLtAlgorithms, heur.data(), &returned);
-    }
-    if (status != CUBLAS_STATUS_SUCCESS || returned == 0) {
-      why_not = "cuBLASLt heuristic found no algorithm: " + cublas_status_text(status);
+  TimingSpec const quick = quick_spec(spec);
+  std::string why_not = "cuBLASLt offered no algorithm this problem can run";
+  for (std::int64_t const compute : compute_choices(p.precision)) {
+    LtAlgoConfig probe;
+    probe.compute = compute;
+    LtDescriptors d;
+    if (auto s = d.init(packed_shape(p), lt_contract(p.precision, probe));
+        s != CUBLAS_STATUS_SUCCESS) {
+      why_not = "cuBLASLt descriptors: " + cublas_status_text(s);
       continue;
     }
-
-    auto launcher = [&](cublasLtMatmulAlgo_t const* algo) -> TimedLaunch {
-      return [&, algo](int set) -> LaunchStatus {
-        GemmPointers const g = pool.set(set);
-        cublasStatus_t const s =
-            cublasLtMatmul(handle_, d.op.get(), &alpha, g.b, d.first.get(), g.a, d.second.get(),
-                           &beta, g.c, d.out.get(), g.c, d.out.get(), algo, workspace_.data(),
-                           workspace_.bytes(), stream_);
-        if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
-        return {};
-      };
-    };
-
+    std::vector<Candidate> const candidates = enumerate(p, d, compute);
+    out.algos_checked = static_cast<int>(candidates.size());
     double best_ms = 0.0;
     out.algo_index = -1;
     out.algos_tried = 0;
-    for (int i = 0; i < returned; ++i) {
-      auto const& h = heur[static_cast<std::size_t>(i)];
-      if (h.state != CUBLAS_STATUS_SUCCESS) continue;
-      TimingResult const t = time_launches(launcher(&h.algo), pool.set_count(), quick, stream_);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      Candidate const& cand = candidates[i];
+      TimingResult const t = time_launches(
+          [&](int set) -> LaunchStatus {
+            GemmPointers const g = pool.set(set);
+            cublasStatus_t const s = lt_matmul(handle_, d, cand.algo, 1.0f, g.a, g.b, 0.0f, g.c,
+                                               workspace_.data(), workspace_.bytes(), stream_);
+            if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
+            return {};
+          },
+          pool.set_count(), quick, stream_);
       if (!t.failure.ok()) {
         // A CUDA error here belongs to the context, not the algorithm: let the session see it.
         if (t.failure.cuda_error != 0) {
-          out.reason = "cuBLASLt algorithm " + std::to_string(i) + ": " + t.failure.error;
+          out.reason = "cuBLASLt " + to_kernel_config(cand.config).id() + ": " + t.failure.error;
           out.timing.failure = t.failure;
           return out;
         }
@@ -161,19 +298,17 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
       ++out.algos_tried;
       if (out.algo_index < 0 || t.median_ms < best_ms) {
         best_ms = t.median_ms;
-        out.algo_index = i;
+        out.algo_index = static_cast<int>(i);
       }
     }
     if (out.algo_index < 0) continue;
-
-    out.timing = time_launches(launcher(&heur[static_cast<std::size_t>(out.algo_index)].algo),
-                               pool.set_count(), spec, stream_, sensors);
-    if (!out.timing.failure.ok()) {
-      out.reason = "cuBLASLt best algorithm: " + out.timing.failure.error;
-      return out;
-    }
-    out.ok = true;
-    if (compute != pinned.compute) {
+    int const index = out.algo_index;
+    int const tried = out.algos_tried, checked = out.algos_checked;
+    out = time_one(p, candidates[static_cast<std::size_t>(index)].config, pool, spec, sensors);
+    out.algo_index = index;
+    out.algos_tried = tried;
+    out.algos_checked = checked;
+    if (out.ok && compute == 1) {
       out.reason = "cuBLASLt ran no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
     }
     return out;

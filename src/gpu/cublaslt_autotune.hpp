@@ -1,20 +1,33 @@
-// "cuBLASLt autotuned": the best of cuBLASLt's top-8 heuristic algorithms for a problem, each
-// timed with a short protocol, the winner re-timed with the full one.
+// cuBLASLt's algorithms for one problem as candidates (DESIGN.md §6): the heuristic's top
+// results plus a bounded set of one-knob variations of the best of them (split-K, CTA swizzling)
+// and of the other algorithm ids cublasLtMatmulAlgoGetIds lists, each rebuilt from its canonical
+// config and kept only when cublasLtMatmulAlgoCheck accepts it. All are timed with a short
+// protocol and the winner with the full one; or one given algorithm is prepared and timed.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include <cublasLt.h>
 
 #include "src/core/eval_job.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/gpu/device_buffer.hpp"
 #include "src/gpu/rotation_pool.hpp"
 #include "src/gpu/timing_protocol.hpp"
+#include "src/launch/cublaslt_matmul.hpp"
 
 namespace gemmtune {
 
-/// How many heuristic algorithms are requested and tried.
-inline constexpr int kLtAlgorithms = 8;
+/// How many heuristic results are requested.
+inline constexpr int kLtHeuristicAlgos = 16;
+/// Heuristic results whose one-knob variations are added.
+inline constexpr int kLtVariedAlgos = 4;
+/// Other algorithm ids (not among the heuristic's results) tried with their default config.
+inline constexpr int kLtExtraIds = 8;
+/// Candidates timed per problem, at most.
+inline constexpr int kLtMaxCandidates = 48;
 /// Workspace offered to cuBLASLt's algorithms.
 inline constexpr std::size_t kLtWorkspaceBytes = std::size_t{64} << 20;
 
@@ -22,8 +35,10 @@ struct LtAutotuneResult {
   bool ok = false;
   std::string reason;     ///< why not ok; or a note (compute-type fallback) when ok
   TimingResult timing;    ///< full protocol, of the winner
-  int algo_index = -1;    ///< 0-based position of the winner in the heuristic list
-  int algos_tried = 0;    ///< algorithms that ran in the short protocol
+  LtAlgoConfig winner;    ///< the winning algorithm's whole configuration
+  int algo_index = -1;    ///< 0-based position of the winner among the candidates (heuristic first)
+  int algos_tried = 0;    ///< candidates that ran in the short protocol
+  int algos_checked = 0;  ///< candidates cuBLASLt accepted (cublasLtMatmulAlgoCheck)
 };
 
 class CublasLtAutotuner {
@@ -34,15 +49,37 @@ class CublasLtAutotuner {
   CublasLtAutotuner(CublasLtAutotuner const&) = delete;
   CublasLtAutotuner& operator=(CublasLtAutotuner const&) = delete;
 
-  /// Times the top algorithms for `p` (baseline contract, alpha 1, beta 0) on `pool`; the
-  /// winner's full timing reads `sensors` when given (time_launches).
+  /// Enumerates and times the candidates for `p` (packed storage, alpha 1, beta 0) on `pool`;
+  /// the winner's full timing reads `sensors` when given (time_launches). The winner stays
+  /// prepared for launch().
   LtAutotuneResult run(Problem const& p, RotationPool const& pool, TimingSpec const& spec,
                        DeviceSensors const* sensors = nullptr);
 
+  /// Times the one algorithm `config` on `pool` with the full protocol (the rounds of a final
+  /// re-time); not ok with the reason when cuBLASLt refuses it here.
+  LtAutotuneResult time_one(Problem const& p, LtAlgoConfig const& config, RotationPool const& pool,
+                            TimingSpec const& spec, DeviceSensors const* sensors = nullptr);
+
+  /// Prepares `config` for launch() on `p`: "" or why cuBLASLt cannot run it.
+  std::string prepare(Problem const& p, LtAlgoConfig const& config);
+  /// One matmul of the prepared algorithm on packed operands, queued on the stream.
+  LaunchStatus launch(void const* a, void const* b, void* c, float alpha, float beta);
+
  private:
+  struct Candidate {
+    LtAlgoConfig config;
+    cublasLtMatmulAlgo_t algo;
+    std::size_t workspace = 0;
+  };
+  std::vector<Candidate> enumerate(Problem const& p, LtDescriptors const& d,
+                                   std::int64_t compute);
+
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_;
   DeviceBuffer workspace_;
+  LtDescriptors prepared_desc_{};
+  cublasLtMatmulAlgo_t prepared_algo_{};
+  bool has_prepared_ = false;
 };
 
 }  // namespace gemmtune

@@ -8,21 +8,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "src/launch/cublas_contract.hpp"
 #include "src/launch/cuda_errors.hpp"
 #include "src/launch/device_query.hpp"
 
 namespace gemmtune {
 namespace {
-
-std::string cublas_version() {
-  int major = 0, minor = 0, patch = 0;
-  if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS) {
-    return "unknown";
-  }
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
 
 int attribute(cudaDeviceAttr a, int device) {
   int v = 0;

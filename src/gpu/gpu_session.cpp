@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "src/core/error.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/gpu/candidate_runner.hpp"
 #include "src/gpu/cublas_handle.hpp"
 #include "src/gpu/cublaslt_autotune.hpp"
@@ -46,6 +48,17 @@ void check_shape(Problem const& p) {
 /// output types: fp32, and tf32 (integers ≤ 2 are exact in TF32's 10-bit mantissa).
 bool exact_pass_applies(Precision p) { return p == Precision::kFP32 || p == Precision::kTF32; }
 
+/// The vendor candidate a job names (no cubin, a cublas or cublaslt id), or nullopt.
+std::optional<KernelConfig> vendor_config(EvalJob const& job) {
+  if (!job.cubin_path.empty()) return std::nullopt;
+  try {
+    KernelConfig c = parse_kernel_id(job.kernel_id);
+    if (is_vendor(c)) return c;
+  } catch (Error const&) {
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 struct GpuSession::Impl {
@@ -59,6 +72,8 @@ struct GpuSession::Impl {
   DeviceBuffer workspace;
   DeviceBuffer counters;  // split-K tile counters: zeroed per candidate, left zero by its runs
   LaunchPlan const* plan = nullptr;  // the plan being evaluated (for zero_workspace)
+  /// Which code run_plan() launches: the loaded candidate, or a vendor call under evaluation.
+  enum class Vendor { kNone, kCublas, kCublasLt } vendor = Vendor::kNone;
   bool poisoned = false;
   int poison_error = 0;
   int const threads = host_threads();
@@ -166,6 +181,14 @@ struct GpuSession::Impl {
   }
 
   LaunchStatus run_plan(GemmArgs const& args) {
+    if (vendor == Vendor::kCublas) {
+      cublasStatus_t const st =
+          gemm_row_major(cublas->get(), data->problem(), baseline_contract(data->problem().precision),
+                         args.A, args.B, args.C, args.alpha, args.beta);
+      if (st != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(st)};
+      return {};
+    }
+    if (vendor == Vendor::kCublasLt) return lt->launch(args.A, args.B, args.C, args.alpha, args.beta);
     if (plan->zero_workspace && !workspace.empty()) {
       cudaError_t const e = cudaMemsetAsync(workspace.data(), 0, workspace.bytes(), stream);
       if (e != cudaSuccess) return {static_cast<int>(e), "workspace memset: " + cuda_error_text(e)};
@@ -289,6 +312,7 @@ struct GpuSession::Impl {
     phase_start = std::chrono::steady_clock::now();
     used_sets.clear();
     inputs_checked = false;
+    vendor = Vendor::kNone;
     EvalResult r;
     try {
       run_candidate(r, job);
@@ -319,14 +343,27 @@ struct GpuSession::Impl {
     plan = &job.plan;
     mark("problem data");
 
-    KernelFigures figures;
-    if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
-      fail_launch(r, s, "load: ");
-      return;
+    if (std::optional<KernelConfig> const v = vendor_config(job)) {
+      // A vendor candidate: the same verify → time → re-verify, with its call as the launch.
+      if (v->family == kCublasLtFamily) {
+        if (std::string const why = lt->prepare(p, lt_algo_config(*v)); !why.empty()) {
+          fail_launch(r, {0, why}, "load: ");
+          return;
+        }
+        vendor = Vendor::kCublasLt;
+      } else {
+        vendor = Vendor::kCublas;
+      }
+    } else {
+      KernelFigures figures;
+      if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
+        fail_launch(r, s, "load: ");
+        return;
+      }
+      r.registers = figures.registers;
+      r.local_bytes = figures.local_bytes;
+      r.static_smem = figures.static_smem;
     }
-    r.registers = figures.registers;
-    r.local_bytes = figures.local_bytes;
-    r.static_smem = figures.static_smem;
 
     if (!size_buffer(r, workspace, job.plan.workspace_bytes, "workspace_bytes") ||
         !size_buffer(r, counters, job.plan.counter_bytes, "counter_bytes")) {
@@ -423,7 +460,11 @@ struct GpuSession::Impl {
     r.protocol = t.protocol;
     r.cublas_power = t.power;
 
-    LtAutotuneResult const lt_result = lt->run(p, pool, spec, sensors.get());
+    LtAutotuneResult const lt_result =
+        job.cublaslt_kernel.empty()
+            ? lt->run(p, pool, spec, sensors.get())
+            : lt->time_one(p, lt_algo_config(parse_kernel_id(job.cublaslt_kernel)), pool, spec,
+                           sensors.get());
     if (is_sticky(lt_result.timing.failure.cuda_error)) {
       poison(lt_result.timing.failure.cuda_error);
       r.reason = lt_result.reason;
@@ -438,11 +479,46 @@ struct GpuSession::Impl {
       r.cublaslt_host_us = lt_result.timing.host_us_per_call;
       r.cublaslt_power = lt_result.timing.power;
       r.cublaslt_algo_index = lt_result.algo_index;
+      r.cublaslt_kernel = to_kernel_config(lt_result.winner).id();
       r.reason = lt_result.reason;
     } else {
       r.reason = "cuBLASLt: " + lt_result.reason;
     }
+    if (job.verify) verify_vendor(r, d, lt_result.ok);
     return r;
+  }
+
+  /// The tolerance pass of the default call and of the cuBLASLt algorithm left prepared, on the
+  /// normal inputs against the reference (alpha 1, beta 0, as they were timed).
+  void verify_vendor(BaselineResult& r, ProblemData& d, bool lt_prepared) {
+    phases.clear();
+    phase_start = std::chrono::steady_clock::now();
+    used_sets.clear();
+    inputs_checked = false;
+    d.ensure_reference(d.normal(), 1.0f, 0.0f, true, cublas->get());
+    struct Check {
+      Vendor which;
+      Disposition* verdict;
+      double* err_ratio;
+      char const* name;
+    };
+    std::vector<Check> checks{{Vendor::kCublas, &r.cublas_verdict, &r.cublas_err_ratio, "cuBLAS"}};
+    if (lt_prepared) {
+      checks.push_back({Vendor::kCublasLt, &r.cublaslt_verdict, &r.cublaslt_err_ratio, "cuBLASLt"});
+    }
+    for (Check const& c : checks) {
+      vendor = c.which;
+      EvalResult e;
+      bool const ok = verified_run(e, d.normal(), "", 1.0f, 0.0f, true, "", true);
+      *c.verdict = ok ? Disposition::kOk : e.disposition;
+      *c.err_ratio = e.max_err_ratio;
+      if (!ok) {
+        if (!r.verdict_reason.empty()) r.verdict_reason += "; ";
+        r.verdict_reason += std::string(c.name) + ": " + e.reason;
+      }
+      if (poisoned) break;
+    }
+    vendor = Vendor::kNone;
   }
 };
 

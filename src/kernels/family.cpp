@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "src/core/error.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/ladder_families.hpp"
 #include "src/kernels/mma_family.hpp"
 #include "src/kernels/simt_family.hpp"
@@ -245,6 +246,9 @@ double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits c
 
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits) {
+  // A vendor call runs any shape; whether this cuBLAS takes a cuBLASLt algorithm is asked of
+  // cuBLAS itself when the runtime prepares it.
+  if (is_vendor(cfg)) return vendor_reject_reason(cfg);
   Family const* family = find_family(cfg.family);
   if (!family) return "family '" + cfg.family + "' is not in this build";
   return family->reject_reason(cfg, problem, limits, RejectScope::kRun);

@@ -22,6 +22,16 @@ CublasContract reference_contract(Precision p) {
   return c;
 }
 
+std::string cublas_version() {
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS) {
+    return "unknown";
+  }
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
 std::string cublas_status_text(cublasStatus_t status) {
   return std::string(cublasGetStatusName(status)) + " (" +
          std::to_string(static_cast<int>(status)) + ")";

@@ -30,6 +30,10 @@ CublasContract baseline_contract(Precision p);
 /// close to exact as cuBLAS gets and the bound covers the candidate's error alone.
 CublasContract reference_contract(Precision p);
 
+/// The loaded cuBLAS's version, "13.1.0" ("unknown" when it does not say): part of every
+/// vendor trial's provenance, and what a table's cuBLASLt pick is checked against.
+std::string cublas_version();
+
 /// "CUBLAS_STATUS_NOT_SUPPORTED (15)".
 std::string cublas_status_text(cublasStatus_t status);
 

@@ -17,11 +17,14 @@
 #include "src/core/gpu_identity.hpp"
 #include "src/core/table_lookup.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
+#include "src/launch/cublaslt_matmul.hpp"
 #include "src/launch/device_query.hpp"
 #include "src/launch/plan_launch.hpp"
 #include "src/launch/tensor_map_encoder.hpp"
 #include "src/runtime/cublas_gemm.hpp"
+#include "src/runtime/cublaslt_handles.hpp"
 #include "src/runtime/gemm_call.hpp"
 #include "src/runtime/kernel_library.hpp"
 #include "src/runtime/workspace_pool.hpp"
@@ -81,6 +84,13 @@ struct Decision {
   std::vector<TensorMapSpec> tensor_maps;  // encoded per call's pointers (remembered)
   Problem problem;                          // what the descriptors describe
   TensorMapEncoder encoder;                 // thread-safe; its cache is internal
+  // A cuBLASLt pick: the algorithm built once from its id, the descriptors of the leading
+  // dimensions it was checked with (a call with others builds its own on the stack).
+  bool cublaslt = false;
+  cublasLtMatmulAlgo_t lt_algo{};
+  std::size_t lt_workspace = 0;
+  LtDescriptors lt_desc{};
+  std::int64_t lt_lda = 0, lt_ldb = 0, lt_ldc = 0;
   bool tuned() const { return !launches.empty(); }
 };
 
@@ -131,6 +141,7 @@ std::string_view to_string(GemmPath path) {
     case GemmPath::kNone: return "none";
     case GemmPath::kTuned: return "tuned";
     case GemmPath::kCublas: return "cublas";
+    case GemmPath::kCublasLt: return "cublaslt";
   }
   return "unknown";
 }
@@ -141,6 +152,7 @@ struct Runtime::Impl {
   std::optional<TableIndex> index;
   KernelLibrary kernels;
   CublasPool cublas;
+  CublasLtHandles cublaslt;
   WorkspacePool workspaces;
   WorkspacePool counters{true};  // split-K tile counters: zero between calls
 
@@ -177,7 +189,8 @@ struct Runtime::Impl {
   }
 
   /// Decides how a problem runs on a device; call with build_mutex held.
-  std::shared_ptr<Decision const> decide(DeviceInfo const& dev, Problem const& p) {
+  std::shared_ptr<Decision const> decide(int device, DeviceInfo const& dev, GemmCall const& call) {
+    Problem const p = call_problem(call);
     auto d = std::make_shared<Decision>();
     if (!options.use_tuned) {
       d->detail = "cuBLAS: tuned kernels are switched off (RuntimeOptions::use_tuned)";
@@ -203,6 +216,7 @@ struct Runtime::Impl {
       return d;
     }
     d->kernel = r.kernel->id();
+    if (is_vendor(*r.kernel)) return decide_vendor(device, call, r, std::move(d));
     Family const* family = find_family(r.kernel->family);
     if (!family) {
       d->detail = "cuBLAS: kernel family '" + r.kernel->family + "' is not in this build";
@@ -255,6 +269,83 @@ struct Runtime::Impl {
     d->problem = p;
     d->detail = "tuned: " + d->kernel + " (" + r.explanation + ")";
     return d;
+  }
+
+  /// A vendor pick: cublas:default runs the cuBLAS path; a cuBLASLt algorithm is rebuilt from
+  /// its id and checked by this cuBLAS, and runs only under the cuBLAS version it was timed
+  /// with. Anything refused falls back to the default cuBLAS call, saying why.
+  std::shared_ptr<Decision const> decide_vendor(int device, GemmCall const& call,
+                                                LookupResult const& r,
+                                                std::shared_ptr<Decision> d) {
+    if (r.kernel->family == kCublasFamily) {
+      d->detail = "cuBLAS: the table's pick (" + r.explanation + ")";
+      return d;
+    }
+    TableEntry const* entry =
+        r.entry_index >= 0 ? &index->table().entries[static_cast<std::size_t>(r.entry_index)]
+                           : nullptr;
+    std::string const local = cublas_version();
+    if (!entry || entry->cublas_version != local) {
+      d->detail = "cuBLAS: the table's cuBLASLt algorithm " + d->kernel + " was timed with cuBLAS " +
+                  (entry ? entry->cublas_version : std::string("of unknown version")) +
+                  ", this is cuBLAS " + local + " (re-tune to use its algorithms)";
+      return d;
+    }
+    LtAlgoConfig const config = lt_algo_config(*r.kernel);
+    std::string why;
+    cublasLtHandle_t const handle = cublaslt.get(device, why);
+    if (handle == nullptr) {
+      d->detail = "cuBLAS: " + why;
+      return d;
+    }
+    RowMajorGemm const shape{call.layout, call.m, call.n, call.k, nullptr, call.lda,
+                             nullptr,     call.ldb, nullptr, call.ldc};
+    if (cublasStatus_t const s = d->lt_desc.init(shape, lt_contract(call.precision, config));
+        s != CUBLAS_STATUS_SUCCESS) {
+      d->detail = "cuBLAS: cuBLASLt descriptors for " + d->kernel + ": " + cublas_status_text(s);
+      return d;
+    }
+    if (why = lt_build_algo(handle, d->lt_desc, config, d->lt_algo, d->lt_workspace); !why.empty()) {
+      d->detail = "cuBLAS: the table's cuBLASLt algorithm " + d->kernel + " was refused: " + why;
+      return d;
+    }
+    d->cublaslt = true;
+    d->lt_lda = call.lda;
+    d->lt_ldb = call.ldb;
+    d->lt_ldc = call.ldc;
+    d->detail = "cublaslt: " + d->kernel + " (" + r.explanation + ")";
+    return d;
+  }
+
+  /// Runs a cuBLASLt decision; "" when queued, else why not (nothing was queued then).
+  std::string launch_cublaslt(Decision const& d, GemmCall const& call, int device,
+                              cudaStream_t stream) {
+    std::string why;
+    cublasLtHandle_t const handle = cublaslt.get(device, why);
+    if (handle == nullptr) return why;
+    LtDescriptors local;
+    LtDescriptors const* desc = &d.lt_desc;
+    if (call.lda != d.lt_lda || call.ldb != d.lt_ldb || call.ldc != d.lt_ldc) {
+      RowMajorGemm const shape{call.layout, call.m, call.n, call.k, nullptr, call.lda,
+                               nullptr,     call.ldb, nullptr, call.ldc};
+      if (cublasStatus_t const s = local.init(shape, d.lt_desc.contract());
+          s != CUBLAS_STATUS_SUCCESS) {
+        return "cuBLASLt descriptors: " + cublas_status_text(s);
+      }
+      desc = &local;
+    }
+    WorkspaceLease workspace;
+    if (d.lt_workspace > 0) {
+      if (cudaError_t e = workspaces.acquire(device, stream, d.lt_workspace, workspace);
+          e != cudaSuccess) {
+        return std::string("workspace: ") + cudaGetErrorName(e);
+      }
+    }
+    cublasStatus_t const s = lt_matmul(handle, *desc, d.lt_algo, call.alpha, call.a, call.b,
+                                       call.beta, call.c, workspace.ptr, d.lt_workspace, stream);
+    WorkspacePool::release(workspace, stream);
+    if (s != CUBLAS_STATUS_SUCCESS) return "cublasLtMatmul: " + cublas_status_text(s);
+    return {};
   }
 
   /// Queues the tuned launches. Returns the error of the first launch that failed and whether
@@ -379,13 +470,28 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
       std::lock_guard<std::mutex> lock(d.build_mutex);
       decision = d.find(key);  // another thread may have decided meanwhile
       if (!decision) {
-        decision = d.decide(dev, call_problem(call));
+        decision = d.decide(device, dev, call);
         d.publish(key, decision);
       }
     }
 
     cudaStream_t const s = reinterpret_cast<cudaStream_t>(stream);
     std::string fallback_detail;
+    if (decision->cublaslt) {
+      std::string const why = d.launch_cublaslt(*decision, call, device, s);
+      if (why.empty()) {
+        fill(info, GemmStatus::kOk, GemmPath::kCublasLt, decision.get(), align);
+        return GemmStatus::kOk;
+      }
+      (void)cudaGetLastError();
+      fallback_detail = "cuBLAS: the cuBLASLt algorithm " + decision->kernel + " failed (" + why + ")";
+      auto replacement = std::make_shared<Decision>();
+      replacement->rule = decision->rule;
+      replacement->kernel = decision->kernel;
+      replacement->detail = fallback_detail + "; cuBLAS from now on for this problem";
+      d.publish(key, replacement);
+      decision = replacement;
+    }
     if (decision->tuned()) {
       bool partial = false;
       std::string why;

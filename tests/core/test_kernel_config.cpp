@@ -14,6 +14,7 @@ TEST(KernelConfig, RoundTrips) {
   EXPECT_EQ(c.id(), "warptile:BM=128,BN=64");
   EXPECT_EQ(parse_kernel_id(c.id()), c);
   EXPECT_EQ(parse_kernel_id("naive:").params.size(), 0u);
+  EXPECT_EQ(parse_kernel_id("naive:").id(), "naive:default");
   EXPECT_EQ(c.at("BN"), 64);
   EXPECT_FALSE(c.get("BK").has_value());
   EXPECT_THROW(c.at("BK"), Error);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "src/core/vendor_kernel.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -84,6 +86,67 @@ TEST(LookupCostModel, PicksTheKernelPredictedFastestOnTheAskedShape) {
   LookupResult const u = index.lookup(h200(), shape(1024, 1024, 1024, 16), {}, unknown);
   EXPECT_EQ(u.kernel->id(), "simt:T=256");
   EXPECT_EQ(u.predicted_ms, 0.0);
+}
+
+
+// The chain knows the vendor: an exact vendor pick is the answer; on an untuned shape our kernel
+// is offered only when predicted (or measured, without a model) faster than cuBLAS by more than
+// kVendorMargin, else cuBLAS.
+TEST(LookupVendor, ExactVendorPickIsTheAnswer) {
+  TuningTableBuilder b("2026-12-02T00:00:00Z");
+  KernelConfig const lt = kernel(
+      "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0");
+  b.add_entry(h200(), shape(4096, 4096, 4096, 16), lt, 1.0, 100, 1.05, 1.0, {}, std::nullopt,
+              std::nullopt, "13.1.0");
+  TableIndex const index{b.build()};
+  LookupResult const r = index.lookup(h200(), shape(4096, 4096, 4096, 16));
+  EXPECT_EQ(r.rule, LookupRule::kExact);
+  EXPECT_EQ(r.kernel->id(), lt.id());
+  // Nearby, a neighbour's cuBLASLt algorithm is not carried over: cuBLAS.
+  LookupResult const n = index.lookup(h200(), shape(4000, 4096, 4096, 16));
+  EXPECT_EQ(n.rule, LookupRule::kNearest);
+  EXPECT_EQ(n.kernel->id(), "cublas:default");
+}
+
+TEST(LookupVendor, NearestTakesOursOnlyBeyondTheMargin) {
+  auto index_with = [](double ours_ms, double cublas_ms) {
+    TuningTableBuilder b("2026-12-02T00:00:00Z");
+    b.add_entry(h200(), shape(4096, 4096, 4096, 16), kernel("simt:T=256"), ours_ms, 100,
+                cublas_ms, std::nullopt);
+    return TableIndex{b.build()};
+  };
+  Problem const asked = shape(2048, 4096, 4096, 16);
+  // Measured on the nearest shape, without a model.
+  EXPECT_EQ(index_with(1.0, 1.01).lookup(h200(), asked).kernel->id(), "cublas:default");
+  EXPECT_EQ(index_with(1.0, 1.10).lookup(h200(), asked).kernel->id(), "simt:T=256");
+  // With a model that scales with the work, the prediction is compared with cuBLAS's figure
+  // carried over by work.
+  KernelCost const work = [](KernelConfig const&, Problem const& q) {
+    return static_cast<double>(q.m) * static_cast<double>(q.n) * static_cast<double>(q.k);
+  };
+  LookupResult const tie = index_with(1.0, 1.01).lookup(h200(), asked, {}, work);
+  EXPECT_EQ(tie.kernel->id(), "cublas:default");
+  EXPECT_NEAR(tie.predicted_ms, 1.01 / 2, 1e-12);
+  EXPECT_NE(tie.explanation.find("does not beat cuBLAS"), std::string::npos) << tie.explanation;
+  EXPECT_EQ(index_with(1.0, 1.10).lookup(h200(), asked, {}, work).kernel->id(), "simt:T=256");
+}
+
+TEST(LookupVendor, NearestCarriesOverOurBestKernelOfAVendorPick) {
+  KernelCost const work = [](KernelConfig const&, Problem const& q) {
+    return static_cast<double>(q.m) * static_cast<double>(q.n) * static_cast<double>(q.k);
+  };
+  auto index_with = [](double own_ms) {
+    TuningTableBuilder b("2026-12-02T00:00:00Z");
+    b.add_entry(h200(), shape(4096, 4096, 4096, 16), cublas_default(), 1.0, 100, 1.0,
+                std::nullopt, {}, std::nullopt, TableOwnFigure{kernel("simt:T=256"), own_ms});
+    return TableIndex{b.build()};
+  };
+  Problem const asked = shape(2048, 4096, 4096, 16);
+  // Our kernel lost to cuBLAS there, and the model carries the loss over: cuBLAS.
+  EXPECT_EQ(index_with(1.2).lookup(h200(), asked, {}, work).kernel->id(), "cublas:default");
+  // Faster than cuBLAS there by more than the margin: ours, carried over from its own figure.
+  EXPECT_EQ(index_with(0.9).lookup(h200(), asked, {}, work).kernel->id(), "simt:T=256");
 }
 
 TEST_F(Lookup, ExactHit) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
 namespace {
@@ -332,6 +333,80 @@ TEST(TuningTable, SpreadRoundTripsAndIsOptional) {
   Json const j = Json::parse(format_tuning_table(t));
   EXPECT_EQ(j["entries"][1]["spread"], (Json{{"lo_ms", 2.45}, {"hi_ms", 2.6}, {"rounds", 6}}));
   EXPECT_FALSE(j["entries"][0].contains("spread"));  // tables without spreads read as before
+}
+
+
+/// A table whose 4096³ bf16 pick is a cuBLASLt algorithm, with our best kernel beside it.
+TuningTable vendor_table() {
+  TuningTableBuilder b("2026-12-02T00:00:00Z");
+  KernelConfig const lt = parse_kernel_id(
+      "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0");
+  b.add_entry(h200(), shape(4096, 4096, 4096, 16, Precision::kBF16), lt, 0.180, 760.0, 0.185,
+              0.180, {{parse_kernel_id("wgmma:BM=128,BN=256,BK=64"), 0.95}},
+              TableSpread{0.178, 0.183, 6},
+              TableOwnFigure{parse_kernel_id("wgmma:BM=128,BN=256,BK=64"), 0.190}, "13.1.0");
+  b.add_entry(h200(), shape(512, 512, 512, 16, Precision::kBF16), cublas_default(), 0.010, 26.8,
+              0.010, 0.011, {}, std::nullopt, std::nullopt, "13.1.0");
+  return b.build();
+}
+
+TEST(TuningTable, VendorPicksRoundTripMarkedWithTheirOwnFigure) {
+  TuningTable const t = vendor_table();
+  ASSERT_EQ(t.entries.size(), 2u);
+  TableEntry const& big = t.entries[1];
+  EXPECT_TRUE(big.vendor());
+  EXPECT_EQ(big.cublas_version, "13.1.0");
+  ASSERT_TRUE(big.own.has_value());
+  EXPECT_EQ(big.own->kernel.id(), "wgmma:BM=128,BN=256,BK=64");
+  EXPECT_NEAR(*big.own_ratio_cublas(), 0.185 / 0.190, 1e-12);
+  EXPECT_EQ(t.entries[0].kernel.id(), "cublas:default");
+  EXPECT_EQ(parse_tuning_table(format_tuning_table(t)), t);
+  Json const j = Json::parse(format_tuning_table(t));
+  EXPECT_EQ(j["entries"][1]["vendor"], true);
+  EXPECT_EQ(j["entries"][1]["own"]["kernel"], "wgmma:BM=128,BN=256,BK=64");
+  EXPECT_EQ(j["entries"][0]["kernel"], "cublas:default");
+  // Own picks carry none of the vendor fields, so their tables read and write as before.
+  Json const own = Json::parse(format_tuning_table(sample_table()));
+  for (auto const& e : own["entries"]) {
+    EXPECT_FALSE(e.contains("vendor"));
+    EXPECT_FALSE(e.contains("own"));
+  }
+}
+
+TEST(TuningTable, VendorFieldsAreChecked) {
+  std::string const text = format_tuning_table(vendor_table());
+  auto refused = [&](std::function<void(Json&)> const& edit, std::string const& expected) {
+    Json j = Json::parse(text);
+    edit(j);
+    try {
+      parse_tuning_table(j.dump(), "t.json");
+      ADD_FAILURE() << "accepted; expected: " << expected;
+    } catch (Error const& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused([](Json& j) { j["entries"][1].erase("vendor"); }, "entries[1].vendor");
+  refused([](Json& j) { j["entries"][1]["vendor"] = false; }, "entries[1].vendor");
+  refused([](Json& j) { j["entries"][1].erase("cublas_version"); }, "entries[1].cublas_version");
+  refused([](Json& j) { j["entries"][1]["cublas_version"] = "13.1;rm"; }, "cuBLAS version");
+  refused([](Json& j) { j["entries"][1]["own"]["kernel"] = "cublas:default"; },
+          "entries[1].own.kernel");
+  refused([](Json& j) { j["entries"][1]["alternatives"][0]["kernel"] = "cublas:default"; },
+          "alternatives[0].kernel");
+  refused(
+      [](Json& j) {
+        j["entries"][1]["kernel"] =
+            "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=0,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,"
+            "CLUSTER=0,COMPUTE=0";
+      },
+      "SPLITK=0 is out of range");
+  refused(
+      [](Json& j) {
+        j["entries"][0]["kernel"] = "warptile:BM=64";
+        j["entries"][0].erase("cublas_version");
+      },
+      "entries[0].vendor");
 }
 
 TEST(TuningTable, DepthWithinCapIsOnlyAnUnknownKey) {

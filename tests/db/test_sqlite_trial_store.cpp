@@ -15,6 +15,7 @@
 #include "db/schema.hpp"
 #include "src/core/error.hpp"
 #include "src/core/table_lookup.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "tests/db/db_test_support.hpp"
 
 namespace gemmtune {
@@ -183,6 +184,52 @@ TEST_F(Store, BestAppliesTheTieRuleAmongReTimedTrials) {
   ASSERT_TRUE(table.entries[0].spread.has_value());
   EXPECT_EQ(table.entries[0].spread->rounds, 6);
   EXPECT_DOUBLE_EQ(table.entries[0].spread->lo_ms, 2.010 * 0.99);
+}
+
+
+TEST_F(Store, VendorPicksExportWithOurBestBesideThemOrAreLeftOut) {
+  Problem const p = problem(4096, 4096, 4096);
+  auto retimed = [&](std::string const& id, double ms, Provenance const& prov) {
+    Trial t = trial(h200(), p, id, Disposition::kOk, ms);
+    t.provenance = prov;
+    t.spread_lo_ms = ms * 0.995;
+    t.spread_hi_ms = ms * 1.005;
+    t.spread_rounds = 6;
+    t.cublas_ms = 2.0;
+    return t;
+  };
+  Provenance vendor = provenance("");
+  vendor.cublas = "13.1.0";
+  std::string const lt =
+      "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0";
+  store.record_trial(retimed("simt:V=1", 2.2, provenance()));
+  store.record_trial(retimed("simt:V=2", 2.4, provenance()));
+  store.record_trial(retimed("cublas:default", 2.0, vendor));
+  store.record_trial(retimed(lt, 1.8, vendor));
+  EXPECT_EQ(store.best(h200(), p)->config.id(), lt);
+  EXPECT_EQ(store.best_own(h200(), p)->config.id(), "simt:V=1");
+
+  TuningTable const table = store.to_table({}, "2026-12-02T00:00:00Z");
+  ASSERT_EQ(table.entries.size(), 1u);
+  TableEntry const& e = table.entries[0];
+  EXPECT_EQ(e.kernel.id(), lt);
+  EXPECT_TRUE(e.vendor());
+  EXPECT_EQ(e.cublas_version, "13.1.0");
+  ASSERT_TRUE(e.own.has_value());
+  EXPECT_EQ(e.own->kernel.id(), "simt:V=1");
+  EXPECT_DOUBLE_EQ(e.own->time_ms, 2.2);
+  // Alternatives and defaults are our kernels only: the lookup's model knows no others.
+  for (auto const& a : e.alternatives) EXPECT_FALSE(is_vendor(a.kernel)) << a.kernel.id();
+  for (auto const& d : table.defaults) EXPECT_FALSE(is_vendor(d.kernel)) << d.kernel.id();
+
+  TableFilter own_only;
+  own_only.own_only = true;
+  TuningTable const own = store.to_table(own_only, "2026-12-02T00:00:00Z");
+  ASSERT_EQ(own.entries.size(), 1u);
+  EXPECT_EQ(own.entries[0].kernel.id(), "simt:V=1");
+  EXPECT_FALSE(own.entries[0].vendor());
+  EXPECT_FALSE(own.entries[0].own.has_value());
 }
 
 TEST_F(Store, Baselines) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "src/core/vendor_kernel.hpp"
+#include "src/gpu/cublaslt_autotune.hpp"
 #include "src/gpu/device_probe.hpp"
 #include "src/gpu/device_sensors.hpp"
 #include "src/gpu/gpu_session.hpp"
@@ -244,9 +246,62 @@ TEST_F(GpuSessionTest, CublasBaselineEveryPrecisionAndLayout) {
       EXPECT_GT(r.cublaslt_ms, 0.0) << r.reason;
       EXPECT_GE(r.cublaslt_algo_index, 0);
       EXPECT_GE(r.cublaslt_algos_tried, 1);
-      EXPECT_LE(r.cublaslt_algos_tried, 8);
+      EXPECT_LE(r.cublaslt_algos_tried, kLtMaxCandidates);
+      EXPECT_EQ(vendor_reject_reason(parse_kernel_id(r.cublaslt_kernel)), "") << r.cublaslt_kernel;
     }
   }
+}
+
+
+// The vendor as a candidate: a verified baseline names the algorithm it chose by its canonical
+// id; that id times again as the rounds of a re-time do, and evaluates as a candidate (verify,
+// time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.
+TEST_F(GpuSessionTest, VendorCandidatesVerifyAndRunByTheirIds) {
+  for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16}) {
+    for (Layout l : {Layout::kNN, Layout::kTN}) {
+      BaselineJob job;
+      job.problem = problem(256, 192, 128, prec, l);
+      job.timing = quick_timing();
+      job.verify = true;
+      SCOPED_TRACE(job.problem.describe());
+      BaselineResult const r = session_->baseline(job);
+      ASSERT_TRUE(r.ok) << r.reason;
+      EXPECT_EQ(r.cublas_verdict, Disposition::kOk) << r.verdict_reason;
+      EXPECT_EQ(r.cublaslt_verdict, Disposition::kOk) << r.verdict_reason;
+      EXPECT_LT(r.cublaslt_err_ratio, 1.0);
+      ASSERT_FALSE(r.cublaslt_kernel.empty());
+
+      BaselineJob again = job;
+      again.verify = false;
+      again.cublaslt_kernel = r.cublaslt_kernel;
+      BaselineResult const r2 = session_->baseline(again);
+      ASSERT_TRUE(r2.ok) << r2.reason;
+      EXPECT_EQ(r2.cublaslt_kernel, r.cublaslt_kernel);
+      EXPECT_GT(r2.cublaslt_ms, 0.0) << r2.reason;
+      EXPECT_EQ(r2.cublaslt_verdict, Disposition::kSkipped);
+
+      for (std::string const& id : {r.cublaslt_kernel, std::string("cublas:default")}) {
+        EvalJob e;
+        e.problem = job.problem;
+        e.kernel_id = id;
+        e.timing = quick_timing();
+        e.seed = 5;
+        EvalResult const er = session_->evaluate(e);
+        EXPECT_EQ(er.disposition, Disposition::kOk) << id << ": " << er.reason;
+        EXPECT_GT(er.median_ms, 0.0);
+      }
+    }
+  }
+  EvalJob refused;
+  refused.problem = problem(256, 192, 128, Precision::kFP16, Layout::kNN);
+  refused.kernel_id =
+      "cublaslt:ALGO=4095,TILE=0,STAGES=0,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0";
+  refused.timing = quick_timing();
+  EvalResult const er = session_->evaluate(refused);
+  EXPECT_EQ(er.disposition, Disposition::kLaunchError) << er.reason;
+  EXPECT_NE(er.reason.find("cuBLASLt"), std::string::npos) << er.reason;
+  EXPECT_FALSE(session_->poisoned());
 }
 
 // One kernel and cuBLAS timed both ways. A small problem runs for less than the host's cost of a

@@ -87,6 +87,41 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
   std::filesystem::remove_all(dir);
 }
 
+
+// A vendor id emits the equivalent cuBLAS call, which nvcc builds; hostile values are refused.
+TEST(Emit, VendorIdsEmitTheirCublasCall) {
+  std::string const g = gemmtune::test::gemmtune_binary();
+  auto const dir = std::filesystem::temp_directory_path() / "gemmtune_emit_vendor";
+  std::filesystem::create_directories(dir);
+  std::string const lt =
+      "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=2,RED=2,SWIZZLE=1,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0";
+  struct Case {
+    std::string id, precision, layout, expect;
+  };
+  for (Case const& c : {Case{lt, "bf16", "TN", "cublasLtMatmulAlgoCheck"},
+                        Case{lt, "fp32", "NT", "CUBLAS_COMPUTE_32F_PEDANTIC"},
+                        Case{"cublas:default", "fp16", "NN", "cublasGemmEx"}}) {
+    auto const cu = dir / (c.precision + c.layout + ".cu");
+    CliRun r = run(g + " emit '" + c.id + "' --shape 200x136x72 --precision " + c.precision +
+                   " --layout " + c.layout + " --out " + cu.string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::ifstream in(cu);
+    std::string const text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_NE(text.find(c.expect), std::string::npos) << text;
+    EXPECT_NE(text.find("constexpr std::int64_t M = 200, N = 136, K = 72;"), std::string::npos);
+    r = run(std::string(GEMMTUNE_NVCC) + " -c -std=c++17 " + cu.string() + " -o " +
+            (dir / (c.precision + c.layout + ".o")).string());
+    EXPECT_EQ(r.status, 0) << c.id << ":\n" << r.out;
+  }
+  CliRun r = run(g +
+                 " emit 'cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=0,RED=0,SWIZZLE=0,CUSTOM=0,"
+                 "INNER=0,CLUSTER=0,COMPUTE=0' --shape 64x64x64");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("SPLITK=0 is out of range"), std::string::npos) << r.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Emit, RefusesWhatCannotRun) {
   std::string const g = gemmtune::test::gemmtune_binary();
   CliRun r = run(g + " emit 'vectorized:BM=128,BN=128,BK=8,TM=8,TN=8' --shape 64x64x64 --align 4");

@@ -22,6 +22,9 @@
 
 #include <gemmtune/runtime.hpp>
 
+#include "src/core/vendor_kernel.hpp"
+#include "src/launch/cublaslt_matmul.hpp"
+
 namespace gemmtune {
 namespace {
 
@@ -203,6 +206,108 @@ GemmInfo run_case(Runtime& rt, Case const& c) {
   cudaFree(db);
   cudaFree(dc);
   return info;
+}
+
+
+/// The algorithm cuBLASLt's heuristic ranks first for a packed call of `c`'s shape, as the
+/// canonical cublaslt id a table stores.
+std::string heuristic_algorithm(Case const& c) {
+  Problem p;
+  p.m = c.m;
+  p.n = c.n;
+  p.k = c.k;
+  p.precision = c.precision;
+  p.layout = c.layout;
+  cublasLtHandle_t handle = nullptr;
+  EXPECT_EQ(cublasLtCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  LtDescriptors d;
+  RowMajorGemm const shape{p.layout, p.m, p.n, p.k, nullptr, p.lda(), nullptr, p.ldb(), nullptr,
+                           p.ldc()};
+  // fp32: plain 32F where cuBLASLt lists no pedantic algorithm (COMPUTE=1), as the search does.
+  for (std::int64_t compute : {0, 1}) {
+    LtAlgoConfig probe;
+    probe.compute = compute;
+    EXPECT_EQ(d.init(shape, lt_contract(p.precision, probe)), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulPreference_t pref = nullptr;
+    EXPECT_EQ(cublasLtMatmulPreferenceCreate(&pref), CUBLAS_STATUS_SUCCESS);
+    cublasLtMatmulHeuristicResult_t h{};
+    int returned = 0;
+    cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
+        handle, d.op(), d.first(), d.second(), d.out(), d.out(), pref, 1, &h, &returned);
+    cublasLtMatmulPreferenceDestroy(pref);
+    LtAlgoConfig config;
+    if (s == CUBLAS_STATUS_SUCCESS && returned == 1 && lt_read_algo(h.algo, compute, config)) {
+      cublasLtDestroy(handle);
+      return to_kernel_config(config).id();
+    }
+  }
+  cublasLtDestroy(handle);
+  ADD_FAILURE() << "cuBLASLt offered no algorithm";
+  return {};
+}
+
+/// A table whose entries are vendor picks: a cuBLASLt algorithm per case, under `version`.
+std::filesystem::path write_vendor_table(cudaDeviceProp const& prop,
+                                         std::vector<std::pair<Case, std::string>> const& picks,
+                                         std::string const& version, char const* name) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (auto const& [c, id] : picks) {
+    nlohmann::json e = table_entry(to_string(c.precision), to_string(c.layout),
+                                   static_cast<int>(c.m), static_cast<int>(c.n),
+                                   static_cast<int>(c.k), id.c_str());
+    e["vendor"] = true;
+    if (id.rfind("cublaslt:", 0) == 0) e["cublas_version"] = version;
+    entries.push_back(e);
+  }
+  return write_table_file(prop, std::move(entries), name);
+}
+
+// A table's vendor picks run as stored: the cuBLASLt algorithm with exactly its configuration
+// (checked against a host reference, every precision, two layouts, alpha and beta), and
+// cublas:default as cuBLAS; an algorithm this cuBLAS refuses, or one tuned under another cuBLAS
+// version, falls back to the default call and GemmInfo says why.
+TEST(RuntimeGpuVendor, StoredAlgorithmsRunAndRefusalsFallBack) {
+  cudaDeviceProp prop{};
+  if (!gpu(prop)) GTEST_SKIP() << "no GPU";
+  std::vector<std::pair<Case, std::string>> picks;
+  for (Precision p : kAllPrecisions) {
+    for (Layout l : {Layout::kNN, Layout::kTT}) {
+      Case c{p, l, 256, 192, 128};
+      picks.emplace_back(c, heuristic_algorithm(c));
+    }
+  }
+  Case const plain{Precision::kFP16, Layout::kNT, 128, 128, 64};
+  picks.emplace_back(plain, "cublas:default");
+  Case const refused{Precision::kBF16, Layout::kNT, 128, 128, 64};
+  picks.emplace_back(refused,
+                     "cublaslt:ALGO=4095,TILE=0,STAGES=0,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,"
+                     "INNER=0,CLUSTER=0,COMPUTE=0");
+  RuntimeOptions o;
+  o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+  Runtime rt(write_vendor_table(prop, picks, cublas_version(), "gemmtune_rt_vendor.json"), o);
+  for (std::size_t i = 0; i + 2 < picks.size(); ++i) {
+    Case c = picks[i].first;
+    c.alpha = 0.5f;
+    c.beta = -1.0f;
+    GemmInfo const info = run_case(rt, c);
+    EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
+    EXPECT_EQ(info.rule, "exact");
+    EXPECT_EQ(info.kernel, picks[i].second);
+    // The second call reuses the built algorithm and descriptors.
+    EXPECT_EQ(run_case(rt, c).path, GemmPath::kCublasLt);
+  }
+  GemmInfo info = run_case(rt, plain);
+  EXPECT_EQ(info.path, GemmPath::kCublas) << info.detail;
+  EXPECT_EQ(info.kernel, "cublas:default");
+  EXPECT_NE(info.detail.find("table's pick"), std::string::npos) << info.detail;
+  info = run_case(rt, refused);
+  EXPECT_EQ(info.path, GemmPath::kCublas) << info.detail;
+  EXPECT_NE(info.detail.find("refused"), std::string::npos) << info.detail;
+
+  Runtime other(write_vendor_table(prop, {picks[0]}, "0.0.1", "gemmtune_rt_vendor_old.json"), o);
+  info = run_case(other, picks[0].first);
+  EXPECT_EQ(info.path, GemmPath::kCublas) << info.detail;
+  EXPECT_NE(info.detail.find("cuBLAS 0.0.1"), std::string::npos) << info.detail;
 }
 
 class RuntimeGpu : public ::testing::Test {

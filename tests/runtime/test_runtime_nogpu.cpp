@@ -89,6 +89,37 @@ TEST(RuntimeNoGpu, BadTablesAreRefusedAtLoadWithTheirPath) {
   EXPECT_THROW(Runtime(std::filesystem::path("/nonexistent/gemmtune/table.json")), std::runtime_error);
 }
 
+
+TEST(RuntimeNoGpu, VendorPicksLoadAndStopAtTheDevice) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is present; test_runtime_gpu covers this machine";
+  std::string table = kTable;
+  table.replace(table.find("\"kernel\": \"naive:BM=32,BN=32\""),
+                std::string("\"kernel\": \"naive:BM=32,BN=32\"").size(),
+                "\"kernel\": \"cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,"
+                "CUSTOM=0,INNER=0,CLUSTER=0,COMPUTE=0\", \"vendor\": true, "
+                "\"cublas_version\": \"13.1.0\"");
+  Runtime rt(write_file("gemmtune_rt_vendor_table.json", table));
+  EXPECT_EQ(rt.table_entries(), 1u);
+  std::vector<float> host(64 * 64);
+  GemmInfo info;
+  EXPECT_EQ(rt.gemm(Precision::kFP32, Layout::kNN, 64, 64, 64, 1.0f, host.data(), 64, host.data(),
+                    64, 0.0f, host.data(), 64, nullptr, &info),
+            GemmStatus::kNoDevice);
+  EXPECT_EQ(info.path, GemmPath::kNone);
+  EXPECT_EQ(to_string(GemmPath::kCublasLt), "cublaslt");
+  // A vendor pick without its cuBLAS version is refused at load, with its path.
+  std::string unversioned = table;
+  unversioned.replace(unversioned.find(", \"cublas_version\": \"13.1.0\""),
+                      std::string(", \"cublas_version\": \"13.1.0\"").size(), "");
+  try {
+    Runtime bad(write_file("gemmtune_rt_vendor_bad.json", unversioned));
+    FAIL() << "expected an exception";
+  } catch (std::runtime_error const& e) {
+    EXPECT_NE(std::string(e.what()).find("entries[0].cublas_version"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RuntimeNoGpu, DescribeSaysWhatIsLoaded) {
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_cubins").string();

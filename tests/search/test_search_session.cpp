@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "src/core/error.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "tests/search/fake_gpu.hpp"
 #include "tests/search/memory_store.hpp"
 
@@ -277,6 +278,127 @@ TEST(PhaseTimes, WorkerStepsTravelInEvalResultAndSortIntoPhases) {
   EXPECT_DOUBLE_EQ(p.idle_s(), 3.0);
   EXPECT_DOUBLE_EQ(p.gpu_busy(), 0.7);
   EXPECT_NE(p.to_json().find("\"idle_s\""), std::string::npos);
+}
+
+}  // namespace gemmtune
+
+namespace gemmtune {
+namespace {
+
+constexpr char const* kLtId =
+    "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+    "COMPUTE=0";
+
+/// A GPU whose baselines verify cuBLAS and one cuBLASLt algorithm, at the given speeds; the
+/// jobs it received are kept.
+class VendorGpu : public ScriptedGpu {
+ public:
+  VendorGpu(double cublas_ms, double cublaslt_ms) : cublas_ms_(cublas_ms), lt_ms_(cublaslt_ms) {}
+  BaselineResult baseline(BaselineJob const& job, double) override {
+    jobs.push_back(job);
+    BaselineResult b;
+    b.ok = true;
+    b.cublas_ms = b.cublas_min_ms = b.cublas_max_ms = cublas_ms_;
+    b.cublaslt_ms = b.cublaslt_min_ms = b.cublaslt_max_ms = lt_ms_;
+    b.cublaslt_kernel = job.cublaslt_kernel.empty() ? kLtId : job.cublaslt_kernel;
+    if (job.verify) {
+      b.cublas_verdict = Disposition::kOk;
+      b.cublaslt_verdict = lt_wrong ? Disposition::kWrongResult : Disposition::kOk;
+      if (lt_wrong) b.verdict_reason = "cuBLASLt: max |C-R|/bound = 40";
+    }
+    return b;
+  }
+  std::vector<BaselineJob> jobs;
+  bool lt_wrong = false;
+
+ private:
+  double cublas_ms_, lt_ms_;
+};
+
+SearchOptions vendor_options(TestFamily const& fam) {
+  SearchOptions o;
+  o.problems = {parse_shape("64x64x64")};
+  o.families = {&fam};
+  o.arguments = "test";
+  o.retime_top = 2;
+  o.retime_rounds = 3;
+  return o;
+}
+
+}  // namespace
+
+TEST(SearchSession, TheVendorIsACandidateAndWinsWhenFaster) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(0.9, 0.8);  // both faster than our best (1.1 ms)
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  ProblemOutcome const& o = r.problems[0];
+  ASSERT_TRUE(o.best && o.best_own);
+  EXPECT_EQ(o.best->config.id(), kLtId);
+  EXPECT_EQ(o.best->spread_rounds, 3);
+  EXPECT_EQ(o.best_own->config.id(), "testfam:X=5,Y=1");
+  // The first baseline verifies and chooses; the rounds time the algorithm it chose.
+  ASSERT_EQ(gpu.jobs.size(), 4u);
+  EXPECT_TRUE(gpu.jobs[0].verify);
+  EXPECT_TRUE(gpu.jobs[0].cublaslt_kernel.empty());
+  for (std::size_t i = 1; i < gpu.jobs.size(); ++i) {
+    EXPECT_FALSE(gpu.jobs[i].verify);
+    EXPECT_EQ(gpu.jobs[i].cublaslt_kernel, kLtId);
+  }
+  // cublas:default and the algorithm, each as a quick row and a re-timed row.
+  int vendor_rows = 0;
+  for (Trial const& t : store.trials) {
+    if (!is_vendor(t.config)) continue;
+    ++vendor_rows;
+    EXPECT_EQ(t.provenance.cublas, "13.1.0");
+    EXPECT_TRUE(t.provenance.template_hash.empty());
+    EXPECT_EQ(t.disposition, Disposition::kOk);
+  }
+  EXPECT_EQ(vendor_rows, 4);
+  EXPECT_EQ(o.vendor_trials, 4);
+}
+
+TEST(SearchSession, OurKernelStaysThePickWhenFaster) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(2.0, 1.9);
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), "testfam:X=5,Y=1");
+  EXPECT_EQ(r.problems[0].best_own->config.id(), "testfam:X=5,Y=1");
+}
+
+TEST(SearchSession, AWrongVendorResultIsNeverThePick) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(2.0, 0.5);
+  gpu.lt_wrong = true;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), "testfam:X=5,Y=1");
+  bool stored_wrong = false;
+  for (Trial const& t : store.trials) {
+    if (t.config.id() == kLtId) {
+      EXPECT_EQ(t.disposition, Disposition::kWrongResult);
+      EXPECT_NE(t.reason.find("cuBLASLt"), std::string::npos);
+      stored_wrong = true;
+    }
+  }
+  EXPECT_TRUE(stored_wrong);
+}
+
+TEST(SearchSession, VendorCandidatesCanBeTurnedOff) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(0.5, 0.4);
+  SearchOptions o = vendor_options(fam);
+  o.vendor_candidates = false;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].best->config.id(), "testfam:X=5,Y=1");
+  EXPECT_FALSE(gpu.jobs[0].verify);
+  for (Trial const& t : store.trials) EXPECT_FALSE(is_vendor(t.config)) << t.config.id();
+  // The rounds let cuBLASLt choose again: without candidates its figure is a baseline only.
+  EXPECT_TRUE(gpu.jobs[1].cublaslt_kernel.empty());
 }
 
 }  // namespace gemmtune

@@ -14,6 +14,7 @@
 #include "src/core/error.hpp"
 #include "src/core/median.hpp"
 #include "src/core/tie_rule.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/nvrtc/compiler.hpp"
 #include "src/nvrtc/embedded_sources.hpp"
 #include "tuner/search/eval_job_builder.hpp"
@@ -145,6 +146,70 @@ Provenance SearchSession::provenance_for(Family const& family) const {
   return p;
 }
 
+Provenance SearchSession::vendor_provenance() const {
+  Provenance prov;
+  prov.driver = device_.driver;
+  prov.cuda_runtime = device_.cuda_runtime;
+  prov.cublas = device_.cublas;
+  prov.gemmtune_version = std::string(gemmtune_version());
+  return prov;
+}
+
+std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
+                                                       BaselineResult const& base,
+                                                       BaselineResult const& verdicts, int rounds,
+                                                       bool only_new, std::int64_t search_id) {
+  struct Figure {
+    KernelConfig config;
+    Disposition verdict;
+    double err_ratio, ms, lo, hi;
+  };
+  std::vector<Figure> figures;
+  if (base.cublas_ms > 0) {
+    figures.push_back({cublas_default(), verdicts.cublas_verdict, verdicts.cublas_err_ratio,
+                       base.cublas_ms, base.cublas_min_ms, base.cublas_max_ms});
+  }
+  if (base.cublaslt_ms > 0 && !base.cublaslt_kernel.empty()) {
+    figures.push_back({parse_kernel_id(base.cublaslt_kernel), verdicts.cublaslt_verdict,
+                       verdicts.cublaslt_err_ratio, base.cublaslt_ms, base.cublaslt_min_ms,
+                       base.cublaslt_max_ms});
+  }
+  Provenance const prov = vendor_provenance();
+  std::vector<Trial> out;
+  for (Figure const& f : figures) {
+    // Only a verified call is a candidate; one never checked is a baseline figure only.
+    if (f.verdict == Disposition::kSkipped) continue;
+    if (only_new && store_.find_trial(device_.gpu, problem, f.config, prov)) continue;
+    Trial t;
+    t.search_id = search_id;
+    t.gpu = device_.gpu;
+    t.problem = problem;
+    t.config = f.config;
+    t.provenance = prov;
+    t.disposition = f.verdict;
+    t.max_err_ratio = f.err_ratio;
+    t.cublas_ms = base.cublas_ms;
+    t.cublaslt_ms = base.cublaslt_ms;
+    if (f.verdict == Disposition::kOk) {
+      t.time_ms = f.ms;
+      t.min_ms = f.lo;
+      t.spread_lo_ms = f.lo;
+      t.spread_hi_ms = f.hi;
+      t.spread_rounds = rounds;
+      t.tflops = problem.flops() / (f.ms * 1e-3) / 1e12;
+      t.reason = rounds >= 2 ? "vendor candidate, re-timed: median of " + std::to_string(rounds) +
+                                   " rounds interleaved with the top candidates"
+                             : "vendor candidate, timed as the baseline";
+    } else {
+      t.reason = verdicts.verdict_reason;
+    }
+    t.created_at = unix_now();
+    t.id = store_.record_trial(t);
+    out.push_back(t);
+  }
+  return out;
+}
+
 SearchReport SearchSession::run(SearchOptions const& options) {
   auto const start = Clock::now();
   SearchReport report;
@@ -196,15 +261,16 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   {
     auto const t = Clock::now();
     BaselineJob job{problem, options.seed, options.timing};
+    job.verify = options.vendor_candidates;
     outcome.baseline = gpu_.baseline(job, options.job_timeout_s * 4);
     phases.baseline_s += seconds_since(t);
     if (outcome.baseline.ok) {
-      Provenance prov;
-      prov.driver = device_.driver;
-      prov.cuda_runtime = device_.cuda_runtime;
-      prov.cublas = device_.cublas;
-      prov.gemmtune_version = std::string(gemmtune_version());
-      store_.record_baseline(device_.gpu, problem, outcome.baseline, prov);
+      store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
+      if (options.vendor_candidates) {
+        outcome.vendor_trials += static_cast<int>(
+            record_vendor_trials(problem, outcome.baseline, outcome.baseline, 1, true, search_id)
+                .size());
+      }
     } else if (progress_) {
       progress_->message("cuBLAS baseline failed for " + problem.describe() + ": " +
                          outcome.baseline.reason);
@@ -246,9 +312,11 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   std::optional<double> best_ms;
   {
     // The newest row of each config counts (a re-time supersedes the quick figure).
+    // Our own kernels only: the early stop and the progress line follow the search's own
+    // best; the vendor's figures join at the final pick.
     std::set<std::string> seen;
     for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
-      if (!seen.insert(t.config.id()).second) continue;
+      if (is_vendor(t.config) || !seen.insert(t.config.id()).second) continue;
       if (t.disposition == Disposition::kOk && (!best_ms || t.time_ms < *best_ms)) {
         best_ms = t.time_ms;
         outcome.best = t;
@@ -392,8 +460,11 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   for (auto& p : pending) {
     if (p.compiled.valid()) p.compiled.wait();
   }
-  // A run that evaluated nothing new (a finished search run again) has nothing to re-time.
-  if (options.retime_top > 0 && outcome.evaluated > 0 && !interrupted() && !gpu_.stopped()) {
+  outcome.best_own = outcome.best;
+  // A run that evaluated nothing new (a finished search run again) has nothing to re-time,
+  // unless vendor candidates joined only now: they must meet the own kernels in the same rounds.
+  if (options.retime_top > 0 && (outcome.evaluated > 0 || outcome.vendor_trials > 0) &&
+      !interrupted() && !gpu_.stopped()) {
     auto const t = Clock::now();
     retime_top(problem, options, family_by_name, outcome, phases, search_id);
     phases.retime_s += seconds_since(t);
@@ -435,6 +506,12 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     jobs.push_back(make_eval_job(*fam, t.config, problem, cr, cubin_dir_, options.seed,
                                  options.final_timing));
   }
+  // The rounds time the cuBLASLt algorithm the first baseline chose, so its figure is one
+  // algorithm's median, comparable with the candidates'.
+  BaselineJob const base_job{problem, options.seed, options.final_timing,
+                             options.vendor_candidates ? outcome.baseline.cublaslt_kernel : "",
+                             false};
+  BaselineResult const verdicts = outcome.baseline;
   // Rounds of (baselines, candidate 1, candidate 2, ...), each round starting one place further
   // along that list: clocks and temperature drift between rounds and a run can warm the board
   // for the next, so every entry takes every position once in as many rounds. The figure is the
@@ -449,8 +526,7 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     for (std::size_t step = 0; step < slots && !interrupted() && !gpu_.stopped(); ++step) {
       std::size_t const slot = (step + static_cast<std::size_t>(round)) % slots;
       if (slot == 0) {
-        BaselineResult const b = gpu_.baseline(BaselineJob{problem, options.seed, options.final_timing},
-                                               options.job_timeout_s * 4);
+        BaselineResult const b = gpu_.baseline(base_job, options.job_timeout_s * 4);
         if (b.ok) {
           last_base = b;
           cublas.push_back(b.cublas_ms);
@@ -511,18 +587,23 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     ++outcome.retimed;
     if (t.disposition == Disposition::kOk) stored.push_back(t);
   }
-  // The search reports what the store's best() will answer: the same pick over the re-timed.
-  std::optional<Trial> best;
-  if (!stored.empty()) best = stored[pick_trial(stored)];
+  if (!stored.empty()) outcome.best_own = stored[pick_trial(stored)];
   if (!cublas.empty()) {
-    Provenance prov;
-    prov.driver = device_.driver;
-    prov.cuda_runtime = device_.cuda_runtime;
-    prov.cublas = device_.cublas;
-    prov.gemmtune_version = std::string(gemmtune_version());
-    store_.record_baseline(device_.gpu, problem, outcome.baseline, prov);
+    store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
+    // Vendor figures count only when every round timed them, as the candidates' do.
+    bool const all_rounds = cublas.size() == static_cast<std::size_t>(rounds) &&
+                            (outcome.baseline.cublaslt_kernel.empty() ||
+                             cublaslt.size() == static_cast<std::size_t>(rounds));
+    if (options.vendor_candidates && all_rounds) {
+      for (Trial const& t : record_vendor_trials(problem, outcome.baseline, verdicts, rounds, false,
+                                                 search_id)) {
+        ++outcome.vendor_trials;
+        if (t.disposition == Disposition::kOk) stored.push_back(t);
+      }
+    }
   }
-  if (best) outcome.best = best;
+  // The search reports what the store's best() will answer: the same pick over the re-timed.
+  if (!stored.empty()) outcome.best = stored[pick_trial(stored)];
 }
 
 }  // namespace gemmtune

@@ -49,13 +49,20 @@ struct SearchOptions {
                                  ///< strategy's feedback lag, see StrategyContext::lag)
   /// Start guided strategies from the best configs of tuned neighbouring shapes on this GPU.
   bool warm_start = true;
+  /// The default cuBLAS call and the chosen cuBLASLt algorithm are candidates too (verified,
+  /// re-timed in the same rounds, stored as cublas / cublaslt trials), so the pick never loses
+  /// to them (DESIGN.md §6). Off: they are timed as baselines only.
+  bool vendor_candidates = true;
   std::string arguments;         ///< recorded with the search
 };
 
 /// Counts and times for one problem.
 struct ProblemOutcome {
   Problem problem;
+  /// The pick: the fastest candidate of any family, vendor calls included (tie rule).
   std::optional<Trial> best;
+  /// The pick among our own kernels only, so their progress stays visible beside a vendor pick.
+  std::optional<Trial> best_own;
   BaselineResult baseline;
   std::map<std::string, int> dispositions;  ///< this run's trials, by disposition text
   int candidates = 0;         ///< valid configs after pruning
@@ -63,6 +70,7 @@ struct ProblemOutcome {
   int evaluated = 0;          ///< trials recorded by this run
   int resumed = 0;            ///< skipped: already in the cache
   int retimed = 0;            ///< top candidates re-timed at the end
+  int vendor_trials = 0;      ///< cuBLAS / cuBLASLt candidates recorded by this run
   int warm_start = 0;         ///< configs offered to the strategy from neighbouring shapes
   std::string strategy;       ///< the strategy used (after "auto" is resolved)
   double wall_s = 0.0;
@@ -122,6 +130,9 @@ class SearchSession {
 
   /// Provenance for trials of a family on the current device.
   Provenance provenance_for(Family const& family) const;
+  /// Provenance of vendor trials and baselines: the device's driver, runtime and cuBLAS
+  /// versions (an algorithm id belongs to the cuBLAS that listed it), no template or options.
+  Provenance vendor_provenance() const;
 
  private:
   ProblemOutcome tune_problem(Problem const& problem, SearchOptions const& options,
@@ -131,6 +142,14 @@ class SearchSession {
   void retime_top(Problem const& problem, SearchOptions const& options,
                   std::map<std::string, Family const*> const& families, ProblemOutcome& outcome,
                   PhaseTimes& phases, std::int64_t search_id);
+
+  /// Records the vendor candidates a baseline timed as trials: `rounds` ≥ 2 when the figures
+  /// are the medians of a final re-time's rounds (with `lo`/`hi` their spread), 1 for one timing.
+  /// With `only_new`, a candidate already stored under the current provenance is left alone (a
+  /// resumed search keeps its re-timed figures). Returns the trials recorded.
+  std::vector<Trial> record_vendor_trials(Problem const& problem, BaselineResult const& base,
+                                          BaselineResult const& verdicts, int rounds,
+                                          bool only_new, std::int64_t search_id);
 
   GpuEvaluator& gpu_;
   TrialStore& store_;

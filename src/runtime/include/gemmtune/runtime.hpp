@@ -27,12 +27,13 @@ enum class GemmStatus {
 enum class GemmPath {
   kNone,    ///< nothing ran (see the status)
   kTuned,   ///< the table's kernel, compiled with NVRTC
-  kCublas,  ///< cuBLAS with the precision's pinned compute type
+  kCublas,  ///< cuBLAS with the precision's pinned compute type (also a table's cublas:default)
+  kCublasLt,  ///< the table's cuBLASLt algorithm, exactly as tuned (a vendor pick)
 };
 
 /// "ok", "invalid_argument", "no_device", "cuda_error", "cublas_error".
 std::string_view to_string(GemmStatus status);
-/// "none", "tuned", "cublas".
+/// "none", "tuned", "cublas", "cublaslt".
 std::string_view to_string(GemmPath path);
 
 /// What one call did, for tests, logs and users who want to know.
@@ -41,7 +42,8 @@ struct GemmInfo {
   GemmPath path = GemmPath::kNone;
   std::string rule;    ///< the table rule that matched: "exact", "nearest", "gpu_default",
                        ///< "arch_default" or "none" ("" when the call stopped before the lookup)
-  std::string kernel;  ///< the table's kernel id, even when it fell back to cuBLAS; else ""
+  std::string kernel;  ///< the table's kernel id (ours or a vendor pick such as
+                       ///< "cublas:default"), even when it fell back to cuBLAS; else ""
   int align = 0;       ///< alignment class of the pointers and leading dimensions (bytes)
   std::string detail;  ///< one line: why this path (a fallback names its reason)
 };
@@ -63,7 +65,15 @@ struct RuntimeOptions {
 /// run on less-aligned data. The first call of a kernel compiles it with NVRTC (cubin cached on
 /// disk) and loads it; later calls of the same problem cost a hash lookup and a launch. A
 /// problem with no entry, a kernel the current build or device cannot run, or a failed compile,
-/// load or launch goes to cuBLAS, and the kernel is not tried again for that problem.
+/// load or launch goes to cuBLAS, and the kernel is not tried again for that problem. A table
+/// entry whose pick is a vendor call runs it: cublas:default as cuBLAS, a cuBLASLt algorithm
+/// with exactly its tuned configuration (built once per problem), but only under the cuBLAS
+/// version it was tuned with and when this cuBLAS accepts it; otherwise cuBLAS, and GemmInfo
+/// says why.
+///
+/// Under CUDA-graph capture, a call whose stream already has a workspace block (from an
+/// earlier call outside the capture) records that block's address in the graph; replay the
+/// graph in order with the stream's other work, as for cuBLAS's own workspace.
 ///
 /// Thread-safe: one Runtime may serve many threads and streams. gemm() never throws and never
 /// aborts; it queues work on the caller's stream and does not synchronise.
