@@ -15,7 +15,10 @@ results=${RESULTS:-$here/results}
 mkdir -p "$results"
 stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$what"
 start=$(date +%s)
-"$G" --json search --shapes-file "$shapes" "$@" > "$stem.search.json"
+# Exit 3 (a problem without a verified result) still leaves a report worth summarising.
+rc=0
+"$G" --json search --shapes-file "$shapes" "$@" > "$stem.search.json" || rc=$?
+[[ $rc -eq 0 || $rc -eq 3 ]] || exit $rc
 end=$(date +%s)
 "$G" --json devices > "$stem.device.json"
 python3 "$here/summarize.py" "$stem.search.json" "$stem.device.json" "$((end - start))" \

@@ -139,7 +139,7 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
         timing.repeats = a.repeats;
         timing.protocol = protocols[pi];
         ProtocolRun& run = runs[pi];
-        run.last_base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing}, a.timeout_s);
+        run.last_base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing, {}, false}, a.timeout_s);
         run.last = run_candidate(ctx, *family, cfg, problem, timing, a.seed, a.timeout_s).result;
         run.rounds.push_back({{"baseline", run.last_base}, {"result", run.last}});
         if (run.last_base.ok) {

@@ -28,7 +28,7 @@ void run_ladder(LadderArgs const& a, AppContext& ctx) {
   Problem const problem = parse_shape(a.shape).resolved();
   DeviceReport const& dev = ctx.require_gpu();
   TimingSpec timing;
-  BaselineResult base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing}, a.timeout_s);
+  BaselineResult base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing, {}, false}, a.timeout_s);
   if (!base.ok) throw Error("cuBLAS baseline failed: " + base.reason);
 
   TextTable t({"stage", "kernel", "time", "TFLOP/s", "% of cuBLAS", "% of cuBLASLt", "result"});

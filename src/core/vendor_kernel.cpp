@@ -84,4 +84,14 @@ LtAlgoConfig lt_algo_config(KernelConfig const& config) {
   return a;
 }
 
+std::optional<LtAlgoConfig> parse_lt_algo(std::string_view id) {
+  try {
+    KernelConfig const c = parse_kernel_id(id);
+    if (c.family != kCublasLtFamily || !vendor_reject_reason(c).empty()) return std::nullopt;
+    return lt_algo_config(c);
+  } catch (Error const&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace gemmtune

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,5 +65,9 @@ std::string vendor_reject_reason(KernelConfig const& config);
 
 /// The algorithm of a valid cublaslt config; throws UsageError with vendor_reject_reason().
 LtAlgoConfig lt_algo_config(KernelConfig const& config);
+
+/// The algorithm a cublaslt id names, or nullopt when `id` does not parse or validate (for ids
+/// that arrive from elsewhere: a worker's answer, a stored trial).
+std::optional<LtAlgoConfig> parse_lt_algo(std::string_view id);
 
 }  // namespace gemmtune

@@ -4,6 +4,7 @@
 #include "src/gpu/cublaslt_autotune.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <vector>
@@ -101,7 +102,11 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
   std::set<std::string> seen;
   auto add = [&](LtAlgoConfig const& c) {
     if (out.size() >= static_cast<std::size_t>(kLtMaxCandidates)) return false;
-    if (!seen.insert(to_kernel_config(c).id()).second) return false;
+    KernelConfig const id = to_kernel_config(c);
+    // A value outside what an id can hold (cuBLASLt reports SPLITK=-1 for some heuristic
+    // results) could not be stored and rebuilt: such an algorithm is not a candidate.
+    if (!vendor_reject_reason(id).empty()) return false;
+    if (!seen.insert(id.id()).second) return false;
     Candidate cand{c, {}, 0};
     if (!lt_build_algo(handle_, d, c, cand.algo, cand.workspace).empty()) return false;
     if (cand.workspace > workspace_.bytes()) return false;
@@ -274,7 +279,14 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
     double best_ms = 0.0;
     out.algo_index = -1;
     out.algos_tried = 0;
+    auto const start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < candidates.size(); ++i) {
+      // Heuristic results come first: on a large problem, where each quick timing takes a
+      // while, the time cap ends the list after the most promising ones.
+      double const spent_ms = std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+      if (out.algos_tried > 0 && spent_ms > kLtTimingCapMs) break;
       Candidate const& cand = candidates[i];
       TimingResult const t = time_launches(
           [&](int set) -> LaunchStatus {

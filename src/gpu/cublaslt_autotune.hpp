@@ -28,6 +28,9 @@ inline constexpr int kLtVariedAlgos = 4;
 inline constexpr int kLtExtraIds = 8;
 /// Candidates timed per problem, at most.
 inline constexpr int kLtMaxCandidates = 48;
+/// Wall time the short timings of one problem's candidates may take before the rest are
+/// passed over (each is a few ms on small problems, 100 ms and more at 8192³ in fp32).
+inline constexpr double kLtTimingCapMs = 1500.0;
 /// Workspace offered to cuBLASLt's algorithms.
 inline constexpr std::size_t kLtWorkspaceBytes = std::size_t{64} << 20;
 

@@ -460,11 +460,13 @@ struct GpuSession::Impl {
     r.protocol = t.protocol;
     r.cublas_power = t.power;
 
-    LtAutotuneResult const lt_result =
-        job.cublaslt_kernel.empty()
-            ? lt->run(p, pool, spec, sensors.get())
-            : lt->time_one(p, lt_algo_config(parse_kernel_id(job.cublaslt_kernel)), pool, spec,
-                           sensors.get());
+    std::optional<LtAlgoConfig> const given = parse_lt_algo(job.cublaslt_kernel);
+    if (!job.cublaslt_kernel.empty() && !given) {
+      r.reason = "not a valid cublaslt id: '" + job.cublaslt_kernel + "'";
+      return r;
+    }
+    LtAutotuneResult const lt_result = given ? lt->time_one(p, *given, pool, spec, sensors.get())
+                                             : lt->run(p, pool, spec, sensors.get());
     if (is_sticky(lt_result.timing.failure.cuda_error)) {
       poison(lt_result.timing.failure.cuda_error);
       r.reason = lt_result.reason;

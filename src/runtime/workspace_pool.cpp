@@ -43,21 +43,33 @@ cudaError_t WorkspacePool::acquire(int device, cudaStream_t stream, std::size_t 
   };
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaError_t const e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return e;
+  if (capture != cudaStreamCaptureStatusNone) {
+    // Under capture the stream's block, where one is big enough, goes into the graph as it is:
+    // blocks live as long as the pool, and the graph replays in the stream's order like its
+    // other work. Allocating inside the capture would add an allocation, a clear and a free to
+    // every replay.
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto const seen = last_ids_.find(stream);
+    if (seen != last_ids_.end()) {
+      auto const it = blocks_.find(Key{device, seen->second});
+      if (it != blocks_.end() && it->second.bytes >= bytes) {
+        out.ptr = it->second.ptr;
+        return cudaSuccess;
+      }
+    }
+    return per_call();
+  }
   unsigned long long id = 0;
   if (cudaError_t const e = cudaStreamGetId(stream, &id); e != cudaSuccess) return e;
 
   Key const key{device, id};
   std::lock_guard<std::mutex> lock(mutex_);
+  if (last_ids_.size() < kMaxStreams || last_ids_.count(stream)) last_ids_[stream] = id;
   auto it = blocks_.find(key);
-  // Under capture the stream's block, where one is big enough, goes into the graph as it is:
-  // blocks live as long as the pool, and the graph replays in the stream's order like its
-  // other work. Allocating inside the capture would add an allocation, a clear and a free to
-  // every replay.
   if (it != blocks_.end() && it->second.bytes >= bytes) {
     out.ptr = it->second.ptr;
     return cudaSuccess;
   }
-  if (capture != cudaStreamCaptureStatusNone) return per_call();
   if (it == blocks_.end() && blocks_.size() >= kMaxStreams) return per_call();
   // Growing at least twice over keeps the outgrown blocks, which live until the pool does, to
   // less than the final block's size in all.

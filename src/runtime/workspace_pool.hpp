@@ -71,6 +71,9 @@ class WorkspacePool {
   std::mutex mutex_;
   std::unordered_map<Key, Block, KeyHash> blocks_;
   std::vector<Block> retired_;  // outgrown blocks, freed with the pool
+  /// The id each stream handle had when last seen outside a capture: cudaStreamGetId is not
+  /// allowed while a stream is being captured (the call would invalidate the capture).
+  std::unordered_map<cudaStream_t, unsigned long long> last_ids_;
 };
 
 }  // namespace gemmtune

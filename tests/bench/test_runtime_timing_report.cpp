@@ -80,6 +80,15 @@ TEST(RuntimeTimingReport, RatioOfMediansAndCleanRows) {
   EXPECT_FALSE(row("1x1x1", {1.0}, {1.0}, "cublas").clean());
   EXPECT_FALSE(row("1x1x1", {1.0}, {1.0}, "tuned", "runtime ran another kernel").clean());
   EXPECT_FALSE(row("1x1x1", {}, {}).ratio());
+  // Vendor picks: clean on the vendor path their kernel names.
+  TimingRow lt = row("1x1x1", {1.0}, {1.0}, "cublaslt");
+  lt.kernel = "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,COMPUTE=0";
+  EXPECT_TRUE(lt.clean());
+  lt.path = "cublas";
+  EXPECT_FALSE(lt.clean());
+  TimingRow cb = row("1x1x1", {1.0}, {1.0}, "cublas");
+  cb.kernel = "cublas:default";
+  EXPECT_TRUE(cb.clean());
 }
 
 TEST(RuntimeTimingReport, SummaryCountsOnlyCleanRows) {
@@ -119,10 +128,14 @@ TEST(RuntimeTimingReport, SummarySaysWhatTheLibraryAddsToTheLaunches) {
 TEST(RuntimeTimingReport, MarkdownHasOneLinePerRowAndTheSummary) {
   std::vector<TimingRow> rows{row("4096x4096x4096", {2.0}, {2.02}),
                               row("8x8x8", {0.01}, {0.02}, "cublas", "no | tuned\npath")};
+  rows[0].table_ms = 1.98;
   std::string const md = to_markdown(rows, summarize(rows), "ctx");
   EXPECT_EQ(md.rfind("ctx\n\n", 0), 0u);
-  EXPECT_NE(md.find("| 4096x4096x4096 | fp16 | NT | `mma:bm=128` | 2.0000 | 2.0200 | 1.0100 |"),
-            std::string::npos);
+  // table, tuner and runtime figures, runtime/tuner and runtime/table.
+  EXPECT_NE(md.find("| 4096x4096x4096 | fp16 | NT | `mma:bm=128` | 1.9800 | 2.0000 | 2.0200 | "
+                    "1.0100 | 1.0202 |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("no \\| tuned path"), std::string::npos);  // one table line per row
   EXPECT_NE(md.find("Summary over 1 of 2 entries: median |runtime/tuner − 1| = 1.00 %, worst = "
                     "1.00 % (4096x4096x4096 fp16 NT)"),

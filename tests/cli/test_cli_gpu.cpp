@@ -109,8 +109,10 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
   CliRun t = run_cli({"--json", "list", "trials"}, db);
   ASSERT_EQ(t.exit_code, 0);
-  // 12 quick trials plus the 3 best re-timed against cuBLAS (rows that supersede theirs).
-  EXPECT_EQ(nlohmann::json::parse(t.out).size(), 15u);
+  // 12 quick trials plus the 3 best re-timed against cuBLAS (rows that supersede theirs), and
+  // the vendor candidates (cublas:default and the chosen cuBLASLt algorithm), each as a quick
+  // and a re-timed row.
+  EXPECT_EQ(nlohmann::json::parse(t.out).size(), 19u);
   CliRun q = run_cli({"--json", "query", "--shape", "256x256x256"}, db);
   ASSERT_EQ(q.exit_code, 0) << q.err;
   auto const qj = nlohmann::json::parse(q.out)[0];
@@ -132,8 +134,9 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   EXPECT_EQ(aj["problems"][0]["evaluated"], 0);
   EXPECT_EQ(aj["problems"][0]["resumed"], 12);
   EXPECT_EQ(aj["problems"][0]["retimed"], 0);
+  EXPECT_EQ(aj["problems"][0]["vendor_trials"], 0);  // the same algorithm, already stored
   CliRun t2 = run_cli({"--json", "list", "trials"}, db);
-  EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 15u);
+  EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 19u);
 }
 
 }  // namespace gemmtune::test

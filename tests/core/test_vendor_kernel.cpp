@@ -78,6 +78,10 @@ TEST(VendorKernel, RefusesMalformedAndHostileIds) {
   // Values beyond int32 never get as far as the vendor check.
   EXPECT_THROW(parse_kernel_id("cublaslt:ALGO=99999999999"), UsageError);
   EXPECT_THROW(parse_kernel_id("cublaslt:ALGO=-1"), UsageError);
+  EXPECT_FALSE(parse_lt_algo("cublaslt:ALGO=-1").has_value());
+  EXPECT_FALSE(parse_lt_algo("cublas:default").has_value());
+  EXPECT_FALSE(parse_lt_algo("").has_value());
+  EXPECT_TRUE(parse_lt_algo("cublaslt:" + good).has_value());
 }
 
 }  // namespace gemmtune

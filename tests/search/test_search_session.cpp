@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 
 #include "src/core/error.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "tests/search/fake_gpu.hpp"
 #include "tests/search/memory_store.hpp"
+#include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
 namespace {
@@ -253,9 +255,6 @@ TEST(SearchSession, NoDeviceIsAClearError) {
   EXPECT_TRUE(store.trials.empty());
 }
 
-}  // namespace gemmtune
-
-namespace gemmtune {
 
 TEST(PhaseTimes, WorkerStepsTravelInEvalResultAndSortIntoPhases) {
   EvalResult r;
@@ -280,9 +279,6 @@ TEST(PhaseTimes, WorkerStepsTravelInEvalResultAndSortIntoPhases) {
   EXPECT_NE(p.to_json().find("\"idle_s\""), std::string::npos);
 }
 
-}  // namespace gemmtune
-
-namespace gemmtune {
 namespace {
 
 constexpr char const* kLtId =
@@ -399,6 +395,91 @@ TEST(SearchSession, VendorCandidatesCanBeTurnedOff) {
   for (Trial const& t : store.trials) EXPECT_FALSE(is_vendor(t.config)) << t.config.id();
   // The rounds let cuBLASLt choose again: without candidates its figure is a baseline only.
   EXPECT_TRUE(gpu.jobs[1].cublaslt_kernel.empty());
+}
+
+
+TEST(SearchSession, AResumedSearchKeepsItsCublasLtAlgorithm) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(2.0, 1.9);
+  SearchOptions const o = vendor_options(fam);
+  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  std::size_t const rows = store.trials.size();
+  VendorGpu again(2.0, 1.9);
+  SearchReport const r = SearchSession(again, store, fake_compile(), "/tmp").run(o);
+  ASSERT_FALSE(again.jobs.empty());
+  EXPECT_EQ(again.jobs[0].cublaslt_kernel, kLtId);  // timed again, not chosen again
+  EXPECT_EQ(r.problems[0].vendor_trials, 0);
+  EXPECT_EQ(r.problems[0].retimed, 0);
+  EXPECT_EQ(store.trials.size(), rows);
+}
+
+
+TEST(SearchSession, WithoutAReTimeThePickIsOverTheQuickFiguresVendorIncluded) {
+  TestFamily fam;
+  MemoryStore store;
+  VendorGpu gpu(0.9, 0.8);
+  SearchOptions o = vendor_options(fam);
+  o.retime_top = 0;
+  SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), kLtId);
+  EXPECT_EQ(r.problems[0].best_own->config.id(), "testfam:X=5,Y=1");
+  EXPECT_EQ(r.problems[0].best->spread_rounds, 1);
+}
+
+
+/// A worker naming an algorithm no id can hold (cuBLASLt has reported SPLITK=-1) must not end
+/// the search: the algorithm is left out, cuBLAS stays a candidate.
+TEST(SearchSession, AnInvalidCublasLtIdFromTheWorkerIsLeftOut) {
+  class BadIdGpu : public VendorGpu {
+   public:
+    BadIdGpu() : VendorGpu(0.9, 0.5) {}
+    BaselineResult baseline(BaselineJob const& job, double t) override {
+      BaselineResult b = VendorGpu::baseline(job, t);
+      b.cublaslt_kernel =
+          "cublaslt:ALGO=43,TILE=18,STAGES=34,SPLITK=-1,RED=2,SWIZZLE=1,CUSTOM=0,INNER=0,"
+          "CLUSTER=3,COMPUTE=0";
+      return b;
+    }
+  };
+  TestFamily fam;
+  MemoryStore store;
+  BadIdGpu gpu;
+  SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), "cublas:default");
+  for (BaselineJob const& j : gpu.jobs) EXPECT_TRUE(j.cublaslt_kernel.empty());
+  for (Trial const& t : store.trials) EXPECT_NE(t.config.family, "cublaslt");
+}
+
+
+/// Ctrl-C during the final re-time: candidates whose turn never came store nothing (a stored
+/// "skipped" row would supersede their verified figures), and the pick falls back to the
+/// quick figures, the vendor's included.
+TEST(SearchSession, AnInterruptedReTimeStoresNothingUnmeasured) {
+  class InterruptingGpu : public VendorGpu {
+   public:
+    InterruptingGpu() : VendorGpu(0.9, 0.8) {}
+    EvalResult evaluate(EvalJob const& job, double t) override {
+      EvalResult r = VendorGpu::evaluate(job, t);
+      if (evals == 17) std::raise(SIGINT);  // the first candidate of the re-time's first round
+      return r;
+    }
+  };
+  install_interrupt_handler();
+  TestFamily fam;
+  MemoryStore store;
+  InterruptingGpu gpu;
+  SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  clear_interrupt();
+  EXPECT_TRUE(r.interrupted);
+  int skipped = 0;
+  for (Trial const& t : store.trials) skipped += t.disposition == Disposition::kSkipped;
+  EXPECT_EQ(skipped, 2);  // the two spilling configs of the search itself
+  EXPECT_EQ(r.problems[0].retimed, 0);
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), kLtId);
 }
 
 }  // namespace gemmtune

@@ -155,6 +155,17 @@ Provenance SearchSession::vendor_provenance() const {
   return prov;
 }
 
+std::string SearchSession::stored_cublaslt(Problem const& problem) {
+  Provenance const prov = vendor_provenance();
+  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {  // newest first
+    if (t.config.family == kCublasLtFamily && t.disposition == Disposition::kOk &&
+        t.provenance == prov) {
+      return t.config.id();
+    }
+  }
+  return {};
+}
+
 std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
                                                        BaselineResult const& base,
                                                        BaselineResult const& verdicts, int rounds,
@@ -170,9 +181,16 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
                        base.cublas_ms, base.cublas_min_ms, base.cublas_max_ms});
   }
   if (base.cublaslt_ms > 0 && !base.cublaslt_kernel.empty()) {
-    figures.push_back({parse_kernel_id(base.cublaslt_kernel), verdicts.cublaslt_verdict,
-                       verdicts.cublaslt_err_ratio, base.cublaslt_ms, base.cublaslt_min_ms,
-                       base.cublaslt_max_ms});
+    // The worker names the algorithm; an id that does not parse or validate is reported and
+    // left out, never allowed to end the search.
+    if (std::optional<LtAlgoConfig> const lt = parse_lt_algo(base.cublaslt_kernel)) {
+      figures.push_back({to_kernel_config(*lt), verdicts.cublaslt_verdict,
+                         verdicts.cublaslt_err_ratio, base.cublaslt_ms, base.cublaslt_min_ms,
+                         base.cublaslt_max_ms});
+    } else if (progress_) {
+      progress_->message("cuBLASLt algorithm '" + base.cublaslt_kernel + "' of " +
+                         problem.describe() + " is not a valid cublaslt id; not a candidate");
+    }
   }
   Provenance const prov = vendor_provenance();
   std::vector<Trial> out;
@@ -258,18 +276,22 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   if (progress_) progress_->problem_started(problem, outcome.candidates, outcome.pruned);
 
   // The baseline first: every ratio of this run is against cuBLAS timed in this worker.
+  std::vector<Trial> vendor_quick;  // the vendor candidates it recorded
   {
     auto const t = Clock::now();
-    BaselineJob job{problem, options.seed, options.timing};
+    BaselineJob job{problem, options.seed, options.timing, {}, false};
     job.verify = options.vendor_candidates;
+    // A resumed search keeps the cuBLASLt algorithm it chose before (its figures are stored):
+    // choosing again could land on another of near-equal speed and re-time for nothing.
+    if (options.vendor_candidates) job.cublaslt_kernel = stored_cublaslt(problem);
     outcome.baseline = gpu_.baseline(job, options.job_timeout_s * 4);
     phases.baseline_s += seconds_since(t);
     if (outcome.baseline.ok) {
       store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
       if (options.vendor_candidates) {
-        outcome.vendor_trials += static_cast<int>(
-            record_vendor_trials(problem, outcome.baseline, outcome.baseline, 1, true, search_id)
-                .size());
+        vendor_quick =
+            record_vendor_trials(problem, outcome.baseline, outcome.baseline, 1, true, search_id);
+        outcome.vendor_trials += static_cast<int>(vendor_quick.size());
       }
     } else if (progress_) {
       progress_->message("cuBLAS baseline failed for " + problem.describe() + ": " +
@@ -277,6 +299,9 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     }
   }
 
+  // A time budget is the search's own: the baselines before it (cuBLAS, and cuBLASLt's
+  // candidates, which take seconds on large shapes) do not eat into it.
+  auto const search_start = Clock::now();
   StrategyPlan const plan = plan_strategy(options.strategy, options.budget, configs.size());
   Budget const& budget = plan.budget;
   outcome.strategy = plan.strategy;
@@ -330,7 +355,7 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
 
   auto budget_left = [&]() {
     if (eval_cap > 0 && outcome.evaluated + outcome.resumed >= eval_cap) return false;
-    if (budget.seconds > 0 && seconds_since(start) >= budget.seconds) return false;
+    if (budget.seconds > 0 && seconds_since(search_start) >= budget.seconds) return false;
     return true;
   };
 
@@ -469,6 +494,16 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     retime_top(problem, options, family_by_name, outcome, phases, search_id);
     phases.retime_s += seconds_since(t);
   }
+  // Without a re-time (none asked for, nothing of ours verified, or cut short), the pick is the
+  // same rule over the quick figures, as the store's best() answers then.
+  if (outcome.retimed == 0) {
+    std::vector<Trial> quick;
+    if (outcome.best_own) quick.push_back(*outcome.best_own);
+    for (Trial const& t : vendor_quick) {
+      if (t.disposition == Disposition::kOk) quick.push_back(t);
+    }
+    if (!quick.empty()) outcome.best = quick[pick_trial(quick)];
+  }
   outcome.wall_s = seconds_since(start);
   return outcome;
 }
@@ -508,9 +543,10 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   }
   // The rounds time the cuBLASLt algorithm the first baseline chose, so its figure is one
   // algorithm's median, comparable with the candidates'.
-  BaselineJob const base_job{problem, options.seed, options.final_timing,
-                             options.vendor_candidates ? outcome.baseline.cublaslt_kernel : "",
-                             false};
+  BaselineJob base_job{problem, options.seed, options.final_timing, {}, false};
+  if (options.vendor_candidates && parse_lt_algo(outcome.baseline.cublaslt_kernel)) {
+    base_job.cublaslt_kernel = outcome.baseline.cublaslt_kernel;
+  }
   BaselineResult const verdicts = outcome.baseline;
   // Rounds of (baselines, candidate 1, candidate 2, ...), each round starting one place further
   // along that list: clocks and temperature drift between rounds and a run can warm the board
@@ -558,6 +594,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   }
   std::vector<Trial> stored;
   for (std::size_t i = 0; i < top.size(); ++i) {
+    // Interrupted before this candidate's turn: nothing was measured, and a stored "skipped"
+    // row would supersede its verified figure.
+    if (last[i].disposition == Disposition::kSkipped && times[i].empty()) continue;
     Trial t = top[i];
     t.id = 0;
     t.search_id = search_id;

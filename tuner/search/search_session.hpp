@@ -143,6 +143,9 @@ class SearchSession {
                   std::map<std::string, Family const*> const& families, ProblemOutcome& outcome,
                   PhaseTimes& phases, std::int64_t search_id);
 
+  /// The cuBLASLt algorithm of the newest verified cublaslt trial of `problem` under the current
+  /// vendor provenance, or "".
+  std::string stored_cublaslt(Problem const& problem);
   /// Records the vendor candidates a baseline timed as trials: `rounds` ≥ 2 when the figures
   /// are the medians of a final re-time's rounds (with `lo`/`hi` their spread), 1 for one timing.
   /// With `only_new`, a candidate already stored under the current provenance is left alone (a
