@@ -10,6 +10,7 @@
 #include "db/cache_path.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
 
 namespace gemmtune {
@@ -21,6 +22,7 @@ struct ImportArgs {
 
 /// A kernel this build cannot compile is refused at import, not discovered at run time.
 std::string check_kernel(KernelConfig const& cfg) {
+  if (is_vendor(cfg)) return vendor_reject_reason(cfg);
   Family const* family = find_family(cfg.family);
   if (!family) {
     std::string known;

@@ -321,6 +321,23 @@ std::vector<Trial> trials_from_table(TuningTable const& table, std::string const
       t.spread_rounds = e.spread->rounds;
     }
     t.provenance = provenance;
+    if (e.vendor() && !e.cublas_version.empty()) {
+      // A vendor pick belongs to the cuBLAS it was timed with; the export gives it back.
+      t.provenance.cublas = e.cublas_version;
+    }
+    if (e.own) {
+      // Our best kernel beside a vendor pick, as a figure timed on its own: it cannot take the
+      // pick from the re-timed vendor figure on the way through.
+      Trial own = t;
+      own.provenance = provenance;
+      own.config = e.own->kernel;
+      own.time_ms = own.min_ms = e.own->time_ms;
+      own.spread_lo_ms = own.spread_hi_ms = 0.0;
+      own.spread_rounds = 0;
+      own.tflops = t.problem.flops() / (own.time_ms * 1e-3) / 1e12;
+      own.reason = t.reason + ": our best kernel beside the vendor pick " + e.kernel.id();
+      out.push_back(std::move(own));
+    }
     // Alternatives come in as the figures they stand for, the winner's time over their relative
     // speed, so that exporting the cache again gives them back. One never enters as faster than
     // its winner: that would change the entry's winner on the way through.
@@ -356,6 +373,11 @@ ImportReport import_table(std::filesystem::path const& cache, TuningTable const&
     for (std::size_t i = 0; i < table.entries.size(); ++i) {
       if (std::string why = check(table.entries[i].kernel); !why.empty()) {
         throw Error(source + ": entries[" + std::to_string(i) + "].kernel: " + why);
+      }
+      if (auto const& own = table.entries[i].own) {
+        if (std::string why = check(own->kernel); !why.empty()) {
+          throw Error(source + ": entries[" + std::to_string(i) + "].own.kernel: " + why);
+        }
       }
       auto const& alts = table.entries[i].alternatives;
       for (std::size_t j = 0; j < alts.size(); ++j) {

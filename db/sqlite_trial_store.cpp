@@ -21,6 +21,12 @@ namespace {
 
 std::int64_t now_seconds() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
+/// A cuBLAS version as the table writes it ("13.1.0"): digits and dots.
+bool is_version_text(std::string const& v) {
+  return !v.empty() && v.size() <= 16 &&
+         std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); });
+}
+
 // The columns read_trial() expects, from trials t joined with gpus g and provenances p.
 /// Alternatives an exported entry carries: enough for the lookup's wave model to find a kernel
 /// whose tile count suits a nearby shape, few enough to keep tables small.
@@ -670,6 +676,8 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
     std::vector<Trial> own;
     for (std::size_t i = first; i < last; ++i) {
       Trial const& t = rows[i].trial;
+      // A cuBLASLt algorithm without the cuBLAS version it belongs to cannot be exported.
+      if (t.config.family == kCublasLtFamily && !is_version_text(t.provenance.cublas)) continue;
       trials.push_back(t);
       if (is_vendor(t.config)) continue;  // defaults are our kernels, for shapes not tuned
       Group const g{rows[i].gpu_id, t.problem.precision, t.problem.layout};
@@ -678,6 +686,10 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
       own.push_back(t);
     }
     std::int64_t const gpu_id = rows[first].gpu_id;
+    if (trials.empty()) {
+      first = last;
+      continue;
+    }
     Trial const& t = trials[pick_trial(trials)];
     std::optional<TableOwnFigure> own_figure;
     if (is_vendor(t.config) && !own.empty()) {
@@ -707,7 +719,8 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
       spread = TableSpread{t.spread_lo_ms, t.spread_hi_ms, t.spread_rounds};
     }
     builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt,
-                      alternatives(gpu_id, t), spread, own_figure, t.provenance.cublas);
+                      alternatives(gpu_id, t), spread, own_figure,
+                      is_version_text(t.provenance.cublas) ? t.provenance.cublas : std::string());
   }
   for (auto const& [g, timings] : groups) {
     for (auto const& choice : choose_defaults(timings)) {

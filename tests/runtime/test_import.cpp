@@ -16,6 +16,7 @@
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "tests/support/test_paths.hpp"
 
 namespace gemmtune {
@@ -130,6 +131,40 @@ TEST(Import, AlternativesComeBackFromARoundTrip) {
   EXPECT_DOUBLE_EQ(back.entries[0].alternatives[0].relative, 1.0);  // capped at the winner's speed
   EXPECT_EQ(back.entries[0].alternatives[1].kernel.id(), kSlow);
   EXPECT_DOUBLE_EQ(back.entries[0].alternatives[1].relative, 0.25);
+}
+
+
+// A table with vendor picks comes back out of the cache as it went in: the pick, its cuBLAS
+// version, its spread and our own best kernel beside it.
+TEST(Import, VendorPicksRoundTripThroughTheCache) {
+  TempDir dir;
+  Problem const p = problem(512, 512, 512);
+  KernelConfig const lt = parse_kernel_id(
+      "cublaslt:ALGO=66,TILE=12,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=3,"
+      "COMPUTE=0");
+  TuningTableBuilder b("2026-12-02T00:00:00Z");
+  b.add_entry(h200(), p, lt, 0.0035, 76.7, 0.0037, 0.0035, {}, TableSpread{0.00349, 0.00352, 6},
+              TableOwnFigure{parse_kernel_id(kFast), 0.0042}, "13.1.0");
+  b.add_entry(h200(), problem(128, 128, 128), cublas_default(), 0.002, 2.1, 0.002, 0.0021, {},
+              TableSpread{0.0019, 0.0021, 6}, std::nullopt, "13.1.0");
+  TuningTable const table = b.build();
+  ImportReport const r = import_table(dir / "cache.db", table, "t.json", {});
+  EXPECT_EQ(r.added, 3);  // two picks and our kernel beside one of them
+  SqliteTrialStore store(dir / "cache.db");
+  TuningTable const back = store.to_table({}, "2026-12-02T00:00:00Z");
+  ASSERT_EQ(back.entries.size(), 2u);
+  TableEntry const& e = back.entries[1];
+  EXPECT_EQ(e.kernel, lt);
+  EXPECT_EQ(e.cublas_version, "13.1.0");
+  ASSERT_TRUE(e.own.has_value());
+  EXPECT_EQ(e.own->kernel.id(), kFast);
+  EXPECT_DOUBLE_EQ(e.own->time_ms, 0.0042);
+  EXPECT_EQ(back.entries[0].kernel.id(), "cublas:default");
+  TableFilter own_only;
+  own_only.own_only = true;
+  TuningTable const ours = store.to_table(own_only, "2026-12-02T00:00:00Z");
+  ASSERT_EQ(ours.entries.size(), 1u);
+  EXPECT_EQ(ours.entries[0].kernel.id(), kFast);
 }
 
 TEST(Import, SameTableTwiceIsDuplicates) {
@@ -367,6 +402,17 @@ TEST(ImportCli, ReportsCountsAndRefusesBadTablesWithTheirPath) {
   r = run(db + "import " + (dir / "missing.json").string(), out);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(bytes(cache), before);
+
+  // A vendor pick is a kernel the import knows.
+  TuningTableBuilder vb("2026-12-02T00:00:00Z");
+  vb.add_entry(h200(), problem(512, 512, 512), cublas_default(), 0.004, 67.0, 0.004,
+               std::nullopt, {}, std::nullopt, TableOwnFigure{parse_kernel_id(kSlow), 0.009},
+               "13.1.0");
+  auto const vendor = dir / "vendor.json";
+  write_tuning_table(vb.build(), vendor);
+  r = run(db + "import " + vendor.string(), out);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("2 added"), std::string::npos) << r.out;
 }
 
 }  // namespace
