@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 #include <thread>
 
 #include "db/cache_path.hpp"
@@ -111,6 +112,8 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
                                       std::string const& shapes_file, Precision precision,
                                       Layout layout, int align) {
   std::vector<Problem> out;
+  // Precision, layout and align are the same for every shape here: M, N, K tell shapes apart.
+  std::unordered_set<std::string> seen;
   auto add = [&](std::string const& text) {
     Problem p = parse_shape(text, precision, layout);
     p.align = align;
@@ -119,9 +122,7 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
                        "-byte aligned with packed leading dimensions (its class is " +
                        std::to_string(p.packed_alignment()) + ")");
     }
-    for (Problem const& q : out) {
-      if (q == p) return;  // a shape given twice is tuned once
-    }
+    if (!seen.insert(p.shape()).second) return;  // a shape given twice is tuned once
     out.push_back(p);
   };
   for (auto const& s : shapes) add(s);
@@ -138,6 +139,12 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
     int lineno = 0;
     while (std::getline(in, line)) {
       ++lineno;
+      // A UTF-8 byte-order mark (editors on some systems write one) is not part of the text.
+      if (lineno == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+      if (line.find('\0') != std::string::npos) {
+        throw UsageError(shapes_file + ":" + std::to_string(lineno) +
+                         ": a NUL byte in the line (expected text: M N K per line)");
+      }
       if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
       while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
         line.pop_back();

@@ -43,7 +43,10 @@ struct SearchArgs {
 
 void print_dry_run(DryRunReport const& r, bool json) {
   if (json) {
-    nlohmann::json j{{"arch", r.arch}, {"wall_s", r.wall_s}, {"families", nlohmann::json::array()}};
+    nlohmann::json j{{"arch", r.arch},
+                     {"wall_s", r.wall_s},
+                     {"interrupted", r.interrupted},
+                     {"families", nlohmann::json::array()}};
     if (!r.configs.empty()) {
       nlohmann::json configs = nlohmann::json::array();
       for (DryRunConfig const& c : r.configs) {
@@ -98,7 +101,7 @@ void print_dry_run(DryRunReport const& r, bool json) {
   }
   std::cout << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
             << " of " << total << " candidates compile without spills (" << fixed(r.wall_s, 1)
-            << " s wall)\n";
+            << " s wall)" << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
   t.print(std::cout);
   for (auto const& f : r.families) {
     if (!f.first_error.empty()) std::cout << "first error in " << f.family << ":\n" << f.first_error << "\n";
@@ -213,6 +216,10 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
     int compiled = 0;
     for (auto const& f : r.families) compiled += f.compiled;
     if (compiled == 0) command_status() = 3;
+    if (r.interrupted) {
+      std::cerr << "gemmtune: dry run interrupted; the counts above are partial" << std::endl;
+      command_status() = 130;
+    }
     return;
   }
 

@@ -1,7 +1,6 @@
 // `gemmtune __worker` (hidden): the isolated GPU worker process. Started only by the search's
 // supervisor, which owns the pipes on fds 3 and 4.
 #include "cli/commands.hpp"
-#include "tuner/worker/fake_handlers.hpp"
 #include "tuner/worker/gpu_handlers.hpp"
 #include "tuner/worker/worker_main.hpp"
 
@@ -11,7 +10,6 @@ void setup_worker(CLI::App& app, AppContext&) {
   CLI::App* sub = app.add_subcommand("__worker", "");
   sub->group("");  // hidden from --help
   sub->callback([] {
-    // Fake jobs are always offered: they are how the supervisor is tested without a GPU.
     command_status() = worker_main(worker_handlers());
   });
 }

@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(gemmtune_version()));
   app.require_subcommand(1);
   app.add_option("--db", ctx.options.db_path,
-                 "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)");
+                 "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)")
+      ->check(non_empty_text("--db"));
   app.add_option("--cache-dir", ctx.options.cache_dir, "Cubin cache directory");
   app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
   app.add_flag("-q,--quiet", ctx.options.quiet, "No progress on stderr");

@@ -68,4 +68,15 @@ CLI::Validator seed_value() {
       "SEED");
 }
 
+CLI::Validator non_empty_text(std::string const& option) {
+  return CLI::Validator(
+      [option](std::string& value) -> std::string {
+        if (value.empty()) {
+          return "an empty " + option + " names no file (leave the option out for the default)";
+        }
+        return {};
+      },
+      "TEXT");
+}
+
 }  // namespace gemmtune

@@ -1,6 +1,7 @@
-// Validators for numeric command-line options: CLI11's Range lets NaN through (every comparison
+// Validators for command-line options. Numbers: CLI11's Range lets NaN through (every comparison
 // with NaN is false) and its unsigned parse wraps "-1", so every number an option takes is
-// checked here, with the bad value and the expected range in the one-line error.
+// checked here, with the bad value and the expected range in the one-line error; and paths
+// that must not be empty.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,5 +17,8 @@ CLI::Validator integer_in(long long lo, long long hi);
 
 /// A seed: decimal digits of an unsigned 64-bit value (no sign, no wrap past 2^64 − 1).
 CLI::Validator seed_value();
+
+/// A non-empty value: an empty path must not quietly mean the default.
+CLI::Validator non_empty_text(std::string const& option);
 
 }  // namespace gemmtune

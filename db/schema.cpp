@@ -246,6 +246,12 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
     throw Error("'" + path.string() + "' is a directory, not a cache file: " +
                 std::string(kPickAnother));
   }
+  // A FIFO, device or socket would block SQLite's first read or be written to as if it were a
+  // file: a cache is a regular file (or a link to one).
+  if (existed && !std::filesystem::is_regular_file(path, ec)) {
+    throw Error("'" + path.string() + "' is not a regular file, so it cannot be a cache: " +
+                std::string(kPickAnother));
+  }
   if (!existed) create_cache_parent(path);
 
   Database db(path, mode);

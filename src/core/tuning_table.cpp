@@ -15,15 +15,21 @@
 
 #include "src/core/error.hpp"
 #include "src/core/file_output.hpp"
+#include "src/core/json_structure.hpp"
 #include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
 namespace {
 
-using Json = nlohmann::json;
+// The reader's documents keep their objects as vectors: a table is many small objects, and a
+// tree node per key made a 200 000-entry table cost 670 MB and seconds to build.
+using Json = nlohmann::ordered_json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::int64_t kMaxId = (std::int64_t{1} << 31) - 1;
+// A table's objects have at most 19 keys; far more is no table (and would make the reader's
+// vector-backed objects quadratic).
+constexpr std::size_t kMaxTableObjectKeys = 64;
 constexpr std::int64_t kMaxSmCount = 100000;
 constexpr std::int64_t kMaxShapes = (std::int64_t{1} << 31) - 1;
 constexpr std::size_t kMaxNameLength = 256;
@@ -64,9 +70,9 @@ class TableReader {
     throw Error(source_ + ": " + (path.empty() ? std::string("top level") : path) + ": " + what);
   }
 
-  [[noreturn]] void expected(std::string const& path, std::string const& what,
+  [[noreturn]] void expected(std::string const& path, std::string_view what,
                              Json const& got) const {
-    fail(path, "expected " + what + ", got " + describe(got));
+    fail(path, "expected " + std::string(what) + ", got " + describe(got));
   }
 
   /// Checks that `v` is an object whose keys are all in `known`.
@@ -82,32 +88,35 @@ class TableReader {
     }
   }
 
-  /// The member `key`; fails naming what was expected when it is absent.
+  /// The member `key`; fails naming what was expected when it is absent. Messages and paths
+  /// are built only on failure: a table of 200 000 entries reads millions of members.
   Json const& member(Json const& obj, std::string const& path, std::string_view key,
-                     std::string const& what) const {
+                     std::string_view what) const {
     auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing (expected " + what + ")");
+    if (it == obj.end()) fail(join(path, key), "missing (expected " + std::string(what) + ")");
     return *it;
   }
 
   std::int64_t integer(Json const& obj, std::string const& path, std::string_view key,
                        std::int64_t lo, std::int64_t hi) const {
-    std::string const what =
-        "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    Json const& v = member(obj, path, key, what);
-    std::string const p = join(path, key);
+    auto const what = [&] {
+      return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    };
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing (expected " + what() + ")");
+    Json const& v = *it;
     if (v.is_number_unsigned()) {
       auto const u = v.get<std::uint64_t>();
       if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo)
-        expected(p, what, v);
+        expected(join(path, key), what(), v);
       return static_cast<std::int64_t>(u);
     }
     if (v.is_number_integer()) {
       auto const x = v.get<std::int64_t>();
-      if (x < lo || x > hi) expected(p, what, v);
+      if (x < lo || x > hi) expected(join(path, key), what(), v);
       return x;
     }
-    expected(p, what, v);
+    expected(join(path, key), what(), v);
   }
 
   double positive(Json const& v, std::string const& path) const {
@@ -117,7 +126,10 @@ class TableReader {
   }
 
   double positive(Json const& obj, std::string const& path, std::string_view key) const {
-    return positive(member(obj, path, key, "a number > 0"), join(path, key));
+    Json const& v = member(obj, path, key, "a number > 0");
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
+      expected(join(path, key), "a number > 0", v);
+    return v.get<double>();
   }
 
   /// A positive number, or nullopt when the key is absent or null.
@@ -125,22 +137,28 @@ class TableReader {
                                           std::string_view key) const {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return std::nullopt;
-    return positive(*it, join(path, key));
+    Json const& v = *it;
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
+      expected(join(path, key), "a number > 0", v);
+    return v.get<double>();
   }
 
   std::string text(Json const& obj, std::string const& path, std::string_view key,
                    std::size_t max_length) const {
-    std::string const what =
-        "a non-empty string of at most " + std::to_string(max_length) + " characters";
-    Json const& v = member(obj, path, key, what);
-    if (!v.is_string()) expected(join(path, key), what, v);
+    auto const what = [&] {
+      return "a non-empty string of at most " + std::to_string(max_length) + " characters";
+    };
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing (expected " + what() + ")");
+    Json const& v = *it;
+    if (!v.is_string()) expected(join(path, key), what(), v);
     auto const& s = v.get_ref<std::string const&>();
-    if (s.empty() || s.size() > max_length) expected(join(path, key), what, v);
+    if (s.empty() || s.size() > max_length) expected(join(path, key), what(), v);
     return s;
   }
 
   Precision precision(Json const& obj, std::string const& path) const {
-    std::string const what = "one of \"fp32\", \"tf32\", \"fp16\", \"bf16\"";
+    std::string_view const what = "one of \"fp32\", \"tf32\", \"fp16\", \"bf16\"";
     Json const& v = member(obj, path, "precision", what);
     if (v.is_string()) {
       for (Precision p : kAllPrecisions) {
@@ -151,7 +169,7 @@ class TableReader {
   }
 
   Layout layout(Json const& obj, std::string const& path) const {
-    std::string const what = "one of \"NN\", \"NT\", \"TN\", \"TT\"";
+    std::string_view const what = "one of \"NN\", \"NT\", \"TN\", \"TT\"";
     Json const& v = member(obj, path, "layout", what);
     if (v.is_string()) {
       for (Layout l : kAllLayouts) {
@@ -162,7 +180,7 @@ class TableReader {
   }
 
   int align(Json const& obj, std::string const& path) const {
-    std::string const what = "one of 1, 2, 4, 8, 16";
+    std::string_view const what = "one of 1, 2, 4, 8, 16";
     Json const& v = member(obj, path, "align", what);
     if (v.is_number_integer()) {
       auto const a = v.get<std::int64_t>();
@@ -172,21 +190,21 @@ class TableReader {
   }
 
   KernelConfig kernel(Json const& obj, std::string const& path) const {
-    std::string const p = join(path, "kernel");
-    std::string const id = text(obj, path, "kernel", kMaxKernelIdLength);
+    auto const p = [&] { return join(path, "kernel"); };
+    std::string const& id = text(obj, path, "kernel", kMaxKernelIdLength);
     KernelConfig cfg;
     try {
       cfg = parse_kernel_id(id);
     } catch (UsageError const& e) {
-      fail(p, e.what());
+      fail(p(), e.what());
     }
     // Equal configs must have equal ids everywhere (DB, CLI, logs), so only the canonical
     // spelling is accepted ("BM=0128" names the same config as "BM=128").
     if (cfg.id() != id) {
-      fail(p, "expected the canonical id " + Json(cfg.id()).dump() + ", got " + Json(id).dump());
+      fail(p(), "expected the canonical id " + Json(cfg.id()).dump() + ", got " + Json(id).dump());
     }
     if (is_vendor(cfg)) {
-      if (std::string const why = vendor_reject_reason(cfg); !why.empty()) fail(p, why);
+      if (std::string const why = vendor_reject_reason(cfg); !why.empty()) fail(p(), why);
     }
     return cfg;
   }
@@ -356,14 +374,14 @@ class TableReader {
   void check_ratio(Json const& e, std::string const& path, std::string_view key,
                    std::string_view baseline, std::optional<double> expected_ratio) const {
     std::optional<double> const got = optional_positive(e, path, key);
-    std::string const p = join(path, key);
+    auto const p = [&] { return join(path, key); };
     if (!expected_ratio) {
-      if (got) fail(p, "expected null because " + std::string(baseline) + " is null");
+      if (got) fail(p(), "expected null because " + std::string(baseline) + " is null");
       return;
     }
-    if (!got) fail(p, "missing (expected " + std::string(baseline) + " / time_ms)");
+    if (!got) fail(p(), "missing (expected " + std::string(baseline) + " / time_ms)");
     if (std::abs(*got - *expected_ratio) > kRatioTolerance * *expected_ratio) {
-      fail(p, "expected " + std::string(baseline) + " / time_ms = " + Json(*expected_ratio).dump() +
+      fail(p(), "expected " + std::string(baseline) + " / time_ms = " + Json(*expected_ratio).dump() +
                   ", got " + Json(*got).dump());
     }
   }
@@ -466,55 +484,10 @@ class TableReader {
 /// last of duplicate keys silently and its copy/dump recurse per level, so both are stopped here,
 /// in the parser callback, before a DOM is built.
 Json parse_json(std::string_view text, std::string const& source) {
-  struct Frame {
-    bool is_array = false;
-    std::size_t index = 0;           // arrays: the element being read
-    std::string key;                 // objects: the member being read
-    std::vector<std::string> keys;   // objects: keys seen so far
-  };
-  std::vector<Frame> frames;
-  auto path = [&frames] {
-    std::string p;
-    for (auto const& f : frames) p = f.is_array ? index_path(p, f.index) : join(p, f.key);
-    return p.empty() ? std::string("top level") : p;
-  };
-  // A value ends: the enclosing array moves on to its next element.
-  auto value_done = [&frames] {
-    if (!frames.empty() && frames.back().is_array) ++frames.back().index;
-  };
-  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) -> bool {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start:
-        if (depth >= kMaxTableDepth) {
-          throw Error(source + ": " + path() + ": nested deeper than " +
-                      std::to_string(kMaxTableDepth) + " levels (a tuning table needs 3)");
-        }
-        frames.push_back(Frame{event == Json::parse_event_t::array_start, 0, {}, {}});
-        break;
-      case Json::parse_event_t::key: {
-        auto& f = frames.back();
-        auto const& k = parsed.get_ref<std::string const&>();
-        f.key = k;
-        if (std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end()) {
-          throw Error(source + ": " + path() + ": duplicate key");
-        }
-        f.keys.push_back(k);
-        break;
-      }
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        frames.pop_back();
-        value_done();
-        break;
-      case Json::parse_event_t::value:
-        value_done();
-        break;
-    }
-    return true;
-  };
+  // Depth and duplicate keys checked while the document is built, in one linear pass.
   try {
-    return Json::parse(text.begin(), text.end(), callback);
+    return parse_checked_json<Json>(text, kMaxTableDepth, source, " (a tuning table needs 3)",
+                                    kMaxTableObjectKeys);
   } catch (Json::exception const& e) {
     throw Error(source + ": not valid JSON: " + e.what());
   }

@@ -1,10 +1,12 @@
 // The CLI without a GPU: help lists every subcommand, bad input gives one clear line and exit 2,
 // a dry run compiles a space, and GPU commands say plainly that there is no GPU.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +97,8 @@ TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
       {{"bench", "--shape", "8x8x8", "--protocol", "loop"}, "--protocol"},
       {{"nosuchcommand"}, ""},
       {{"search", "--no-such-flag"}, ""},
+      // An empty --db must not quietly mean $GEMMTUNE_DB.
+      {{"--db", "", "list", "shapes"}, "an empty --db names no file"},
   };
   std::string const db = temp_dir("usage") + "/cache.db";
   for (auto const& c : cases) {
@@ -304,6 +308,123 @@ TEST(Cli, EmitLeavesOtherFilesAlone) {
   }
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"k.cu", "k.cu.tmp"}));
+}
+
+}  // namespace gemmtune::test
+
+namespace gemmtune::test {
+
+// Inputs that are not what they claim: a FIFO as the cache is refused at once (SQLite would
+// block on it), a shapes file with a byte-order mark reads as without one, and a NUL byte in a
+// line is named with its line.
+TEST(Cli, NonFileCachesAndOddShapesFiles) {
+  std::string const dir = temp_dir("odd-inputs");
+  std::string const fifo = dir + "/cache.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string err;
+  // timeout: a regression would hang here, not fail.
+  EXPECT_EQ(shell_status("timeout 20 " + gemmtune_binary() + " --db '" + fifo + "' list shapes",
+                         err),
+            1)
+      << err;
+  EXPECT_NE(err.find("not a regular file"), std::string::npos) << err;
+
+  std::string const bom = dir + "/bom.txt";
+  std::ofstream(bom) << "\xEF\xBB\xBF" << "64 64 64\n128 128 128\n64 64 64\n";
+  CliRun r = run_cli({"--json", "search", "--shapes-file", bom, "--dry-run", "--family", "naive",
+                      "--max-configs", "1"},
+                     dir + "/cache.db");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 2) << r.out;  // 2 shapes
+
+  std::string const nul = dir + "/nul.txt";
+  {
+    std::ofstream out(nul, std::ios::binary);
+    out << "64 64 64\n128 1";
+    out.put('\0');
+    out << "28 128\n";
+  }
+  r = run_cli({"search", "--shapes-file", nul, "--dry-run"}, dir + "/cache.db");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nul.txt:2: a NUL byte"), std::string::npos) << r.err;
+}
+
+// Ctrl-C during a dry run: exit 130, the partial counts marked as such.
+TEST(Cli, AnInterruptedDryRunSaysSoAndExits130) {
+  std::string const dir = temp_dir("dry-int");
+  std::string err;
+  // Many shapes of every family keep the dry run compiling for far longer than the 2 s.
+  int const rc = shell_status(gemmtune_binary() + " --db '" + dir + "/c.db' search --dry-run "
+                              "--shape 4096x4096x4096 --shape 1000x1000x1000 --shape 64x64x64 "
+                              "--precision bf16 > '" + dir + "/out.txt' & pid=$!; sleep 2; "
+                              "kill -INT $pid; wait $pid",
+                              err);
+  EXPECT_EQ(rc, 130) << err;
+  std::ifstream in(dir + "/out.txt");
+  std::string const out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(out.find("INTERRUPTED"), std::string::npos) << out;
+}
+
+}  // namespace gemmtune::test
+
+namespace gemmtune::test {
+
+// Inputs that scale: each of these took 15 s to minutes before (a parser callback, a linear key
+// scan per key, a linear duplicate scan per shape); the bounds here are several times the
+// measured figures on a 2-core machine (1.5 s, 0.5 s, 1 s), so only a return to quadratic time
+// fails them.
+TEST(Cli, InputsThatScaleAreReadInLinearTime) {
+  std::string const dir = temp_dir("scale");
+  std::string err;
+  auto timed = [&](std::string const& command, double& seconds) {
+    auto const t0 = std::chrono::steady_clock::now();
+    int const rc = shell_status(command, err);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return rc;
+  };
+  {  // a valid table of 200 000 entries
+    std::ofstream out(dir + "/big.json");
+    out << R"({"format":"gemmtune-table","version":1,"generated_at":"2026-12-02T00:00:00Z",)"
+        << R"("gemmtune_version":"0.2.0","gpus":[{"id":0,"name":"NVIDIA H200","cc":"9.0",)"
+        << R"("sm_count":132}],"entries":[)";
+    for (int i = 0; i < 200000; ++i) {
+      out << (i ? "," : "") << R"({"gpu":0,"precision":"fp32","layout":"NN","m":)"
+          << 8 * (1 + i / 400) << R"(,"n":)" << 8 * (1 + i % 400)
+          << R"(,"k":64,"align":16,"kernel":"naive:BM=32,BN=32","time_ms":0.01,"tflops":1.0,)"
+          << R"("cublas_ms":null,"cublaslt_ms":null,"ratio_cublas":null,"ratio_cublaslt":null})";
+    }
+    out << R"(],"defaults":[]})";
+  }
+  double s = 0;
+  EXPECT_EQ(timed(gemmtune_binary() + " query --table '" + dir + "/big.json' --shape 64x64x64 " +
+                      "> /dev/null",
+                  s),
+            0)
+      << err;
+  EXPECT_LT(s, 10.0) << "200 000-entry table";
+  {  // a hostile object of 200 000 keys, one of them twice
+    std::ofstream out(dir + "/keys.json");
+    out << "{";
+    for (int i = 0; i < 200000; ++i) out << "\"k" << i << "\":1,";
+    out << "\"k5\":2}";
+  }
+  EXPECT_EQ(timed(gemmtune_binary() + " query --table '" + dir + "/keys.json' --shape 8x8x8", s),
+            1);
+  EXPECT_NE(err.find("more than 64 keys in one object"), std::string::npos) << err;
+  EXPECT_LT(s, 5.0) << "200 000 keys";
+  {  // 200 000 distinct shapes, then all of them again
+    std::ofstream out(dir + "/shapes.txt");
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int i = 0; i < 200000; ++i) out << 1 + i % 500 << ' ' << 1 + i / 500 << " 64\n";
+    }
+  }
+  write_sample_table(dir + "/t.json");
+  EXPECT_EQ(timed(gemmtune_binary() + " --json query --table '" + dir + "/t.json' --shapes-file '" +
+                      dir + "/shapes.txt' > /dev/null",
+                  s),
+            0)
+      << err;
+  EXPECT_LT(s, 30.0) << "400 000 shape lines";
 }
 
 }  // namespace gemmtune::test

@@ -15,6 +15,7 @@
 #include "src/core/kernel_config.hpp"
 #include "src/core/problem.hpp"
 #include "src/core/tuning_table.hpp"
+#include "tuner/worker/worker_protocol.hpp"
 
 namespace gemmtune::fuzz {
 
@@ -76,6 +77,17 @@ inline std::string check_tuning_table(std::string_view text) {
     std::string const written = format_tuning_table(table);
     TuningTable const again = parse_tuning_table(written, "fuzz round trip");
     if (!(again == table)) return "table does not round-trip through its writer";
+    return "";
+  });
+}
+
+/// Worker frames: a body the reader accepts is a JSON object that survives its own dump, and
+/// no nesting or duplicate key gets past the structure check.
+inline std::string check_frame(std::string_view body) {
+  return guarded([&]() -> std::string {
+    nlohmann::json const message = parse_frame_body(body);
+    if (!message.is_object()) return "accepted frame is not an object";
+    if (!(parse_frame_body(message.dump()) == message)) return "frame does not round-trip";
     return "";
   });
 }

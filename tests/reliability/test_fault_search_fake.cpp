@@ -19,7 +19,7 @@
 namespace gemmtune::reliability {
 
 TEST(FaultSearchFake, WorkerKillingJobsAreClassifiedAndTheSearchGoesOn) {
-  FakeJobEvaluator worker(gemmtune::test::gemmtune_binary());
+  FakeJobEvaluator worker(GEMMTUNE_REAL_WORKER);
   TimedEvaluator gpu(worker);
   MemoryStore store;
   FakeFaultFamily family;
@@ -117,6 +117,24 @@ TEST(FaultSearchFake, ACandidateCutShortByCtrlCIsNotStoredAndRunsOnResume) {
     if (t.config.id() == gpu.interrupted_id) ran = t.disposition != Disposition::kSkipped;
   }
   EXPECT_TRUE(ran) << gpu.interrupted_id << " never ran";
+}
+
+}  // namespace gemmtune::reliability
+
+namespace gemmtune::reliability {
+
+// The production binary serves no test jobs: `gemmtune __worker` answers a fake job with an
+// error reply naming the types it knows, and stays up.
+TEST(FaultSearchFake, TheProductionWorkerServesNoFakeJobs) {
+  std::string const bin = gemmtune::test::gemmtune_binary();
+  SupervisorOptions o;
+  o.startup_timeout_s = 60.0;
+  WorkerSupervisor sup(bin, {bin, "__worker"}, 0, o);
+  WorkerReply const r = sup.call("fake", nlohmann::json{{"action", "echo"}}, 30.0);
+  EXPECT_EQ(r.status, WorkerReply::Status::kError) << r.message;
+  EXPECT_NE(r.message.find("fake"), std::string::npos) << r.message;
+  EXPECT_EQ(sup.call("ping", {}, 10.0).status, WorkerReply::Status::kOk);
+  EXPECT_EQ(sup.respawn_count(), 0);
 }
 
 }  // namespace gemmtune::reliability

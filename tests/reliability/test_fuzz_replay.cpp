@@ -59,6 +59,20 @@ TEST(FuzzReplay, KernelId) { EXPECT_GE(replay("kernel_id", check_kernel_id), 5);
 
 TEST(FuzzReplay, Shape) { EXPECT_GE(replay("shape", check_shape), 5); }
 
+TEST(FuzzReplay, Frame) {
+  EXPECT_GE(replay("frame", check_frame), 5);
+  // Deep nesting is refused before a document is built, with the frame's path.
+  std::string const deep(100000, '[');
+  try {
+    parse_frame_body(deep);
+    ADD_FAILURE() << "a frame nested 100000 deep was accepted";
+  } catch (ProtocolError const& e) {
+    EXPECT_NE(std::string(e.what()).find("nested deeper than 32"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_frame_body(R"({"id":1,"id":2})"), ProtocolError);
+  EXPECT_NO_THROW(parse_frame_body(R"({"id":1,"type":"ping","payload":{}})"));
+}
+
 TEST(FuzzReplay, ChecksReportWhatTheyShould) {
   EXPECT_EQ(check_shape("8x8x8"), "");
   EXPECT_EQ(check_shape("0x8x8"), "");  // refused with gemmtune::Error: fine

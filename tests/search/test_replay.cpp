@@ -42,7 +42,7 @@ TEST(Replay, MalformedDataNamesFileAndLine) {
   {
     std::ofstream out(path);
     out << R"({"gpu":{"name":"G","cc":"9.0","sm_count":1},"problem":{"m":8,"n":8,"k":8,)"
-        << R"("precision":"fp32","layout":"NN","align":16},"kernel":"f:X=1","disposition":"ok",)"
+        << R"("precision":"fp32","layout":"NN","align":16},"kernel":"naive:BM=8,BN=8","disposition":"ok",)"
         << R"("time_ms":1,"compile_ms":1})" << "\n{\"gpu\": 3}\n";
   }
   try {
@@ -50,6 +50,34 @@ TEST(Replay, MalformedDataNamesFileAndLine) {
     FAIL();
   } catch (Error const& e) {
     EXPECT_NE(std::string(e.what()).find("bad_replay.jsonl:2"), std::string::npos) << e.what();
+  }
+}
+
+// Shapes out of range, families this build does not have and non-finite figures are refused
+// with the line, not replayed as if they were trials.
+TEST(Replay, RefusesImpossibleRecords) {
+  std::string const head =
+      R"({"gpu":{"name":"G","cc":"9.0","sm_count":1},"problem":{"m":)";
+  struct Case {
+    std::string m, kernel, time, why;
+  };
+  for (Case const& c : {Case{"-8", "naive:BM=8,BN=8", "1", "out of range"},
+                        Case{"8", "nosuch:X=1", "1", "not in this build"},
+                        Case{"8", "naive:BM=8,BN=8", "-1", "time_ms > 0"}}) {
+    std::string const path = ::testing::TempDir() + "/impossible_replay.jsonl";
+    {
+      std::ofstream out(path);
+      out << head << c.m << R"(,"n":8,"k":8,"precision":"fp32","layout":"NN","align":4},)"
+          << R"("kernel":")" << c.kernel << R"(","disposition":"ok","time_ms":)" << c.time
+          << R"(,"compile_ms":1})" << "\n";
+    }
+    try {
+      load_replay_jsonl(path);
+      ADD_FAILURE() << "accepted " << c.m << " " << c.kernel << " " << c.time;
+    } catch (Error const& e) {
+      EXPECT_NE(std::string(e.what()).find(c.why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("impossible_replay.jsonl:1"), std::string::npos);
+    }
   }
 }
 

@@ -91,6 +91,7 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
     if (interrupted()) break;
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.interrupted = interrupted();
   return report;
 }
 

@@ -41,6 +41,8 @@ struct DryRunReport {
   std::vector<DryRunFamily> families;
   std::vector<DryRunConfig> configs;  ///< every config, when dry_run() was asked to record them
   double wall_s = 0.0;
+  /// Stopped by Ctrl-C or SIGTERM: the counts cover only what was compiled before.
+  bool interrupted = false;
 };
 
 /// Compiles every valid config (or the first `max_configs` per family and problem when > 0)

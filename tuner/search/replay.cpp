@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/kernels/family.hpp"
 #include "tuner/search/warm_start.hpp"
 
 namespace gemmtune {
@@ -49,13 +50,27 @@ std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) 
                               g.at("cc").get<std::string>() + " / " +
                               std::to_string(g.at("sm_count").get<int>()) + " SMs";
       Problem const problem = j.at("problem").get<Problem>().resolved();
+      for (std::int64_t const d : {problem.m, problem.n, problem.k}) {
+        if (d < 1 || d > kMaxDim) {
+          throw Error("problem " + problem.shape() + " out of range (each of M, N, K in 1 … " +
+                      std::to_string(kMaxDim) + ")");
+        }
+      }
       ReplayRecord r;
       r.config = parse_kernel_id(j.at("kernel").get<std::string>());
+      // A strategy proposes configs of the families it searches; a record of another family
+      // could never be proposed and would be silently dead weight.
+      if (find_family(r.config.family) == nullptr) {
+        throw Error("kernel family '" + r.config.family + "' is not in this build");
+      }
       r.disposition = parse_disposition(j.at("disposition").get<std::string>());
       r.time_ms = j.at("time_ms").get<double>();
       r.compile_ms = j.at("compile_ms").get<double>();
-      if (r.disposition == Disposition::kOk && !(r.time_ms > 0)) {
-        throw Error("a verified trial needs time_ms > 0");
+      if (r.disposition == Disposition::kOk && !(r.time_ms > 0 && std::isfinite(r.time_ms))) {
+        throw Error("a verified trial needs a finite time_ms > 0");
+      }
+      if (!(r.compile_ms >= 0 && std::isfinite(r.compile_ms))) {
+        throw Error("compile_ms must be a finite number >= 0");
       }
       if (!seen.insert({gpu, problem.describe(), r.config.id()}).second) continue;
       auto [it, added] = index.try_emplace({gpu, problem.describe()}, out.size());

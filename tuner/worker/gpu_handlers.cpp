@@ -6,7 +6,6 @@
 #include "src/core/error.hpp"
 #include "src/gpu/device_probe.hpp"
 #include "src/gpu/gpu_session.hpp"
-#include "tuner/worker/fake_handlers.hpp"
 
 namespace gemmtune {
 
@@ -55,6 +54,6 @@ WorkerHandlers gpu_handlers() {
   return h;
 }
 
-WorkerHandlers worker_handlers() { return merge_handlers(gpu_handlers(), fake_handlers()); }
+WorkerHandlers worker_handlers() { return gpu_handlers(); }
 
 }  // namespace gemmtune

@@ -15,8 +15,8 @@ namespace gemmtune {
 /// The GpuSession (context, cuBLAS handles, buffers) is created on the first eval or baseline.
 WorkerHandlers gpu_handlers();
 
-/// What `gemmtune __worker` serves: gpu_handlers() plus fake_handlers(), so CI can test a real
-/// worker binary's supervision without a GPU.
+/// What `gemmtune __worker` serves: gpu_handlers() alone. The fake jobs of the supervisor's tests
+/// are linked into test binaries only (gemmtune_worker_fakes).
 WorkerHandlers worker_handlers();
 
 }  // namespace gemmtune

@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "src/core/json_structure.hpp"
+
 namespace gemmtune {
 
 using nlohmann::json;
@@ -152,12 +154,25 @@ FrameStatus read_frame(int fd, json& out, Deadline deadline, CancelCheck const& 
   std::string body(n, '\0');
   s = read_exact(fd, body.data(), n, deadline, cancel);
   if (s != FrameStatus::kOk) return s;
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded())
-    throw ProtocolError("frame of " + size_text(n) + " is not valid JSON");
-  if (!parsed.is_object()) throw ProtocolError("frame is JSON but not an object");
-  out = std::move(parsed);
+  out = parse_frame_body(body);
   return FrameStatus::kOk;
+}
+
+json parse_frame_body(std::string_view body) {
+  try {
+    check_json_structure(body, kMaxFrameDepth, "frame");
+  } catch (ProtocolError const&) {
+    throw;
+  } catch (Error const& e) {
+    throw ProtocolError(e.what());
+  }
+  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) {
+    throw ProtocolError("frame of " + size_text(static_cast<std::uint32_t>(body.size())) +
+                        " is not valid JSON");
+  }
+  if (!parsed.is_object()) throw ProtocolError("frame is JSON but not an object");
+  return parsed;
 }
 
 json to_message(WorkerRequest const& r) {

@@ -25,6 +25,14 @@ inline constexpr int kWorkerRequestFd = 3;
 inline constexpr int kWorkerReplyFd = 4;
 
 /// A broken frame or message: oversized, truncated header, bad JSON, missing field.
+/// Deepest nesting a frame may have (messages need about 6); deeper is refused before a document
+/// is built, so a hostile frame cannot exhaust the stack.
+inline constexpr int kMaxFrameDepth = 32;
+
+/// The message in a frame's body: a JSON object of at most kMaxFrameDepth levels and no
+/// duplicate keys; ProtocolError otherwise. What read_frame() applies to every frame.
+nlohmann::json parse_frame_body(std::string_view body);
+
 class ProtocolError : public Error {
  public:
   explicit ProtocolError(std::string const& what) : Error("worker protocol: " + what) {}
@@ -54,7 +62,8 @@ FrameStatus write_frame(int fd, nlohmann::json const& message, Deadline deadline
                         CancelCheck const& cancel = {});
 
 /// Reads one frame into `out`. EOF, even in the middle of a frame, gives kEof. Throws
-/// ProtocolError for a length above `max_bytes`, bad JSON, or JSON that is not an object.
+/// ProtocolError for a length above `max_bytes`, bad JSON, JSON nested deeper than
+/// kMaxFrameDepth, or JSON that is not an object.
 FrameStatus read_frame(int fd, nlohmann::json& out, Deadline deadline = std::nullopt,
                        CancelCheck const& cancel = {}, std::uint32_t max_bytes = kMaxFrameBytes);
 
