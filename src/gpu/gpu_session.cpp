@@ -345,6 +345,10 @@ struct GpuSession::Impl {
 
     if (std::optional<KernelConfig> const v = vendor_config(job)) {
       // A vendor candidate: the same verify → time → re-verify, with its call as the launch.
+      if (std::string const why = vendor_reject_reason(*v); !why.empty()) {
+        fail_launch(r, {0, why}, "load: ");  // an id that names no call is the candidate's fault
+        return;
+      }
       if (v->family == kCublasLtFamily) {
         if (std::string const why = lt->prepare(p, lt_algo_config(*v)); !why.empty()) {
           fail_launch(r, {0, why}, "load: ");
