@@ -104,12 +104,12 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
     }
     out.push_back(j);
     t.add(row);
-    if (!ctx.options.json) std::cerr << p.describe() << ": " << r.explanation << std::endl;
+    if (!ctx.options.json) std::cerr << p.describe() << ": " << printable(r.explanation) << std::endl;
   }
   if (ctx.options.json) {
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << "from " << where << ", " << gpu.describe() << "\n";
+    std::cout << "from " << printable(where) << ", " << printable(gpu.describe()) << "\n";
     t.print(std::cout);
   }
   if (!any) command_status() = 3;

@@ -12,6 +12,7 @@
 #include "cli/app_context.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
+#include "cli/output.hpp"
 #include "src/core/error.hpp"
 #include "src/core/gpu_identity.hpp"
 
@@ -19,29 +20,6 @@ namespace gemmtune {
 
 namespace {
 
-/// An error message as one line: control characters a user typed (a newline inside --shape, a
-/// kernel id or a table value) are shown escaped instead of breaking the line.
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    auto const u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -123,16 +101,16 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (CLI::ParseError const& e) {
     // CLI11's own printer adds a second line; keep the one-line contract.
-    std::cerr << "gemmtune: " << one_line(e.what()) << " (see gemmtune --help)" << std::endl;
+    std::cerr << "gemmtune: " << printable(e.what()) << " (see gemmtune --help)" << std::endl;
     return 2;
   } catch (UsageError const& e) {
-    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
+    std::cerr << "gemmtune: " << printable(e.what()) << std::endl;
     return 2;
   } catch (Error const& e) {
-    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
+    std::cerr << "gemmtune: " << printable(e.what()) << std::endl;
     return e.exit_code();
   } catch (std::exception const& e) {
-    std::cerr << "gemmtune: " << one_line(e.what()) << std::endl;
+    std::cerr << "gemmtune: " << printable(e.what()) << std::endl;
     return 1;
   }
   // What a command printed must reach its destination: a full disk, a closed stdout or a

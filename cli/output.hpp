@@ -3,15 +3,24 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gemmtune {
 
 /// A text table: a header row and data rows, printed with aligned columns.
+/// `text` with control characters shown escaped (\n, \r, \t, \xNN): what reaches a terminal
+/// from a table, a cache or a user's input can neither break a line nor send an escape sequence.
+std::string printable(std::string_view text);
+
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  /// Adds a row; every cell is made printable() (cells come from tables and caches too).
+  void add(std::vector<std::string> row) {
+    for (std::string& cell : row) cell = printable(cell);
+    rows_.push_back(std::move(row));
+  }
   bool empty() const { return rows_.empty(); }
   void print(std::ostream& os) const;
   /// The same table as GitHub-flavoured Markdown.

@@ -428,3 +428,31 @@ TEST(Cli, InputsThatScaleAreReadInLinearTime) {
 }
 
 }  // namespace gemmtune::test
+
+namespace gemmtune::test {
+
+// Text from a table reaches the terminal escaped: a GPU name holding an escape sequence and a
+// newline can neither clear the screen nor forge a line.
+TEST(Cli, TableTextIsEscapedOnOutput) {
+  std::string const dir = temp_dir("escape");
+  nlohmann::json const table{
+      {"format", "gemmtune-table"},
+      {"version", 1},
+      {"generated_at", "2026-12-02T00:00:00Z"},
+      {"gemmtune_version", "0.2.0"},
+      {"gpus", {{{"id", 0}, {"name", "Evil\x1b[2J\nGPU"}, {"cc", "9.0"}, {"sm_count", 132}}}},
+      {"entries",
+       {{{"gpu", 0}, {"precision", "fp32"}, {"layout", "NN"}, {"m", 64}, {"n", 64}, {"k", 64},
+         {"align", 16}, {"kernel", "naive:BM=32,BN=32"}, {"time_ms", 0.01}, {"tflops", 0.05},
+         {"cublas_ms", nullptr}, {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr},
+         {"ratio_cublaslt", nullptr}}}},
+      {"defaults", nlohmann::json::array()}};
+  std::ofstream(dir + "/t.json") << table.dump();
+  CliRun const r = run_cli({"query", "--table", dir + "/t.json", "--shape", "64x64x64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Evil\\x1b[2J\\nGPU"), std::string::npos) << r.out;
+}
+
+}  // namespace gemmtune::test
