@@ -48,6 +48,11 @@ std::string index_path(std::string const& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
 }
 
+/// JSON text for a message: bytes that are not UTF-8 are shown as U+FFFD, never thrown about.
+std::string message_dump(Json const& v) {
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 /// A JSON value as an error message shows it: scalars verbatim (long strings cut), containers
 /// by kind.
 std::string describe(Json const& v) {
@@ -55,10 +60,12 @@ std::string describe(Json const& v) {
   if (v.is_array()) return "an array";
   if (v.is_string()) {
     auto const& s = v.get_ref<std::string const&>();
-    if (s.size() > 60) return Json(s.substr(0, 60)).dump() + "...";
-    return v.dump();
+    // Cut at 60 bytes, which may split a UTF-8 sequence: the dump replaces what is left of it
+    // (a throwing dump here would turn a clear refusal into an internal error).
+    if (s.size() > 60) return message_dump(Json(s.substr(0, 60))) + "...";
+    return message_dump(v);
   }
-  return v.dump();
+  return message_dump(v);
 }
 
 /// Reads one table, failing with "<source>: <path>: <what>" on the first problem.
@@ -201,7 +208,8 @@ class TableReader {
     // Equal configs must have equal ids everywhere (DB, CLI, logs), so only the canonical
     // spelling is accepted ("BM=0128" names the same config as "BM=128").
     if (cfg.id() != id) {
-      fail(p(), "expected the canonical id " + Json(cfg.id()).dump() + ", got " + Json(id).dump());
+      fail(p(), "expected the canonical id " + message_dump(Json(cfg.id())) + ", got " +
+                    message_dump(Json(id)));
     }
     if (is_vendor(cfg)) {
       if (std::string const why = vendor_reject_reason(cfg); !why.empty()) fail(p(), why);
