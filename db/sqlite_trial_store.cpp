@@ -494,17 +494,15 @@ std::optional<BaselineResult> SqliteTrialStore::find_baseline(GpuIdentity const&
 }
 
 std::optional<Trial> SqliteTrialStore::best(GpuIdentity const& gpu, Problem const& problem) {
-  Statement& s = impl_->best;
-  auto use = s.use();
-  bind_gpu(s, gpu);
-  bind_problem(s, problem.resolved());
-  std::vector<Trial> fastest;
-  while (s.step()) fastest.push_back(read_trial(s, path()));
-  if (fastest.empty()) return std::nullopt;
-  return std::move(fastest[pick_trial(fastest)]);
+  return best_of(gpu, problem, false);
 }
 
 std::optional<Trial> SqliteTrialStore::best_own(GpuIdentity const& gpu, Problem const& problem) {
+  return best_of(gpu, problem, true);
+}
+
+std::optional<Trial> SqliteTrialStore::best_of(GpuIdentity const& gpu, Problem const& problem,
+                                               bool own_only) {
   Statement& s = impl_->best;
   auto use = s.use();
   bind_gpu(s, gpu);
@@ -512,7 +510,7 @@ std::optional<Trial> SqliteTrialStore::best_own(GpuIdentity const& gpu, Problem 
   std::vector<Trial> fastest;
   while (s.step()) {
     Trial t = read_trial(s, path());
-    if (!is_vendor(t.config)) fastest.push_back(std::move(t));
+    if (!own_only || !is_vendor(t.config)) fastest.push_back(std::move(t));
   }
   if (fastest.empty()) return std::nullopt;
   return std::move(fastest[pick_trial(fastest)]);

@@ -121,6 +121,8 @@ class SqliteTrialStore final : public TrialStore {
   bool read_only() const;
 
  private:
+  /// best() over every trial, or over our own kernels only.
+  std::optional<Trial> best_of(GpuIdentity const& gpu, Problem const& problem, bool own_only);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
