@@ -15,12 +15,15 @@ results=${RESULTS:-$here/results}
 mkdir -p "$results"
 stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$what"
 start=$(date +%s)
-# Exit 3 (a problem without a verified result) still leaves a report worth summarising.
+# Exit 3 (a problem without a verified result) and 130 (interrupted: the search stops cleanly and
+# reports what it finished) still leave a report worth summarising.
 rc=0
 "$G" --json search --shapes-file "$shapes" "$@" > "$stem.search.json" || rc=$?
-[[ $rc -eq 0 || $rc -eq 3 ]] || exit $rc
+[[ $rc -eq 0 || $rc -eq 3 || $rc -eq 130 ]] || exit $rc
 end=$(date +%s)
 "$G" --json devices > "$stem.device.json"
 python3 "$here/summarize.py" "$stem.search.json" "$stem.device.json" "$((end - start))" \
   "$stem.json" "$stem.md" "$*"
 cat "$stem.md"
+[[ $rc -ne 130 ]] || echo "bench/run.sh: the search was interrupted; the record holds the shapes it finished" >&2
+exit $(( rc == 130 ? 130 : 0 ))

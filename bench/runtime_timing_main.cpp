@@ -51,6 +51,33 @@ constexpr int kExitNoGpu = 2;
 constexpr int kExitUsage = 3;
 /// Host-overhead samples per path; their median is reported.
 constexpr int kOverheadSamples = 5;
+/// Every call queued for a host-overhead sample runs on the GPU once the gate opens; for a long
+/// GEMM that was most of an entry's time (8192³ fp32: 5 × 64 calls × 21 ms, 7 s per path), so a
+/// path's samples are held to about this much GPU time: fewer samples (at least 3), then fewer
+/// calls (at least kMinOverheadCalls; 16 calls of ~10 µs are still ~100× the clock's grain).
+constexpr double kOverheadGpuMs = 1000.0;
+constexpr int kMinOverheadSamples = 3;
+constexpr int kMinOverheadCalls = 16;
+
+struct OverheadPlan {
+  int samples = kOverheadSamples;
+  int calls = 0;
+};
+
+/// How many samples of how many calls keep a path's host-overhead figure near kOverheadGpuMs
+/// of GPU time, given the GEMM's GPU time per call.
+OverheadPlan overhead_plan(int calls, double gpu_ms) {
+  OverheadPlan plan{kOverheadSamples, calls};
+  if (!(gpu_ms > 0.0)) return plan;
+  while (plan.samples > kMinOverheadSamples && plan.samples * plan.calls * gpu_ms > kOverheadGpuMs) {
+    --plan.samples;
+  }
+  if (plan.samples * plan.calls * gpu_ms > kOverheadGpuMs) {
+    int const fit = static_cast<int>(kOverheadGpuMs / (plan.samples * gpu_ms));
+    plan.calls = std::max(std::min(calls, kMinOverheadCalls), std::min(calls, fit));
+  }
+  return plan;
+}
 /// A held stream is released after this long even if the host never opens it, so a launch queue
 /// that fills up (and blocks the host) cannot deadlock the benchmark.
 constexpr auto kGateTimeout = std::chrono::seconds(2);
@@ -75,10 +102,11 @@ void CUDART_CB hold_stream(void* data) {
   }
 }
 
-/// Median wall time in µs of queueing one launch, over kOverheadSamples samples of `calls`
-/// launches queued behind a held stream. `problem` says why a figure is not to be trusted.
-double host_us_per_call(TimedLaunch const& launch, int sets, int calls, cudaStream_t stream,
-                        std::string& problem) {
+/// Median wall time in µs of queueing one launch, over `samples` samples of `calls` launches
+/// queued behind a held stream. `problem` says why a figure is not to be trusted.
+double host_us_per_call(TimedLaunch const& launch, int sets, OverheadPlan const& plan,
+                        cudaStream_t stream, std::string& problem) {
+  int const calls = plan.calls;
   // One call first, unmeasured: a library's first call may load modules or pick a kernel, and
   // cuBLAS with lazy loading stalls until its held stream is released.
   if (LaunchStatus const st = launch(0); !st.ok()) {
@@ -86,7 +114,7 @@ double host_us_per_call(TimedLaunch const& launch, int sets, int calls, cudaStre
   }
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   std::vector<double> samples;
-  for (int s = 0; s < kOverheadSamples; ++s) {
+  for (int s = 0; s < plan.samples; ++s) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     StreamGate gate;
     check_cuda(cudaLaunchHostFunc(stream, hold_stream, &gate), "cudaLaunchHostFunc");
@@ -337,18 +365,21 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
   }
 
   std::string gate_problem;
-  row.host_us_runtime = host_us_per_call(runtime_launch, pool.set_count(),
-                                         ctx.options.overhead_calls, ctx.stream, gate_problem);
-  row.host_us_direct = host_us_per_call(tuner_launch, pool.set_count(), ctx.options.overhead_calls,
-                                        ctx.stream, gate_problem);
+  OverheadPlan const plan =
+      overhead_plan(ctx.options.overhead_calls, row.tuner_ms.empty() ? 0.0 : median_of(row.tuner_ms));
+  row.overhead_calls = plan.calls;
+  row.host_us_runtime =
+      host_us_per_call(runtime_launch, pool.set_count(), plan, ctx.stream, gate_problem);
+  row.host_us_direct =
+      host_us_per_call(tuner_launch, pool.set_count(), plan, ctx.stream, gate_problem);
   TimedLaunch const cublas_launch = [&](int set) -> LaunchStatus {
     GemmPointers const g = pool.set(set);
     cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, alpha, beta);
     if (st != CUBLAS_STATUS_SUCCESS) return {0, "cuBLAS: " + cublas_status_text(st)};
     return {};
   };
-  row.host_us_cublas = host_us_per_call(cublas_launch, pool.set_count(),
-                                        ctx.options.overhead_calls, ctx.stream, gate_problem);
+  row.host_us_cublas =
+      host_us_per_call(cublas_launch, pool.set_count(), plan, ctx.stream, gate_problem);
   if (!gate_problem.empty() && row.note.empty()) row.note = gate_problem;
   return row;
 }
@@ -525,7 +556,11 @@ int run(RuntimeTimingOptions const& options) {
   meta["host_overhead_method"] =
       "median of " + std::to_string(kOverheadSamples) + " samples of wall time / calls for " +
       std::to_string(options.overhead_calls) +
-      " calls queued behind a stream held by a host callback (GPU work not started)";
+      " calls queued behind a stream held by a host callback (GPU work not started); for a "
+      "long GEMM fewer (at least " + std::to_string(kMinOverheadSamples) + " samples of " +
+      std::to_string(kMinOverheadCalls) + " calls, about " +
+      std::to_string(static_cast<int>(kOverheadGpuMs)) + " ms of GPU time a path), the "
+      "entry's calls in its overhead_calls";
   std::string const context =
       device.gpu.describe() + ", driver " + device.driver + ", table " + options.table + ". " +
       "Both paths timed with the tuner's protocol (warm-up " + fixed(ctx.timing.warmup_ms, 0) +

@@ -100,7 +100,7 @@ std::string runtime_timing_usage() {
          "  --precision P[,P]   only these precisions (fp32, tf32, fp16, bf16)\n"
          "  --layout L[,L]      only these layouts (NN, NT, TN, TT)\n"
          "  --shape MxNxK[,..]  only these shapes\n"
-         "  --rounds N          interleaved rounds per entry (default 5)\n"
+         "  --rounds N          interleaved rounds per entry (default 9)\n"
          "  --overhead-calls N  gemm() calls per host-overhead sample (default 64)\n"
          "  --warmup-ms, --target-ms, --repeats   override the search's timing protocol\n"
          "  --cubin-cache DIR   cubin cache of both paths (default: the runtime's)\n"

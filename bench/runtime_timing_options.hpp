@@ -19,7 +19,10 @@ struct RuntimeTimingOptions {
   std::vector<Precision> precisions;    ///< empty = every precision
   std::vector<Layout> layouts;          ///< empty = every layout
   std::vector<std::string> shapes;      ///< "MxNxK"; empty = every shape
-  int rounds = 5;                       ///< interleaved (tuner, runtime) timing rounds
+  /// Interleaved (tuner, runtime) timing rounds. Nine, not five: a 2048³ GEMM's rounds move
+  /// between two levels 4–7 % apart within one process, and five rounds' median landed on
+  /// different levels for two runs of the same cuBLAS call.
+  int rounds = 9;
   int overhead_calls = 64;              ///< gemm() calls queued per host-overhead sample
   /// Overrides of the search's timing (per round and path); unset = as the search times.
   std::optional<double> warmup_ms, target_ms;

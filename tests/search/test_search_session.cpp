@@ -482,4 +482,45 @@ TEST(SearchSession, AnInterruptedReTimeStoresNothingUnmeasured) {
   EXPECT_EQ(r.problems[0].best->config.id(), kLtId);
 }
 
+
+/// Ctrl-C while a candidate of the re-time is in its second round (the worker answers that
+/// candidate "skipped"): no skipped row supersedes its verified figure, no partial median is
+/// stored, and the pick is over the quick figures, the vendor's included — a cut-short search
+/// never exports an own kernel slower than the vendor's call it has timed.
+TEST(SearchSession, AReTimeCutInItsSecondRoundFallsBackToTheQuickFiguresVendorIncluded) {
+  class InterruptingGpu : public VendorGpu {
+   public:
+    InterruptingGpu() : VendorGpu(0.9, 0.8) {}
+    EvalResult evaluate(EvalJob const& job, double t) override {
+      EvalResult r = VendorGpu::evaluate(job, t);
+      if (evals == 19) {  // the re-time's second round, its first candidate
+        std::raise(SIGINT);
+        r.disposition = Disposition::kSkipped;
+        r.reason = "interrupted";
+      }
+      return r;
+    }
+  };
+  install_interrupt_handler();
+  TestFamily fam;
+  MemoryStore store;
+  InterruptingGpu gpu;
+  SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
+  clear_interrupt();
+  EXPECT_TRUE(r.interrupted);
+  int skipped = 0, retimed_rows = 0;
+  for (Trial const& t : store.trials) {
+    skipped += t.disposition == Disposition::kSkipped;
+    retimed_rows += t.spread_rounds >= 2;
+  }
+  EXPECT_EQ(skipped, 2);  // the two spilling configs of the search itself
+  EXPECT_EQ(retimed_rows, 0);
+  ASSERT_TRUE(r.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), kLtId);
+  EXPECT_EQ(r.problems[0].best->spread_rounds, 1);
+  ASSERT_TRUE(r.problems[0].best_own);
+  EXPECT_EQ(r.problems[0].best_own->config.id(), "testfam:X=5,Y=1");
+  EXPECT_DOUBLE_EQ(r.problems[0].baseline.cublas_ms, 0.9);  // the first baseline's, not a partial median
+}
+
 }  // namespace gemmtune

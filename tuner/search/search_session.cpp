@@ -494,9 +494,10 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     retime_top(problem, options, family_by_name, outcome, phases, search_id);
     phases.retime_s += seconds_since(t);
   }
-  // Without a re-time (none asked for, nothing of ours verified, or cut short), the pick is the
-  // same rule over the quick figures, as the store's best() answers then.
-  if (outcome.retimed == 0) {
+  // Without a re-timed pick (none asked for, nothing of ours verified, or cut short before a
+  // candidate finished its rounds), the pick is the same rule over the quick figures, the
+  // vendor's included, as the store's best() answers then.
+  if (!outcome.best || outcome.best->spread_rounds < 2) {
     std::vector<Trial> quick;
     if (outcome.best_own) quick.push_back(*outcome.best_own);
     for (Trial const& t : vendor_quick) {
@@ -583,7 +584,12 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   auto highest = [](std::vector<double> const& v) {
     return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
   };
-  if (!cublas.empty()) {
+  // Vendor figures count only when every round timed them, as the candidates' do; cut short,
+  // the first baseline's figures stand.
+  bool const all_rounds = cublas.size() == static_cast<std::size_t>(rounds) &&
+                          (!options.vendor_candidates || outcome.baseline.cublaslt_kernel.empty() ||
+                           cublaslt.size() == static_cast<std::size_t>(rounds));
+  if (all_rounds) {
     outcome.baseline = last_base;
     outcome.baseline.cublas_ms = median_of(cublas);
     outcome.baseline.cublas_min_ms = lowest(cublas);
@@ -594,9 +600,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   }
   std::vector<Trial> stored;
   for (std::size_t i = 0; i < top.size(); ++i) {
-    // Interrupted before this candidate's turn: nothing was measured, and a stored "skipped"
-    // row would supersede its verified figure.
-    if (last[i].disposition == Disposition::kSkipped && times[i].empty()) continue;
+    // Interrupted before or during this candidate's turn: nothing new was measured, and a
+    // stored "skipped" row would supersede its verified figure.
+    if (last[i].disposition == Disposition::kSkipped) continue;
     Trial t = top[i];
     t.id = 0;
     t.search_id = search_id;
@@ -605,7 +611,8 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
                    ? "re-timed: median of " + std::to_string(times[i].size()) +
                          " rounds interleaved with cuBLAS and cuBLASLt in rotated order"
                    : last[i].reason;
-    if (times[i].size() == static_cast<std::size_t>(rounds) && last[i].disposition == Disposition::kOk) {
+    if (all_rounds && times[i].size() == static_cast<std::size_t>(rounds) &&
+        last[i].disposition == Disposition::kOk) {
       t.time_ms = median_of(times[i]);
       t.min_ms = std::min(lowest(times[i]), last[i].min_ms);
       t.spread_lo_ms = lowest(times[i]);
@@ -613,7 +620,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
       t.spread_rounds = rounds;
       t.tflops = problem.flops() / (t.time_ms * 1e-3) / 1e12;
     } else if (t.disposition == Disposition::kOk) {
-      // Interrupted between rounds: keep the quick figure rather than a partial median.
+      // Interrupted between rounds: keep the quick figure rather than a partial median, and
+      // keep every figure of the re-time out when the baselines missed a round, so no re-timed
+      // own figure is ranked against vendor figures of the quick protocol.
       continue;
     }
     t.max_err_ratio = std::max(t.max_err_ratio, last[i].max_err_ratio);
@@ -627,13 +636,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     if (t.disposition == Disposition::kOk) stored.push_back(t);
   }
   if (!stored.empty()) outcome.best_own = stored[pick_trial(stored)];
-  if (!cublas.empty()) {
+  if (all_rounds) {
     store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
-    // Vendor figures count only when every round timed them, as the candidates' do.
-    bool const all_rounds = cublas.size() == static_cast<std::size_t>(rounds) &&
-                            (outcome.baseline.cublaslt_kernel.empty() ||
-                             cublaslt.size() == static_cast<std::size_t>(rounds));
-    if (options.vendor_candidates && all_rounds) {
+    if (options.vendor_candidates) {
       for (Trial const& t : record_vendor_trials(problem, outcome.baseline, verdicts, rounds, false,
                                                  search_id)) {
         ++outcome.vendor_trials;
