@@ -6,12 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_check.hpp"
 #include "db/cache_import.hpp"
 #include "db/cache_path.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning_table.hpp"
-#include "src/core/vendor_kernel.hpp"
-#include "src/kernels/family.hpp"
 
 namespace gemmtune {
 namespace {
@@ -19,23 +18,6 @@ namespace {
 struct ImportArgs {
   std::string file;
 };
-
-/// A kernel this build cannot compile is refused at import, not discovered at run time.
-std::string check_kernel(KernelConfig const& cfg) {
-  if (is_vendor(cfg)) return vendor_reject_reason(cfg);
-  Family const* family = find_family(cfg.family);
-  if (!family) {
-    std::string known;
-    for (Family const* f : all_families()) known += (known.empty() ? "" : ", ") + std::string(f->name());
-    return "kernel family '" + cfg.family + "' is not known to this build (known: " + known + ")";
-  }
-  try {
-    (void)family->canonical(cfg);
-  } catch (UsageError const& e) {
-    return e.what();
-  }
-  return {};
-}
 
 void run_import(ImportArgs const& a, AppContext& ctx) {
   std::filesystem::path const file = a.file;

@@ -11,6 +11,8 @@ void setup_search(CLI::App& app, AppContext& ctx);
 void setup_query(CLI::App& app, AppContext& ctx);
 void setup_export(CLI::App& app, AppContext& ctx);
 void setup_import(CLI::App& app, AppContext& ctx);
+void setup_check(CLI::App& app, AppContext& ctx);
+void setup_cache_mode(CLI::App& app, AppContext& ctx);
 void setup_emit(CLI::App& app, AppContext& ctx);
 void setup_list(CLI::App& app, AppContext& ctx);
 void setup_show(CLI::App& app, AppContext& ctx);

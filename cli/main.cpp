@@ -81,6 +81,8 @@ int main(int argc, char** argv) {
   setup_query(app, ctx);
   setup_export(app, ctx);
   setup_import(app, ctx);
+  setup_check(app, ctx);
+  setup_cache_mode(app, ctx);
   setup_emit(app, ctx);
   setup_list(app, ctx);
   setup_show(app, ctx);

@@ -19,6 +19,7 @@
 #include "db/sqlite_trial_store.hpp"
 #include "db/trial_row.hpp"
 #include "src/core/error.hpp"
+#include "src/core/trial_check.hpp"
 
 namespace gemmtune {
 namespace {
@@ -258,12 +259,8 @@ std::vector<SourceBaseline> read_baselines(std::filesystem::path const& path) {
     b.gpu.cc_major = static_cast<int>(s.column_int(c++));
     b.gpu.cc_minor = static_cast<int>(s.column_int(c++));
     b.gpu.sm_count = static_cast<int>(s.column_int(c++));
-    b.problem.m = s.column_int(c++);
-    b.problem.n = s.column_int(c++);
-    b.problem.k = s.column_int(c++);
-    b.problem.precision = parse_precision(s.column_text(c++));
-    b.problem.layout = parse_layout(s.column_text(c++));
-    b.problem.align = static_cast<int>(s.column_int(c++));
+    b.problem = read_problem(s, c);
+    c += 6;
     b.result.ok = s.column_int(c++) != 0;
     b.result.reason = s.column_text(c++);
     b.result.cublas_ms = s.column_double(c++);
@@ -371,17 +368,17 @@ ImportReport import_table(std::filesystem::path const& cache, TuningTable const&
                           std::string const& source, KernelCheck const& check) {
   if (check) {
     for (std::size_t i = 0; i < table.entries.size(); ++i) {
-      if (std::string why = check(table.entries[i].kernel); !why.empty()) {
+      if (std::string why = check(table.entries[i].kernel, table.entries[i].problem.precision); !why.empty()) {
         throw Error(source + ": entries[" + std::to_string(i) + "].kernel: " + why);
       }
       if (auto const& own = table.entries[i].own) {
-        if (std::string why = check(own->kernel); !why.empty()) {
+        if (std::string why = check(own->kernel, table.entries[i].problem.precision); !why.empty()) {
           throw Error(source + ": entries[" + std::to_string(i) + "].own.kernel: " + why);
         }
       }
       auto const& alts = table.entries[i].alternatives;
       for (std::size_t j = 0; j < alts.size(); ++j) {
-        if (std::string why = check(alts[j].kernel); !why.empty()) {
+        if (std::string why = check(alts[j].kernel, table.entries[i].problem.precision); !why.empty()) {
           throw Error(source + ": entries[" + std::to_string(i) + "].alternatives[" +
                       std::to_string(j) + "].kernel: " + why);
         }
@@ -407,11 +404,23 @@ ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::p
     trials = source.trials(TrialFilter{});  // newest first
   }
   std::vector<SourceBaseline> const baselines = read_baselines(other);
-  if (check) {
-    for (Trial const& t : trials) {
-      if (std::string why = check(t.config); !why.empty()) {
-        throw Error("cache '" + other.string() + "': trial " + std::to_string(t.id) + ": " + why);
-      }
+  // Oldest first, so the row named is the first bad one in the file.
+  for (auto it = trials.rbegin(); it != trials.rend(); ++it) {
+    std::string why = trial_defect(*it);
+    if (why.empty() && check) why = check(it->config, it->problem.precision);
+    if (!why.empty()) {
+      throw Error("cache '" + other.string() + "': trial " + std::to_string(it->id) + " (" +
+                  it->config.id() + ", " + it->problem.describe() + "): " + why +
+                  "; nothing was imported (gemmtune --db '" + other.string() +
+                  "' check --repair removes such rows)");
+    }
+  }
+  for (std::size_t i = 0; i < baselines.size(); ++i) {
+    SourceBaseline const& b = baselines[i];
+    if (std::string why = baseline_defect(b.problem, b.result.cublas_ms, b.result.cublaslt_ms);
+        !why.empty()) {
+      throw Error("cache '" + other.string() + "': baseline " + std::to_string(i + 1) + " (" +
+                  b.problem.describe() + "): " + why + "; nothing was imported");
     }
   }
   Merger merger(cache, other.string(), "cache");

@@ -14,9 +14,10 @@
 
 namespace gemmtune {
 
-/// Checks a kernel id against the families this build knows: "" to accept, else the reason.
-/// db/ cannot see the families (tuner/), so the caller supplies it; empty = accept every id.
-using KernelCheck = std::function<std::string(KernelConfig const&)>;
+/// Checks a kernel id, for the precision it is stored under, against the families this build
+/// knows: "" to accept, else the reason. db/ cannot see the families, so the caller supplies it;
+/// empty = accept every id.
+using KernelCheck = std::function<std::string(KernelConfig const&, Precision)>;
 
 /// What one import did. Every offered trial is counted in exactly one of added, duplicates and
 /// kept_local.
@@ -56,8 +57,10 @@ ImportReport import_table(std::filesystem::path const& cache, TuningTable const&
                           std::string const& source, KernelCheck const& check = {});
 
 /// Merges every trial and baseline of another cache (opened read-only; a foreign, corrupt or
-/// newer file is refused by the same checks as --db) into `cache`. Refuses importing a cache
-/// into itself. On any error the cache is unchanged.
+/// newer file is refused by the same checks as --db) into `cache`. Every figure is checked as
+/// strictly as a table's (trial_defect, baseline_defect) and every kernel by `check`: the first
+/// bad row refuses the whole file, named by its id. Refuses importing a cache into itself. On
+/// any error the cache is unchanged.
 ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::path const& other,
                           KernelCheck const& check = {});
 

@@ -9,8 +9,11 @@
 #include <thread>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/cache_path.hpp"
+#include "db/cache_sharing.hpp"
 #include "src/core/error.hpp"
 
 namespace gemmtune {
@@ -229,6 +232,27 @@ bool needs_migration(FileState const& s, std::filesystem::path const& path) {
               "it was left untouched: " + std::string(kPickAnother));
 }
 
+/// How a reader opens an existing cache. A write-ahead-log cache makes every reader create
+/// `-wal` and `-shm` beside it when they are missing: in a directory the reader cannot write
+/// that fails ("attempt to write a readonly database"), and in a shared directory it leaves the
+/// files owned by the reader, after which the owner cannot write the cache. With neither file
+/// present no writer is at work, so such a reader reads the main file immutable and creates
+/// nothing. A shared (rollback-journal) cache needs no side files to be read.
+Database::Mode reader_mode(std::filesystem::path const& path) {
+  if (cache_journal(path) != CacheJournal::kWal) return Database::Mode::kReadOnly;
+  std::error_code ec;
+  if (std::filesystem::exists(path.string() + "-wal", ec) ||
+      std::filesystem::exists(path.string() + "-shm", ec)) {
+    return Database::Mode::kReadOnly;
+  }
+  struct stat st {};
+  bool const own = ::stat(path.c_str(), &st) == 0 && st.st_uid == ::geteuid();
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  bool const dir_writable = ::access(dir.c_str(), W_OK) == 0;
+  return own && dir_writable ? Database::Mode::kReadOnly : Database::Mode::kImmutable;
+}
+
 }  // namespace
 
 std::span<std::string_view const> migrations() { return kMigrations; }
@@ -254,7 +278,11 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
   }
   if (!existed) create_cache_parent(path);
 
-  Database db(path, mode);
+  // A writer that cannot write the file is a reader: SQLite would open it read-only anyway,
+  // after creating the log's side files owned by this user.
+  bool const reads_only =
+      mode == Database::Mode::kReadOnly || (existed && ::access(path.c_str(), W_OK) != 0);
+  Database db(path, reads_only ? reader_mode(path) : mode);
   // Nothing below writes until the file is known to be ours (or empty): the pragmas that
   // change the file (journal_mode, application_id) come after the checks.
   db.exec("PRAGMA busy_timeout = " + std::to_string(kBusyTimeout.count()));
@@ -284,7 +312,12 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
     return db;
   }
 
-  use_wal(db);
+  // A new cache writes ahead (WAL); an existing one with a rollback journal is a shared cache
+  // (set_cache_shared) and keeps it, so its readers need no side files.
+  // The journal in effect is asked of SQLite, not read from the file's header: while another
+  // connection writes ahead, the header on disk can lag the log, and a connection that took
+  // the cache for a rollback-journal one would write past the log.
+  if (state.user_version == 0 || db.query_text("PRAGMA journal_mode") == "wal") use_wal(db);
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   if (migrate) {

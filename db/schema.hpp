@@ -25,7 +25,9 @@ int cache_schema_version();
 /// (kReadWrite only); an older gemmtune cache is migrated. Throws Error with one line naming
 /// the path, what is wrong and "use --db to pick another file" when the file is not SQLite,
 /// corrupt, another application's database, or from a newer gemmtune; such files are never
-/// written to. Sets busy_timeout (10 s), WAL, synchronous=NORMAL and foreign_keys on.
+/// written to. Sets busy_timeout (10 s), WAL (unless the cache is shared), synchronous=NORMAL
+/// and foreign_keys on. A reader that could not, or should not, create the log's side files
+/// beside a write-ahead-log cache reads it immutable.
 Database open_cache(std::filesystem::path const& path, Database::Mode mode);
 
 }  // namespace gemmtune

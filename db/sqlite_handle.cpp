@@ -2,6 +2,7 @@
 #include "db/sqlite_handle.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include <sqlite3.h>
@@ -10,10 +11,35 @@
 
 namespace gemmtune {
 
+namespace {
+
+/// "file:" URI of a path, with the characters a URI gives meaning to percent-encoded.
+std::string file_uri(std::filesystem::path const& path, std::string_view query) {
+  std::string uri = "file:";
+  for (char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      uri += buf;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?" + std::string(query);
+}
+
+}  // namespace
+
 Database::Database(std::filesystem::path path, Mode mode) : path_(std::move(path)) {
-  int const flags = (mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int const rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  int rc = SQLITE_OK;
+  if (mode == Mode::kImmutable) {
+    std::string const uri = file_uri(path_, "immutable=1");
+    rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  } else {
+    int const flags = (mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
+                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  }
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

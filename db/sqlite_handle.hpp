@@ -17,7 +17,9 @@ namespace gemmtune {
 /// One SQLite connection. Not copyable; movable.
 class Database {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  /// kImmutable reads the main file only, with no locks and no -wal/-shm created: for a cache
+  /// the reader may not write beside (schema.cpp decides when that is safe).
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
 
   /// Opens (in kReadWrite, creating) the file. Sets nothing else: schema.cpp decides what the
   /// file may be used for before anything is written to it.

@@ -100,12 +100,8 @@ Trial read_trial(Statement const& s, std::filesystem::path const& path, int firs
   t.gpu.cc_major = static_cast<int>(s.column_int(c++));
   t.gpu.cc_minor = static_cast<int>(s.column_int(c++));
   t.gpu.sm_count = static_cast<int>(s.column_int(c++));
-  t.problem.m = s.column_int(c++);
-  t.problem.n = s.column_int(c++);
-  t.problem.k = s.column_int(c++);
-  t.problem.precision = parse_precision(s.column_text(c++));
-  t.problem.layout = parse_layout(s.column_text(c++));
-  t.problem.align = static_cast<int>(s.column_int(c++));
+  t.problem = read_problem(s, c);
+  c += 6;
   std::string const kernel_id = s.column_text(c++);
   try {
     t.config = parse_kernel_id(kernel_id);

@@ -1,4 +1,4 @@
-// Binding of one trial row.
+// Binding of one trial row, and reading the problem columns every row carries.
 #include "db/trial_row.hpp"
 
 #include <string>
@@ -12,6 +12,17 @@ char const* const kInsertTrialSql =
     "spill_bytes, smem_bytes, compile_ms, created_at, spread_lo_ms, spread_hi_ms, spread_rounds) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
+
+Problem read_problem(Statement const& s, int first) {
+  Problem p;
+  p.m = s.column_int(first);
+  p.n = s.column_int(first + 1);
+  p.k = s.column_int(first + 2);
+  p.precision = parse_precision(s.column_text(first + 3));
+  p.layout = parse_layout(s.column_text(first + 4));
+  p.align = static_cast<int>(s.column_int(first + 5));
+  return p;
+}
 
 void bind_trial_row(Statement& s, Trial const& t, std::string_view kernel_id,
                     TrialRowKeys const& keys) {

@@ -22,6 +22,10 @@ struct TrialRowKeys {
   std::int64_t created_at = 0; ///< used when the trial has none
 };
 
+/// The problem of a row from six columns starting at `first`: m, n, k, precision, layout,
+/// align (the schema's CHECK constraints hold precision and layout to known names).
+Problem read_problem(Statement const& s, int first);
+
 /// Binds every column of `trial` to `s` (prepared from kInsertTrialSql); the caller runs it.
 void bind_trial_row(Statement& s, Trial const& trial, std::string_view kernel_id,
                     TrialRowKeys const& keys);

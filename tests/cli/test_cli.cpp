@@ -1,6 +1,8 @@
 // The CLI without a GPU: help lists every subcommand, bad input gives one clear line and exit 2,
 // a dry run compiles a space, and GPU commands say plainly that there is no GPU.
 #include <gtest/gtest.h>
+
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <sys/wait.h>
@@ -453,6 +455,153 @@ TEST(Cli, TableTextIsEscapedOnOutput) {
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("Evil\\x1b[2J\\nGPU"), std::string::npos) << r.out;
+}
+
+namespace {
+
+void edit_cache(std::string const& path, char const* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+}  // namespace
+
+// import holds a foreign cache's rows to the table's rules: a naive (fp32-only) kernel filed
+// under fp16 is refused whole; check names a bad row with exit 1, and check --repair removes it
+// after copying the cache aside, after which query answers again.
+TEST(Cli, ImportValidatesForeignRowsAndCheckRepairsTheCacheInUse) {
+  std::string const dir = temp_dir("check-repair");
+  write_sample_table(dir + "/t.json");
+  std::string const theirs = dir + "/theirs.db", mine = dir + "/mine.db";
+  ASSERT_EQ(run_cli({"import", dir + "/t.json"}, theirs).exit_code, 0);
+  edit_cache(theirs, "UPDATE trials SET precision = 'fp16'");
+  CliRun refused = run_cli({"import", theirs}, mine);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("'naive' has no fp16 kernel"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("trial 1 ("), std::string::npos) << refused.err;
+
+  ASSERT_EQ(run_cli({"import", dir + "/t.json"}, mine).exit_code, 0);
+  CliRun clean = run_cli({"check"}, mine);
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_NE(clean.out.find("1 trials and 0 baselines checked, 0 bad"), std::string::npos) << clean.out;
+  edit_cache(mine, "UPDATE trials SET time_ms = -5");
+  CliRun bad = run_cli({"check"}, mine);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("trial 1 (naive:BM=32,BN=8 1024x1024x1024 fp32"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("time_ms: -5 is not a positive finite number"), std::string::npos) << bad.out;
+  CliRun json = run_cli({"--json", "check"}, mine);
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json const j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["defects"].size(), 1u);
+  EXPECT_EQ(j["defects"][0]["id"], 1);
+  CliRun repaired = run_cli({"check", "--repair"}, mine);
+  EXPECT_EQ(repaired.exit_code, 0) << repaired.err;
+  EXPECT_NE(repaired.out.find("removed 1 (the cache as it was: " + mine + ".before-repair-"),
+            std::string::npos)
+      << repaired.out;
+  bool copied = false;
+  for (auto const& e : std::filesystem::directory_iterator(dir)) {
+    copied |= e.path().filename().string().rfind("mine.db.before-repair-", 0) == 0;
+  }
+  EXPECT_TRUE(copied);
+  EXPECT_EQ(run_cli({"check"}, mine).exit_code, 0);
+  EXPECT_EQ(run_cli({"query", "--shape", "1024x1024x1024"}, mine).exit_code, 3);  // no row left
+}
+
+namespace {
+
+/// Files in `dir` whose names start with `prefix`.
+int count_files(std::string const& dir, std::string const& prefix) {
+  int n = 0;
+  for (auto const& e : std::filesystem::directory_iterator(dir)) {
+    n += e.path().filename().string().rfind(prefix, 0) == 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+// Caches used by more than one user (run as root, switching uid with setpriv): a cache another
+// user owns in a directory the reader cannot write is listed, queried and exported; a reader in
+// a shared sticky directory leaves no -wal/-shm behind, so the owner can still write; and a
+// cache made shared (cache-mode shared) is written by two users of its group in turn.
+TEST(Cli, CachesOtherUsersReadAndShare) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run commands as other users";
+  if (std::system("command -v setpriv > /dev/null") != 0) GTEST_SKIP() << "no setpriv";
+  std::string const dir = temp_dir("shared-caches");
+  ::chmod(dir.c_str(), 0755);
+  // The binary where every uid can run it (a build tree may sit under a private directory).
+  std::string const g = dir + "/gemmtune";
+  std::filesystem::copy_file(gemmtune_binary(), g);
+  ::chmod(g.c_str(), 0755);
+  write_sample_table(dir + "/t.json");
+  ::chmod((dir + "/t.json").c_str(), 0644);
+  auto as = [&](int uid, std::string const& args, bool group = false) {
+    std::string err;
+    std::string const who = "setpriv --reuid=" + std::to_string(uid) + " --regid=" +
+                            std::to_string(uid) + (group ? " --groups=64100 " : " --clear-groups ");
+    int const rc = shell_status("cd / && umask 022 && " + who + "'" + g + "' " + args + " > /dev/null", err);
+    return std::pair{rc, err};
+  };
+  int const owner = 64101, other = 64102;
+
+  // 1. Read-only: the reader can write neither the file nor its directory.
+  std::string const ro = dir + "/ro";
+  std::filesystem::create_directory(ro);
+  ASSERT_EQ(run_cli({"import", dir + "/t.json"}, ro + "/cache.db").exit_code, 0);
+  ASSERT_EQ(std::system(("chown -R " + std::to_string(owner) + " '" + ro + "'").c_str()), 0);
+  ::chmod(ro.c_str(), 0755);
+  ::chmod((ro + "/cache.db").c_str(), 0644);
+  for (char const* cmd : {"list shapes", "query --shape 1024x1024x1024", "export"}) {
+    auto const [rc, err] = as(other, "--db '" + ro + "/cache.db' " + cmd);
+    EXPECT_EQ(rc, 0) << cmd << ": " << err;
+  }
+  EXPECT_EQ(count_files(ro, "cache.db-"), 0);
+
+  // 2. A shared sticky directory: the reader leaves nothing the owner cannot write past.
+  std::string const sticky = dir + "/sticky";
+  std::filesystem::create_directory(sticky);
+  ::chmod(sticky.c_str(), 01777);
+  std::string const db = "--db '" + sticky + "/cache.db' ";
+  ASSERT_EQ(as(owner, db + "import '" + dir + "/t.json'").first, 0);
+  auto const [list_rc, list_err] = as(other, db + "list shapes");
+  EXPECT_EQ(list_rc, 0) << list_err;
+  EXPECT_EQ(count_files(sticky, "cache.db-"), 0);
+  EXPECT_EQ(as(owner, db + "check --repair").first, 0);
+  auto const [write_rc, write_err] = as(owner, db + "import '" + dir + "/t.json'");
+  EXPECT_EQ(write_rc, 0) << write_err;
+
+  // 3. A shared cache: two users of its group write it in turn; a third reads it.
+  std::string const team = dir + "/team";
+  std::filesystem::create_directory(team);
+  ASSERT_EQ(std::system(("chgrp 64100 '" + team + "'").c_str()), 0);
+  ::chmod(team.c_str(), 02775);
+  std::string const tdb = "--db '" + team + "/cache.db' ";
+  ASSERT_EQ(as(owner, tdb + "import '" + dir + "/t.json'", true).first, 0);
+  // Private by default: the second user cannot write the owner's file.
+  EXPECT_NE(as(other, tdb + "import '" + dir + "/t.json'", true).first, 0);
+  auto const [share_rc, share_err] = as(owner, tdb + "cache-mode shared", true);
+  ASSERT_EQ(share_rc, 0) << share_err;
+  CliRun const mode = run_cli({"--json", "cache-mode"}, team + "/cache.db");
+  EXPECT_EQ(nlohmann::json::parse(mode.out)["mode"], "shared") << mode.out;
+  std::string const other_table = dir + "/t2.json";
+  {
+    nlohmann::json t = nlohmann::json::parse(std::ifstream(dir + "/t.json"));
+    t["entries"][0]["m"] = 2048;
+    std::ofstream(other_table) << t.dump();
+  }
+  ::chmod(other_table.c_str(), 0644);
+  auto const [b_rc, b_err] = as(other, tdb + "import '" + other_table + "'", true);
+  EXPECT_EQ(b_rc, 0) << b_err;
+  auto const [a_rc, a_err] = as(owner, tdb + "import '" + dir + "/t.json'", true);
+  EXPECT_EQ(a_rc, 0) << a_err;
+  auto const [r_rc, r_err] = as(64103, tdb + "list shapes");
+  EXPECT_EQ(r_rc, 0) << r_err;
+  EXPECT_EQ(count_files(team, "cache.db-"), 0);
 }
 
 }  // namespace gemmtune::test

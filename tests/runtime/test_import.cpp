@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "db/cache_check.hpp"
 #include "db/cache_import.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
@@ -235,7 +236,7 @@ TEST(Import, KernelCheckRefusalNamesTheEntryAndChangesNothing) {
   std::string const before = bytes(cache);
   TuningTable const t = table_with({{problem(128, 128, 128), {kFast, 0.5}},
                                     {problem(256, 256, 256), {kSlow, 0.5}}});
-  KernelCheck const refuse_naive = [](KernelConfig const& c) {
+  KernelCheck const refuse_naive = [](KernelConfig const& c, Precision) {
     return c.family == "naive" ? std::string("family 'naive' is not known") : std::string();
   };
   try {
@@ -413,6 +414,144 @@ TEST(ImportCli, ReportsCountsAndRefusesBadTablesWithTheirPath) {
   r = run(db + "import " + vendor.string(), out);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("2 added"), std::string::npos) << r.out;
+}
+
+/// Runs SQL on a cache file directly, as a hand edit or another tool would.
+void edit(std::filesystem::path const& path, char const* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+TEST(Import, AForeignCacheWithAnImpossibleFigureIsRefusedWholeNamingTheRow) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  auto const theirs = dir / "theirs.db";
+  Problem const p = problem(300, 200, 100);
+  {
+    SqliteTrialStore s(mine);
+    s.record_trial(local_trial(p, kSlow, 2.0));
+  }
+  {
+    SqliteTrialStore s(theirs);
+    s.record_trial(local_trial(problem(64, 64, 64), kFast, 0.7));
+    s.record_trial(local_trial(p, kFast, 0.7));
+  }
+  edit(theirs, "UPDATE trials SET time_ms = -5 WHERE id = 2");
+  std::string const before = bytes(mine);
+  try {
+    import_cache(mine, theirs);
+    FAIL() << "expected Error";
+  } catch (Error const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("trial 2 ("), std::string::npos) << what;
+    EXPECT_NE(what.find("time_ms: -5 is not a positive finite number"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was imported"), std::string::npos) << what;
+  }
+  EXPECT_EQ(bytes(mine), before);
+  edit(theirs, "UPDATE trials SET time_ms = 0.7 WHERE id = 2; "
+               "UPDATE baselines SET cublas_ms = -1");
+  SqliteTrialStore(theirs).record_baseline(h200(), p, [] {
+    BaselineResult b;
+    b.ok = true;
+    b.cublas_ms = -1.0;
+    return b;
+  }(), Provenance{"13000", "13000", "13.0", "130100", "0.1.0", "", ""});
+  EXPECT_THROW(import_cache(mine, theirs), Error);
+  EXPECT_EQ(bytes(mine), before);
+}
+
+TEST(Import, AKernelStoredUnderAPrecisionItsFamilyLacksIsRefused) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  auto const theirs = dir / "theirs.db";
+  {
+    SqliteTrialStore s(theirs);
+    s.record_trial(local_trial(problem(64, 64, 64), kSlow, 0.7));
+  }
+  edit(theirs, "UPDATE trials SET precision = 'fp16'");
+  KernelCheck const fp32_only = [](KernelConfig const&, Precision p) {
+    return p == Precision::kFP32 ? std::string() : std::string("has no fp16 kernel");
+  };
+  try {
+    import_cache(mine, theirs, fp32_only);
+    FAIL() << "expected Error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("trial 1 (naive:BM=32,BN=32, 64x64x64 fp16"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Check, ACleanCacheHasNoDefectsAndIsLeftAlone) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  {
+    SqliteTrialStore s(cache);
+    s.record_trial(local_trial(problem(64, 64, 64), kFast, 0.7));
+    s.record_trial(local_trial(problem(64, 64, 64), kSlow, 0, Disposition::kWrongResult));
+  }
+  std::string const before = bytes(cache);
+  CacheCheckReport const r = check_cache(cache, {}, true);
+  EXPECT_EQ(r.trials, 2);
+  EXPECT_TRUE(r.defects.empty());
+  EXPECT_EQ(r.removed, 0);
+  EXPECT_TRUE(r.backup.empty());
+  EXPECT_EQ(bytes(cache), before);
+}
+
+/// The state an import of unchecked figures left behind: a trial at -5 ms became "fastest" and
+/// best() answered it. check names it; --repair copies the file aside and removes the row, and
+/// the next best is the real one.
+TEST(Check, RepairRemovesBadRowsAfterCopyingTheCacheAside) {
+  TempDir dir;
+  auto const cache = dir / "cache.db";
+  Problem const p = problem(300, 200, 100);
+  {
+    SqliteTrialStore s(cache);
+    s.record_trial(local_trial(p, kFast, 0.7));
+    s.record_trial(local_trial(p, kSlow, 2.0));
+  }
+  edit(cache, "UPDATE trials SET time_ms = -5 WHERE id = 2; "
+              "UPDATE trials SET kernel_id = 'naive BM 32' WHERE id = 1");
+  {
+    SqliteTrialStore s(cache);
+    s.record_trial(local_trial(p, kFast, 0.9));  // a good row beside them
+  }
+  std::string const before = bytes(cache);
+  CacheCheckReport const looked = check_cache(cache, {}, false);
+  ASSERT_EQ(looked.defects.size(), 2u);
+  EXPECT_EQ(looked.defects[0].id, 1);
+  EXPECT_NE(looked.defects[0].reason.find("kernel_id"), std::string::npos) << looked.defects[0].reason;
+  EXPECT_EQ(looked.defects[1].id, 2);
+  EXPECT_NE(looked.defects[1].reason.find("time_ms: -5"), std::string::npos);
+  EXPECT_EQ(looked.removed, 0);
+  EXPECT_EQ(bytes(cache), before);  // a check without --repair writes nothing
+
+  CacheCheckReport const fixed = check_cache(cache, {}, true);
+  EXPECT_EQ(fixed.removed, 2);
+  ASSERT_FALSE(fixed.backup.empty());
+  // The copy holds every row as it was.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(fixed.backup.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*), min(time_ms) FROM trials", -1, &st, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(st, 0), 3);
+    EXPECT_DOUBLE_EQ(sqlite3_column_double(st, 1), -5.0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  SqliteTrialStore s(cache);
+  EXPECT_EQ(s.stats().trials, 1);
+  ASSERT_TRUE(s.best(h200(), p));
+  EXPECT_DOUBLE_EQ(s.best(h200(), p)->time_ms, 0.9);
+  EXPECT_TRUE(check_cache(cache, {}, false).defects.empty());
 }
 
 }  // namespace
