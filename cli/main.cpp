@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/app_context.hpp"
+#include "cli/build_info.hpp"
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/output.hpp"
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   CLI::App app{"gemmtune: autotuner for CUDA GEMM kernels (NVRTC, cuBLAS-checked, SQLite cache)\n"
                "exit codes: 0 ok, 1 error, 2 usage, 3 no result",
                "gemmtune"};
-  app.set_version_flag("--version", std::string(gemmtune_version()));
+  app.set_version_flag("--version", [] { return version_text(); },
+                       "Version, revision, build type, CUDA, NVRTC and cuBLAS versions, archs");
   app.require_subcommand(1);
   app.add_option("--db", ctx.options.db_path,
                  "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)")

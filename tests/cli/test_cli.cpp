@@ -58,6 +58,16 @@ TEST(Cli, HelpListsEverySubcommand) {
   EXPECT_EQ(r.out.find("__worker"), std::string::npos);  // hidden
 }
 
+// --version carries what a bug report needs, not only the release number.
+TEST(Cli, VersionNamesTheBuildAndTheLibraries) {
+  CliRun r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (char const* part : {"gemmtune 0.", "(git ", " build)", "CUDA 13", "NVRTC 13", "cuBLAS 13",
+                           "kernel archs: sm_80", "sm_90a"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << " in:\n" << r.out;
+  }
+}
+
 TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
   struct Case {
     std::vector<std::string> args;

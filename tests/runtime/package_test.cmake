@@ -19,7 +19,7 @@ function(step name)
 endfunction()
 
 step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component runtime)
-foreach(f include/gemmtune/runtime.hpp include/gemmtune/src/core/precision.hpp)
+foreach(f include/gemmtune/runtime.hpp include/gemmtune/src/core/precision.hpp share/doc/gemmtune/LICENSE)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install did not put ${f} under ${prefix}")
   endif()
