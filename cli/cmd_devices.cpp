@@ -32,8 +32,9 @@ void setup_devices(CLI::App& app, AppContext& ctx) {
       t.print(std::cout);
     }
     if (!d.present) {
+      // No GPU is an error, as for every command that needs one (README: exit codes).
       std::cerr << "gemmtune: no GPU available: " << d.reason << std::endl;
-      command_status() = 3;
+      command_status() = 1;
     }
   });
 }

@@ -23,6 +23,7 @@ struct ListArgs {
   std::string kernel;
   std::string disposition;
   long long limit = 50;
+  bool all = false;
 };
 
 void run_list(ListArgs const& a, AppContext& ctx) {
@@ -85,8 +86,13 @@ void run_list(ListArgs const& a, AppContext& ctx) {
       }
     }
     if (a.limit < 0) throw UsageError("bad --limit " + std::to_string(a.limit) + ": expected ≥ 0");
-    f.limit = a.limit;
+    long long const limit = a.all ? 0 : a.limit;
+    // Read them all, so a cut list can say how many it left out.
     auto trials = store.trials(f);
+    std::size_t const total = trials.size();
+    if (limit > 0 && total > static_cast<std::size_t>(limit)) {
+      trials.resize(static_cast<std::size_t>(limit));
+    }
     nlohmann::json j = nlohmann::json::array();
     TextTable t = trial_table();
     for (auto const& tr : trials) {
@@ -94,6 +100,10 @@ void run_list(ListArgs const& a, AppContext& ctx) {
       add_trial_row(t, tr);
     }
     json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout);
+    if (trials.size() < total) {
+      std::cerr << "gemmtune: showing " << trials.size() << " of " << total
+                << " trials, newest first (--limit N or --all for more)" << std::endl;
+    }
     if (trials.empty()) command_status() = 3;
   } else if (a.what == "searches") {
     auto searches = store.searches();
@@ -125,7 +135,9 @@ void setup_list(CLI::App& app, AppContext& ctx) {
   sub->add_option("--layout", a->layout, "trials: layout of --shape")->capture_default_str();
   sub->add_option("--kernel", a->kernel, "trials: only this kernel id");
   sub->add_option("--disposition", a->disposition, "trials: only ok, wrong_result, fault, ...");
-  sub->add_option("--limit", a->limit, "trials: at most this many (0 = all)")->capture_default_str();
+  sub->add_option("--limit", a->limit, "trials: at most this many, newest first (0 = all)")
+      ->capture_default_str();
+  sub->add_flag("--all", a->all, "trials: every one (as --limit 0)");
   sub->callback([a, &ctx] { run_list(*a, ctx); });
 }
 

@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", [] { return version_text(); },
                        "Version, revision, build type, CUDA, NVRTC and cuBLAS versions, archs");
   app.require_subcommand(1);
+  // Global options are accepted after the subcommand too (`gemmtune list shapes --db F`):
+  // subcommands made after this inherit it.
+  app.fallthrough();
   app.add_option("--db", ctx.options.db_path,
                  "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)")
       ->check(non_empty_text("--db"));

@@ -58,6 +58,30 @@ TEST(Cli, HelpListsEverySubcommand) {
   EXPECT_EQ(r.out.find("__worker"), std::string::npos);  // hidden
 }
 
+// Global options work after the subcommand too, and a cut list says what it left out.
+TEST(Cli, GlobalOptionsAfterTheSubcommandAndListSaysWhatItCut) {
+  std::string const dir = temp_dir("fallthrough");
+  write_sample_table(dir + "/t.json");
+  ASSERT_EQ(run_cli({"import", dir + "/t.json", "--db", dir + "/cache.db"}).exit_code, 0);
+  CliRun j = run_cli({"list", "trials", "--json", "--db", dir + "/cache.db"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out).size(), 1u);
+  nlohmann::json t = nlohmann::json::parse(std::ifstream(dir + "/t.json"));
+  for (int m = 2; m <= 4; ++m) {
+    t["entries"][0]["m"] = 1024 * m;
+    std::ofstream(dir + "/t" + std::to_string(m) + ".json") << t.dump();
+    ASSERT_EQ(run_cli({"import", dir + "/t" + std::to_string(m) + ".json"}, dir + "/cache.db").exit_code, 0);
+  }
+  CliRun cut = run_cli({"list", "trials", "--limit", "2"}, dir + "/cache.db");
+  EXPECT_EQ(cut.exit_code, 0);
+  EXPECT_NE(cut.err.find("showing 2 of 4 trials, newest first (--limit N or --all for more)"),
+            std::string::npos)
+      << cut.err;
+  CliRun all = run_cli({"list", "trials", "--all"}, dir + "/cache.db");
+  EXPECT_EQ(all.err.find("showing"), std::string::npos) << all.err;
+  EXPECT_EQ(run_cli({"--json", "list", "trials", "--all"}, dir + "/cache.db").out.empty(), false);
+}
+
 // --version carries what a bug report needs, not only the release number.
 TEST(Cli, VersionNamesTheBuildAndTheLibraries) {
   CliRun r = run_cli({"--version"});
@@ -134,7 +158,7 @@ TEST(Cli, NoGpuIsOneClearLine) {
   EXPECT_NE(r.err.find("no GPU available: "), std::string::npos) << r.err;
   EXPECT_EQ(lines(r.err), 1) << r.err;
   CliRun d = run_cli({"devices"});
-  EXPECT_EQ(d.exit_code, 3);
+  EXPECT_EQ(d.exit_code, 1);  // as the README documents for no GPU
   EXPECT_NE(d.err.find("no GPU available"), std::string::npos);
 }
 
