@@ -108,7 +108,7 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
 void setup_show(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<ShowArgs>();
   CLI::App* sub = app.add_subcommand("show", "One kernel id: parameters, resources and all its trials");
-  sub->add_option("kernel", a->kernel, "Kernel id, e.g. naive:BX=32,BY=8")->required();
+  sub->add_option("kernel", a->kernel, "Kernel id, e.g. naive:BM=32,BN=8")->required();
   sub->add_option("--shape", a->shape, "Problem for the launch shape and constraints")->capture_default_str();
   sub->add_option("--precision", a->precision, "Precision")->capture_default_str();
   sub->add_option("--layout", a->layout, "Layout")->capture_default_str();

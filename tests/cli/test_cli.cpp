@@ -82,6 +82,20 @@ TEST(Cli, GlobalOptionsAfterTheSubcommandAndListSaysWhatItCut) {
   EXPECT_EQ(run_cli({"--json", "list", "trials", "--all"}, dir + "/cache.db").out.empty(), false);
 }
 
+// Help and errors point the right way: the example id of show --help is a valid id, and
+// unreadable replay data says why.
+TEST(Cli, HelpExamplesAreValidAndMissingFilesSayWhy) {
+  CliRun h = run_cli({"show", "--help"});
+  std::size_t const at = h.out.find("e.g. ");
+  ASSERT_NE(at, std::string::npos) << h.out;
+  std::string const id = h.out.substr(at + 5, h.out.find_first_of(" \n", at + 5) - (at + 5));
+  CliRun s = run_cli({"show", id}, temp_dir("help-example") + "/cache.db");
+  EXPECT_NE(s.exit_code, 2) << id << ": " << s.err;
+  CliRun r = run_cli({"replay", "--from", temp_dir("replay-missing") + "/none.jsonl"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+}
+
 // --version carries what a bug report needs, not only the release number.
 TEST(Cli, VersionNamesTheBuildAndTheLibraries) {
   CliRun r = run_cli({"--version"});

@@ -2,7 +2,9 @@
 #include "tuner/search/replay.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -34,7 +36,10 @@ std::string ReplayProblem::label(bool with_gpu) const {
 
 std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) {
   std::ifstream in(path);
-  if (!in) throw Error("cannot read replay data '" + path.string() + "'");
+  if (!in) {
+    // errno still holds why the open failed (no such file, permission denied, ...).
+    throw Error("cannot read replay data '" + path.string() + "': " + std::strerror(errno));
+  }
   std::vector<ReplayProblem> out;
   std::map<std::pair<std::string, std::string>, std::size_t> index;
   std::set<std::tuple<std::string, std::string, std::string>> seen;
