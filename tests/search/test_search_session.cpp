@@ -454,23 +454,41 @@ TEST(SearchSession, AnInvalidCublasLtIdFromTheWorkerIsLeftOut) {
 }
 
 
+namespace {
+
+/// A vendor GPU that raises SIGINT during its `at`-th evaluation. With `answer_skipped` that
+/// candidate is answered "skipped", as the worker answers a job cut short; without, it finishes.
+class InterruptingGpu : public VendorGpu {
+ public:
+  InterruptingGpu(int at, bool answer_skipped)
+      : VendorGpu(0.9, 0.8), at_(at), answer_skipped_(answer_skipped) {}
+  EvalResult evaluate(EvalJob const& job, double t) override {
+    EvalResult r = VendorGpu::evaluate(job, t);
+    if (evals == at_) {
+      std::raise(SIGINT);
+      if (answer_skipped_) {
+        r.disposition = Disposition::kSkipped;
+        r.reason = "interrupted";
+      }
+    }
+    return r;
+  }
+
+ private:
+  int at_;
+  bool answer_skipped_;
+};
+
+}  // namespace
+
 /// Ctrl-C during the final re-time: candidates whose turn never came store nothing (a stored
 /// "skipped" row would supersede their verified figures), and the pick falls back to the
 /// quick figures, the vendor's included.
 TEST(SearchSession, AnInterruptedReTimeStoresNothingUnmeasured) {
-  class InterruptingGpu : public VendorGpu {
-   public:
-    InterruptingGpu() : VendorGpu(0.9, 0.8) {}
-    EvalResult evaluate(EvalJob const& job, double t) override {
-      EvalResult r = VendorGpu::evaluate(job, t);
-      if (evals == 17) std::raise(SIGINT);  // the first candidate of the re-time's first round
-      return r;
-    }
-  };
   install_interrupt_handler();
   TestFamily fam;
   MemoryStore store;
-  InterruptingGpu gpu;
+  InterruptingGpu gpu(17, false);  // the first candidate of the re-time's first round
   SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
   clear_interrupt();
   EXPECT_TRUE(r.interrupted);
@@ -488,23 +506,10 @@ TEST(SearchSession, AnInterruptedReTimeStoresNothingUnmeasured) {
 /// stored, and the pick is over the quick figures, the vendor's included — a cut-short search
 /// never exports an own kernel slower than the vendor's call it has timed.
 TEST(SearchSession, AReTimeCutInItsSecondRoundFallsBackToTheQuickFiguresVendorIncluded) {
-  class InterruptingGpu : public VendorGpu {
-   public:
-    InterruptingGpu() : VendorGpu(0.9, 0.8) {}
-    EvalResult evaluate(EvalJob const& job, double t) override {
-      EvalResult r = VendorGpu::evaluate(job, t);
-      if (evals == 19) {  // the re-time's second round, its first candidate
-        std::raise(SIGINT);
-        r.disposition = Disposition::kSkipped;
-        r.reason = "interrupted";
-      }
-      return r;
-    }
-  };
   install_interrupt_handler();
   TestFamily fam;
   MemoryStore store;
-  InterruptingGpu gpu;
+  InterruptingGpu gpu(19, true);  // the re-time's second round, its first candidate
   SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
   clear_interrupt();
   EXPECT_TRUE(r.interrupted);
