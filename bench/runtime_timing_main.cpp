@@ -1,9 +1,11 @@
 // gemmtune_runtime_timing: does the runtime library's gemm() run a tuned kernel as fast as the
 // tuner timed it? For each entry of a tuning table for this GPU, the entry's kernel is timed two
 // ways in one process, on one stream and one set of rotating buffers, with the tuner's own
-// timing protocol (time_launches): the search's direct launch of the compiled plan, and a call
-// of gemmtune::Runtime::gemm. The rounds alternate between the two so drift (clocks, heat)
-// falls on both; medians over rounds are compared. Host overhead per gemm() call is the wall
+// timing protocol (time_launches, as the search's re-time that measured the table's figures):
+// the search's direct launch of the compiled plan, and a call of gemmtune::Runtime::gemm. Each
+// entry first runs untimed for a settle time, so its rounds see its own power state; the rounds
+// alternate between the two paths so drift (clocks, heat) falls on both, and each carries the
+// board's clock and temperature; medians over rounds are compared. Host overhead per gemm() call is the wall
 // time of queueing calls behind a stream held shut by a host callback, so only submission costs
 // are counted and the GPU's speed does not enter.
 #include <cuda_runtime_api.h>
@@ -26,6 +28,7 @@
 #include "bench/runtime_timing_options.hpp"
 #include "bench/runtime_timing_report.hpp"
 #include "gemmtune/runtime.hpp"
+#include "src/core/host_sample_plan.hpp"
 #include "src/core/tuning_table.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "src/gpu/candidate_runner.hpp"
@@ -33,6 +36,7 @@
 #include "src/gpu/cublas_handle.hpp"
 #include "src/gpu/device_buffer.hpp"
 #include "src/gpu/device_probe.hpp"
+#include "src/gpu/device_sensors.hpp"
 #include "src/gpu/gpu_session.hpp"
 #include "src/gpu/host_inputs.hpp"
 #include "src/gpu/rotation_pool.hpp"
@@ -49,35 +53,13 @@ namespace {
 constexpr int kExitNotClean = 1;
 constexpr int kExitNoGpu = 2;
 constexpr int kExitUsage = 3;
-/// Host-overhead samples per path; their median is reported.
-constexpr int kOverheadSamples = 5;
-/// Every call queued for a host-overhead sample runs on the GPU once the gate opens; for a long
-/// GEMM that was most of an entry's time (8192³ fp32: 5 × 64 calls × 21 ms, 7 s per path), so a
-/// path's samples are held to about this much GPU time: fewer samples (at least 3), then fewer
-/// calls (at least kMinOverheadCalls; 16 calls of ~10 µs are still ~100× the clock's grain).
-constexpr double kOverheadGpuMs = 1000.0;
-constexpr int kMinOverheadSamples = 3;
-constexpr int kMinOverheadCalls = 16;
+/// Host-overhead samples per path (their median is reported) and calls per sample. Every call
+/// queued for a sample runs on the GPU once the gate opens; for a long GEMM that was most of an
+/// entry's time (8192³ fp32: 5 × 64 calls × 21 ms, 7 s per path), so a path's samples are held
+/// to about 1 s of GPU time: fewer samples (at least 3), then fewer calls (at least 16; 16 calls
+/// of ~10 µs are still ~100× the clock's grain).
+HostSampleLimits overhead_limits(int calls) { return {5, 3, calls, 16, 1000.0}; }
 
-struct OverheadPlan {
-  int samples = kOverheadSamples;
-  int calls = 0;
-};
-
-/// How many samples of how many calls keep a path's host-overhead figure near kOverheadGpuMs
-/// of GPU time, given the GEMM's GPU time per call.
-OverheadPlan overhead_plan(int calls, double gpu_ms) {
-  OverheadPlan plan{kOverheadSamples, calls};
-  if (!(gpu_ms > 0.0)) return plan;
-  while (plan.samples > kMinOverheadSamples && plan.samples * plan.calls * gpu_ms > kOverheadGpuMs) {
-    --plan.samples;
-  }
-  if (plan.samples * plan.calls * gpu_ms > kOverheadGpuMs) {
-    int const fit = static_cast<int>(kOverheadGpuMs / (plan.samples * gpu_ms));
-    plan.calls = std::max(std::min(calls, kMinOverheadCalls), std::min(calls, fit));
-  }
-  return plan;
-}
 /// A held stream is released after this long even if the host never opens it, so a launch queue
 /// that fills up (and blocks the host) cannot deadlock the benchmark.
 constexpr auto kGateTimeout = std::chrono::seconds(2);
@@ -104,7 +86,7 @@ void CUDART_CB hold_stream(void* data) {
 
 /// Median wall time in µs of queueing one launch, over `samples` samples of `calls` launches
 /// queued behind a held stream. `problem` says why a figure is not to be trusted.
-double host_us_per_call(TimedLaunch const& launch, int sets, OverheadPlan const& plan,
+double host_us_per_call(TimedLaunch const& launch, int sets, HostSamplePlan const& plan,
                         cudaStream_t stream, std::string& problem) {
   int const calls = plan.calls;
   // One call first, unmeasured: a library's first call may load modules or pick a kernel, and
@@ -162,6 +144,7 @@ struct Context {
   Runtime& runtime;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;  // bound to `stream`: the host-cost baseline
+  DeviceSensors const* sensors = nullptr;  // per-round board state, when NVML is there
 };
 
 /// The search's job for one entry: compiled as the search compiles it, with its launch plan.
@@ -347,12 +330,31 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
     row.outputs_match = c_tuner == c_runtime;
   }
 
+  // Settle: the entry's own launches, untimed, so the rounds start at this GEMM's power state
+  // rather than at what the previous entry (or the compile's idle spell) left.
+  if (ctx.options.settle_ms > 0.0) {
+    TimingSpec settle = ctx.timing;
+    settle.warmup_ms = ctx.options.settle_ms;
+    settle.target_ms = std::min(settle.target_ms, 1.0);
+    settle.repeats = 1;
+    TimingResult const t = time_launches(tuner_launch, pool.set_count(), settle, ctx.stream);
+    if (!t.failure.ok()) {
+      if (t.failure.cuda_error != 0 && is_sticky(t.failure.cuda_error)) {
+        throw CudaFailure("settle: " + t.failure.error, t.failure.cuda_error);
+      }
+      row.note = "settle: " + t.failure.error;
+      return row;
+    }
+    row.settle_ms = ctx.options.settle_ms;
+  }
+
   // Interleaved rounds, the order swapped every round (T R, R T, ...).
   for (int r = 0; r < ctx.options.rounds; ++r) {
     for (int half = 0; half < 2; ++half) {
       bool const tuner_turn = (half == 0) == (r % 2 == 0);
       TimingResult const t = time_launches(tuner_turn ? tuner_launch : runtime_launch,
-                                           pool.set_count(), ctx.timing, ctx.stream);
+                                           pool.set_count(), ctx.timing, ctx.stream,
+                                           ctx.sensors);
       if (!t.failure.ok()) {
         if (t.failure.cuda_error != 0 && is_sticky(t.failure.cuda_error)) {
           throw CudaFailure("timing: " + t.failure.error, t.failure.cuda_error);
@@ -361,12 +363,13 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
         return row;
       }
       (tuner_turn ? row.tuner_ms : row.runtime_ms).push_back(t.median_ms);
+      if (t.power.present()) (tuner_turn ? row.tuner_power : row.runtime_power).push_back(t.power);
     }
   }
 
   std::string gate_problem;
-  OverheadPlan const plan =
-      overhead_plan(ctx.options.overhead_calls, row.tuner_ms.empty() ? 0.0 : median_of(row.tuner_ms));
+  HostSamplePlan const plan = host_sample_plan(overhead_limits(ctx.options.overhead_calls),
+                                               row.tuner_ms.empty() ? 0.0 : median_of(row.tuner_ms));
   row.overhead_calls = plan.calls;
   row.host_us_runtime =
       host_us_per_call(runtime_launch, pool.set_count(), plan, ctx.stream, gate_problem);
@@ -403,7 +406,7 @@ std::string scratch_cubin_dir() {
 int dry_run(RuntimeTimingOptions const& options, TuningTable const& table) {
   Compiler const compiler(CompilerSettings{{}, options.cubin_cache});
   std::string const cubin_dir = scratch_cubin_dir();
-  TimingSpec const timing = timing_spec(options, quick_timing());
+  TimingSpec const timing = timing_spec(options, SearchOptions{}.final_timing);
   int count = 0, failed = 0;
   for (TableEntry const& e : table.entries) {
     if (!selected(options, e)) continue;
@@ -490,14 +493,24 @@ int run(RuntimeTimingOptions const& options) {
   Runtime runtime(options.table, runtime_options);
   std::string const cubin_dir = scratch_cubin_dir();
   std::optional<CublasHandle> cublas(std::in_place, stream);  // destroyed before its stream
+  std::unique_ptr<DeviceSensors> sensors;
+  if (char bus_id[32] = {}; cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) {
+    sensors = std::make_unique<DeviceSensors>(bus_id);
+    if (!sensors->available()) {
+      std::cerr << "gemmtune_runtime_timing: no board sensors (" << sensors->why_not()
+                << "); rounds carry no clock or temperature\n";
+      sensors.reset();
+    }
+  }
   Context ctx{options,
               device,
-              timing_spec(options, quick_timing()),
+              timing_spec(options, SearchOptions{}.final_timing),
               Compiler(CompilerSettings{{}, options.cubin_cache}),
               cubin_dir,
               runtime,
               stream,
-              cublas->get()};
+              cublas->get(),
+              sensors.get()};
 
   std::cout << device.gpu.describe() << ", driver " << device.driver << ", CUDA runtime "
             << device.cuda_runtime << "\n"
@@ -553,17 +566,20 @@ int run(RuntimeTimingOptions const& options) {
   meta["table_generated_at"] = table.generated_at;
   meta["timing"] = ctx.timing;
   meta["rounds"] = options.rounds;
+  meta["settle_ms"] = options.settle_ms;
+  HostSampleLimits const limits = overhead_limits(options.overhead_calls);
   meta["host_overhead_method"] =
-      "median of " + std::to_string(kOverheadSamples) + " samples of wall time / calls for " +
-      std::to_string(options.overhead_calls) +
+      "median of " + std::to_string(limits.samples) + " samples of wall time / calls for " +
+      std::to_string(limits.calls) +
       " calls queued behind a stream held by a host callback (GPU work not started); for a "
-      "long GEMM fewer (at least " + std::to_string(kMinOverheadSamples) + " samples of " +
-      std::to_string(kMinOverheadCalls) + " calls, about " +
-      std::to_string(static_cast<int>(kOverheadGpuMs)) + " ms of GPU time a path), the "
+      "long GEMM fewer (at least " + std::to_string(limits.min_samples) + " samples of " +
+      std::to_string(limits.min_calls) + " calls, about " +
+      std::to_string(static_cast<int>(limits.gpu_budget_ms)) + " ms of GPU time a path), the "
       "entry's calls in its overhead_calls";
   std::string const context =
       device.gpu.describe() + ", driver " + device.driver + ", table " + options.table + ". " +
-      "Both paths timed with the tuner's protocol (warm-up " + fixed(ctx.timing.warmup_ms, 0) +
+      "Each entry run " + fixed(options.settle_ms, 0) + " ms untimed before its rounds, then " +
+      "both paths timed with the re-time's protocol (warm-up " + fixed(ctx.timing.warmup_ms, 0) +
       " ms, median of " + std::to_string(ctx.timing.repeats) + " repeats of ~" +
       fixed(ctx.timing.target_ms, 0) + " ms, inputs rotated past 2x L2) on the same buffers, " +
       std::to_string(options.rounds) + " interleaved rounds, medians shown. Host µs/call: " +

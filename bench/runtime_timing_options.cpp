@@ -62,6 +62,8 @@ RuntimeTimingOptions parse_runtime_timing_args(std::vector<std::string> const& a
         o.rounds = number<int>(a, value(), 1);
       } else if (a == "--overhead-calls") {
         o.overhead_calls = number<int>(a, value(), 1);
+      } else if (a == "--settle-ms") {
+        o.settle_ms = number<double>(a, value(), 0.0);
       } else if (a == "--warmup-ms") {
         o.warmup_ms = number<double>(a, value(), 0.0);
       } else if (a == "--target-ms") {
@@ -102,7 +104,10 @@ std::string runtime_timing_usage() {
          "  --shape MxNxK[,..]  only these shapes\n"
          "  --rounds N          interleaved rounds per entry (default 9)\n"
          "  --overhead-calls N  gemm() calls per host-overhead sample (default 64)\n"
-         "  --warmup-ms, --target-ms, --repeats   override the search's timing protocol\n"
+         "  --settle-ms MS      run each entry this long, untimed, before its rounds (default\n"
+         "                      1000; 0 = none), so the board is at that GEMM's power state\n"
+         "  --warmup-ms, --target-ms, --repeats   override the re-time's protocol (warm-up\n"
+         "                      20 ms, 7 repeats of 25 ms), under which the table was timed\n"
          "  --cubin-cache DIR   cubin cache of both paths (default: the runtime's)\n"
          "  --dry-run           no GPU: compile and plan each entry for its table GPU's arch\n"
          "  --json-out FILE     write the results as JSON\n"

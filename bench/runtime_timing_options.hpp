@@ -24,7 +24,14 @@ struct RuntimeTimingOptions {
   /// different levels for two runs of the same cuBLAS call.
   int rounds = 9;
   int overhead_calls = 64;              ///< gemm() calls queued per host-overhead sample
-  /// Overrides of the search's timing (per round and path); unset = as the search times.
+  /// The entry's own launches run this long before its rounds, untimed. A tensor-core GEMM
+  /// runs at the board's power cap, where the clock depends on what ran in the last second:
+  /// the first round after an idle spell ran up to 14 % fast and one near 0.5 s in up to 20 %
+  /// slow (the controller overshooting), while the search's re-time, which follows the
+  /// shape's own candidates, sees neither. 0 = none.
+  double settle_ms = 1000.0;
+  /// Overrides of the re-time's protocol (per round and path), under which the table's
+  /// figures were measured; unset = as the re-time times.
   std::optional<double> warmup_ms, target_ms;
   std::optional<int> repeats;
   std::string cubin_cache;              ///< "" = the runtime's default cubin cache
@@ -34,7 +41,7 @@ struct RuntimeTimingOptions {
   bool help = false;
 };
 
-/// `base` (the search's timing) with the options' overrides applied.
+/// `base` (the re-time's protocol) with the options' overrides applied.
 TimingSpec timing_spec(RuntimeTimingOptions const& options, TimingSpec base);
 
 /// Parses argv[1…]; throws std::invalid_argument with a one-line reason on a bad argument.

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/core/power_figures.hpp"
+
 namespace gemmtune::bench {
 
 /// One table entry timed both ways.
@@ -22,6 +24,10 @@ struct TimingRow {
   std::string rule;        ///< the table rule the runtime matched
   std::vector<double> tuner_ms;    ///< per round: median of the tuner protocol, ms per call
   std::vector<double> runtime_ms;  ///< per round: the same protocol around Runtime::gemm
+  /// Per round, beside tuner_ms and runtime_ms: the board's sensors over that round's repeats
+  /// (empty where the sensors could not be read), so figures can be compared at board state.
+  std::vector<PowerFigures> tuner_power, runtime_power;
+  double settle_ms = 0.0;          ///< untimed run of the entry before its rounds
   double host_us_runtime = 0.0;    ///< wall time per gemm() call while queueing
   double host_us_direct = 0.0;     ///< wall time per direct launch of the plan, same way
   /// Wall time per cuBLAS call of the same problem (its baseline contract), same way: what
@@ -34,6 +40,8 @@ struct TimingRow {
   /// Median over rounds (0 without rounds).
   double tuner_median() const;
   double runtime_median() const;
+  /// runtime median / table_ms; nullopt when either is missing.
+  std::optional<double> table_ratio() const;
   /// runtime / tuner of the medians; nullopt when either is missing.
   std::optional<double> ratio() const;
   /// Timed on the tuned path with no note: the rows the summary counts.
@@ -53,6 +61,11 @@ struct TimingSummary {
   double median_added_us = 0.0;
   double worst_added_us = 0.0;
   double median_cublas_us = 0.0;  ///< of host_us_cublas over clean rows
+  /// Runtime against the table's figure, over the clean rows with a table figure.
+  int table_rows = 0;
+  int table_within_3pct = 0;      ///< |runtime/table − 1| ≤ 3 %
+  double worst_table_dev = 0.0;   ///< largest |runtime/table − 1|
+  std::string worst_table_row;
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

@@ -216,15 +216,17 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
   out.median_ms = median_of(std::move(per_launch));
 
   // The host's cost per call: bursts short enough for the launch queue, each after the stream
-  // drained, so the calls measure the host path alone, not a wait for queue space.
+  // drained, so the calls measure the host path alone, not a wait for queue space; held to
+  // about one repeat's GPU time, since every call queued runs.
+  HostSamplePlan const host_plan = host_sample_plan(kHostSampleLimits, out.calibration_ms);
   std::vector<double> host_us;
-  for (int b = 0; b < kHostBursts && !out.early_stopped; ++b) {
+  for (int b = 0; b < host_plan.samples && !out.early_stopped; ++b) {
     if (cudaError_t const e = cudaStreamSynchronize(stream); e != cudaSuccess) {
       out.failure = cuda_status(e, "kernel execution");
       return out;
     }
     auto const t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kHostBurstCalls; ++i) {
+    for (int i = 0; i < host_plan.calls; ++i) {
       if (LaunchStatus s = launch(next_set); !s.ok()) {
         (void)cudaStreamSynchronize(stream);
         out.failure = std::move(s);
@@ -234,7 +236,7 @@ TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec 
     }
     auto const t1 = std::chrono::steady_clock::now();
     host_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
-                      kHostBurstCalls);
+                      host_plan.calls);
   }
   if (cudaError_t const e = cudaStreamSynchronize(stream); e != cudaSuccess) {
     out.failure = cuda_status(e, "kernel execution");

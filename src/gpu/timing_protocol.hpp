@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "src/core/eval_job.hpp"
+#include "src/core/host_sample_plan.hpp"
 #include "src/core/median.hpp"
 #include "src/core/power_figures.hpp"
 #include "src/launch/launch_status.hpp"
@@ -25,9 +26,9 @@ using TimedLaunch = std::function<LaunchStatus(int set)>;
 /// target time needs. Large enough that the gap between two replays is far below the noise
 /// (a microsecond or two over hundreds of launches), small enough to instantiate in a few ms.
 inline constexpr int kMaxGraphLaunches = 512;
-/// Launch calls per burst of the host-cost measurement, and bursts.
-inline constexpr int kHostBurstCalls = 32;
-inline constexpr int kHostBursts = 5;
+/// The host-cost measurement: up to 5 bursts of 32 launch calls, and about 20 ms of GPU time,
+/// one repeat's worth (a 48 ms GEMM gets 3 bursts of one call).
+inline constexpr HostSampleLimits kHostSampleLimits{5, 3, 32, 1, 20.0};
 
 struct TimingResult {
   LaunchStatus failure;        ///< !ok() when a launch or a wait failed; figures then invalid

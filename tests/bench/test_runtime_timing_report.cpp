@@ -56,6 +56,19 @@ TEST(RuntimeTimingArgs, RejectsBadArguments) {
   EXPECT_THROW(parse_runtime_timing_args({"a.json", "b.json"}), std::invalid_argument);
   EXPECT_TRUE(parse_runtime_timing_args({"--help"}).help);
   EXPECT_TRUE(parse_runtime_timing_args({"t.json", "--dry-run"}).dry_run);
+  EXPECT_THROW(parse_runtime_timing_args({"t.json", "--settle-ms", "-1"}), std::invalid_argument);
+}
+
+TEST(RuntimeTimingArgs, SettlesASecondUnlessToldAndStartsFromTheReTimesProtocol) {
+  EXPECT_EQ(parse_runtime_timing_args({"t.json"}).settle_ms, 1000.0);
+  EXPECT_EQ(parse_runtime_timing_args({"t.json", "--settle-ms", "0"}).settle_ms, 0.0);
+  EXPECT_EQ(parse_runtime_timing_args({"t.json", "--settle-ms", "250"}).settle_ms, 250.0);
+  // No override: the base the caller passes (the re-time's) goes through unchanged.
+  TimingSpec const full;
+  TimingSpec const t = timing_spec(parse_runtime_timing_args({"t.json"}), full);
+  EXPECT_EQ(t.warmup_ms, full.warmup_ms);
+  EXPECT_EQ(t.target_ms, full.target_ms);
+  EXPECT_EQ(t.repeats, full.repeats);
 }
 
 TEST(RuntimeTimingArgs, FiltersEntries) {
@@ -142,6 +155,48 @@ TEST(RuntimeTimingReport, MarkdownHasOneLinePerRowAndTheSummary) {
             std::string::npos);
   std::string const none = to_markdown({rows[1]}, summarize({rows[1]}), "");
   EXPECT_NE(none.find("no entry was timed cleanly"), std::string::npos);
+}
+
+TEST(RuntimeTimingReport, SummaryCountsEntriesWithin3PercentOfTheTable) {
+  std::vector<TimingRow> rows{row("a", {1.0}, {1.0}), row("b", {1.0}, {1.03}),
+                              row("c", {1.0}, {0.95}), row("d", {1.0}, {1.0}),
+                              row("e", {1.0}, {2.0}, "cublas")};
+  rows[0].table_ms = 1.0;   // 1.000
+  rows[1].table_ms = 1.0;   // 1.030: on the line, within
+  rows[2].table_ms = 1.0;   // 0.950: outside
+  rows[4].table_ms = 1.0;   // not clean: not counted
+  TimingSummary const s = summarize(rows);  // d has no table figure
+  EXPECT_EQ(s.table_rows, 3);
+  EXPECT_EQ(s.table_within_3pct, 2);
+  EXPECT_NEAR(s.worst_table_dev, 0.05, 1e-12);
+  EXPECT_EQ(s.worst_table_row, "c fp16 NT");
+  EXPECT_FALSE(rows[3].table_ratio());
+  std::string const md = to_markdown(rows, s, "");
+  EXPECT_NE(md.find("Runtime against the table's figure: 2 of 3 within 3 %, worst "
+                    "|runtime/table − 1| = 5.00 % (c fp16 NT)"),
+            std::string::npos)
+      << md;
+}
+
+TEST(RuntimeTimingReport, BoardStateOfTheRoundsIsShownAndKept) {
+  std::vector<TimingRow> rows{row("a", {1.0, 1.0}, {1.0})};
+  PowerFigures hot, warm, unread;
+  hot.sm_clock_mhz = 1500;
+  hot.temperature_c = 61;
+  warm.sm_clock_mhz = 1980;
+  warm.temperature_c = 48;
+  rows[0].tuner_power = {hot, warm};
+  rows[0].runtime_power = {hot, unread};  // an unread round counts for neither figure
+  rows[0].settle_ms = 1000.0;
+  std::string const md = to_markdown(rows, summarize(rows), "");
+  EXPECT_NE(md.find("| 1500, 48–61 | tuned |"), std::string::npos) << md;
+  nlohmann::json const j = to_json_report(rows, summarize(rows), {});
+  EXPECT_EQ(j["entries"][0]["tuner_rounds_power"].size(), 2u);
+  EXPECT_EQ(j["entries"][0]["tuner_rounds_power"][1]["sm_clock_mhz"], 1980);
+  EXPECT_EQ(j["entries"][0]["settle_ms"], 1000.0);
+  rows[0].tuner_power.clear();
+  rows[0].runtime_power.clear();
+  EXPECT_NE(to_markdown(rows, summarize(rows), "").find("| – | tuned |"), std::string::npos);
 }
 
 TEST(RuntimeTimingReport, JsonCarriesRoundsAndNullsForMissingFigures) {
