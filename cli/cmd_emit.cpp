@@ -62,6 +62,14 @@ std::string dim3_text(Dim3 const& d) {
          ")";
 }
 
+/// nvcc's target flags for `arch` ("sm_90a" → "-gencode arch=compute_90a,code=sm_90a"): exactly
+/// one device pass for that target. `-arch=sm_90a` also makes a plain compute_90 pass on nvcc 13,
+/// where wgmma and setmaxnreg do not exist.
+std::string nvcc_target(std::string const& arch) {
+  std::string const digits = arch.rfind("sm_", 0) == 0 ? arch.substr(3) : arch;
+  return "-gencode arch=compute_" + digits + ",code=sm_" + digits;
+}
+
 /// The whole .cu file.
 std::string emit_source(Family const& family, KernelConfig const& cfg, Problem const& p,
                         std::string const& arch) {
@@ -84,7 +92,8 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << template_hash(family.template_file()) << ")\n"
      << "//\n"
      << "// Build:\n"
-     << "//   nvcc -c -arch=" << request.arch << " -std=c++17" << options << " <this file> -o kernel.o\n"
+     << "//   nvcc -c " << nvcc_target(request.arch) << " -std=c++17" << options
+     << " <this file> -o kernel.o\n"
      << "//\n"
      << "// Launch snippet (the calling file needs the GemmArgs struct inlined below):\n"
      << "//   namespace gemmtune_emitted::" << ns

@@ -834,6 +834,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 }
 }  // namespace wgmma_detail
 
+/// wgmma and setmaxnreg exist only on the arch-specific target (sm_90a). A build that also makes
+/// a plain compute_90 pass (nvcc's -arch=sm_90a does) gets a body that traps there, so the file
+/// still compiles; the sm_90a code is the one a Hopper GPU runs.
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WGMMA_ARCH_SPECIFIC(call) call
+#else
+#define WGMMA_ARCH_SPECIFIC(call) __trap()
+#endif
+
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
           bool TB>
@@ -841,7 +850,8 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   grid_dependency::enter();
-  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps);
+  WGMMA_ARCH_SPECIFIC(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
@@ -852,7 +862,8 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   grid_dependency::enter();
-  wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps);
+  WGMMA_ARCH_SPECIFIC(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "src/kernels/family.hpp"
 #include "src/kernels/ladder_presets.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -87,6 +90,64 @@ TEST(Emit, MultiLaunchPlanWithWorkspaceAndLargeSharedMemoryCompiles) {
   std::filesystem::remove_all(dir);
 }
 
+
+/// The build line an emitted file prints under "// Build:", with its file and output filled in
+/// and `nvcc` replaced by the toolkit's; "" when there is none.
+std::string printed_build_line(std::string const& text, std::filesystem::path const& cu,
+                               std::filesystem::path const& obj) {
+  std::size_t const at = text.find("// Build:\n//   nvcc ");
+  if (at == std::string::npos) return "";
+  std::size_t const start = at + std::string("// Build:\n//   nvcc ").size();
+  std::string line = text.substr(start, text.find('\n', start) - start);
+  auto replace = [&](std::string const& what, std::string const& with) {
+    std::size_t const p = line.find(what);
+    if (p != std::string::npos) line.replace(p, what.size(), with);
+  };
+  replace("<this file>", cu.string());
+  replace("kernel.o", obj.string());
+  return std::string(GEMMTUNE_NVCC) + " " + line;
+}
+
+// One emitted file of every family, built with exactly the line its header prints: a wgmma file
+// needs sm_90a's instructions, which a plain compute_90 pass (nvcc's -arch=sm_90a) rejects.
+TEST(Emit, EveryFamilyBuildsWithTheLineItsHeaderPrints) {
+  struct Case {
+    std::string id, precision, shape = "1024x1024x1024";
+  };
+  std::vector<Case> cases;
+  for (LadderPreset const& preset : ladder_presets()) cases.push_back({preset.config.id(), "fp32"});
+  cases.push_back({"simt:BM=128,BN=128,BK=16,TM=8,TN=8,LL=1,CURE=2,ST=4,CP=1,SW=8,SK=2,RED=0",
+                   "fp32"});
+  cases.push_back({"mma:BM=16,BN=128,BK=64,WM=16,WN=32,ST=4,SW=1,SK=4,CR=0", "bf16",
+                   "16x4096x4096"});
+  cases.push_back({"wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=0,GM=8,SK=1,EP=2", "bf16",
+                   "8192x8192x8192"});
+  cases.push_back({"wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0", "fp16",
+                   "8192x8192x8192"});
+  std::set<std::string> covered;
+  for (Case const& c : cases) covered.insert(c.id.substr(0, c.id.find(':')));
+  for (Family const* f : all_families()) {
+    EXPECT_TRUE(covered.count(std::string(f->name()))) << f->name() << " has no emit case";
+  }
+  auto const dir = std::filesystem::temp_directory_path() / "gemmtune_emit_every_family";
+  std::filesystem::create_directories(dir);
+  int n = 0;
+  for (Case const& c : cases) {
+    auto const cu = dir / (std::to_string(n) + ".cu");
+    auto const obj = dir / (std::to_string(n++) + ".o");
+    CliRun r = run(gemmtune::test::gemmtune_binary() + " emit '" + c.id +
+                   "' --shape " + c.shape + " --precision " + c.precision + " --out " + cu.string());
+    ASSERT_EQ(r.status, 0) << c.id << ": " << r.out;
+    std::ifstream in(cu);
+    std::string const text(std::istreambuf_iterator<char>(in), {});
+    std::string const line = printed_build_line(text, cu, obj);
+    ASSERT_FALSE(line.empty()) << c.id << ": no build line in the header";
+    r = run(line);
+    EXPECT_EQ(r.status, 0) << c.id << "\n" << line << "\n" << r.out;
+    EXPECT_TRUE(std::filesystem::exists(obj)) << c.id;
+  }
+  std::filesystem::remove_all(dir);
+}
 
 // A vendor id emits the equivalent cuBLAS call, which nvcc builds; hostile values are refused.
 TEST(Emit, VendorIdsEmitTheirCublasCall) {
