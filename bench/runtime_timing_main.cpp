@@ -5,9 +5,9 @@
 // the search's direct launch of the compiled plan, and a call of gemmtune::Runtime::gemm. Each
 // entry first runs untimed for a settle time, so its rounds see its own power state; the rounds
 // alternate between the two paths so drift (clocks, heat) falls on both, and each carries the
-// board's clock and temperature; medians over rounds are compared. Host overhead per gemm() call is the wall
-// time of queueing calls behind a stream held shut by a host callback, so only submission costs
-// are counted and the GPU's speed does not enter.
+// board's clock and temperature; medians over rounds are compared. Host overhead per gemm()
+// call is the wall time of queueing calls behind a stream held shut by a host callback, so only
+// submission costs are counted and the GPU's speed does not enter.
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
@@ -345,7 +345,6 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
       row.note = "settle: " + t.failure.error;
       return row;
     }
-    row.settle_ms = ctx.options.settle_ms;
   }
 
   // Interleaved rounds, the order swapped every round (T R, R T, ...).

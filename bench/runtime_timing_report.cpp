@@ -36,17 +36,17 @@ std::string cell(std::string s) {
 /// where no round read the sensors.
 std::string board_state(TimingRow const& r) {
   std::vector<double> clocks;
-  int lo = 0, hi = 0;
+  std::vector<int> temperatures;
   for (auto const* rounds : {&r.tuner_power, &r.runtime_power}) {
     for (PowerFigures const& f : *rounds) {
       if (!f.present()) continue;
       clocks.push_back(f.sm_clock_mhz);
-      lo = clocks.size() == 1 ? f.temperature_c : std::min(lo, f.temperature_c);
-      hi = std::max(hi, f.temperature_c);
+      temperatures.push_back(f.temperature_c);
     }
   }
   if (clocks.empty()) return "–";
-  return fixed(median(clocks), 0) + ", " + std::to_string(lo) + "–" + std::to_string(hi);
+  auto const [lo, hi] = std::minmax_element(temperatures.begin(), temperatures.end());
+  return fixed(median(clocks), 0) + ", " + std::to_string(*lo) + "–" + std::to_string(*hi);
 }
 
 }  // namespace
@@ -131,7 +131,6 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                      {"runtime_rounds_ms", r.runtime_ms},
                      {"tuner_rounds_power", r.tuner_power},
                      {"runtime_rounds_power", r.runtime_power},
-                     {"settle_ms", r.settle_ms},
                      {"host_us_runtime", r.host_us_runtime},
                      {"host_us_direct", r.host_us_direct},
                      {"host_us_cublas", r.host_us_cublas},

@@ -27,7 +27,6 @@ struct TimingRow {
   /// Per round, beside tuner_ms and runtime_ms: the board's sensors over that round's repeats
   /// (empty where the sensors could not be read), so figures can be compared at board state.
   std::vector<PowerFigures> tuner_power, runtime_power;
-  double settle_ms = 0.0;          ///< untimed run of the entry before its rounds
   double host_us_runtime = 0.0;    ///< wall time per gemm() call while queueing
   double host_us_direct = 0.0;     ///< wall time per direct launch of the plan, same way
   /// Wall time per cuBLAS call of the same problem (its baseline contract), same way: what

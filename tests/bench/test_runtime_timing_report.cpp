@@ -187,13 +187,11 @@ TEST(RuntimeTimingReport, BoardStateOfTheRoundsIsShownAndKept) {
   warm.temperature_c = 48;
   rows[0].tuner_power = {hot, warm};
   rows[0].runtime_power = {hot, unread};  // an unread round counts for neither figure
-  rows[0].settle_ms = 1000.0;
   std::string const md = to_markdown(rows, summarize(rows), "");
   EXPECT_NE(md.find("| 1500, 48–61 | tuned |"), std::string::npos) << md;
   nlohmann::json const j = to_json_report(rows, summarize(rows), {});
   EXPECT_EQ(j["entries"][0]["tuner_rounds_power"].size(), 2u);
   EXPECT_EQ(j["entries"][0]["tuner_rounds_power"][1]["sm_clock_mhz"], 1980);
-  EXPECT_EQ(j["entries"][0]["settle_ms"], 1000.0);
   rows[0].tuner_power.clear();
   rows[0].runtime_power.clear();
   EXPECT_NE(to_markdown(rows, summarize(rows), "").find("| – | tuned |"), std::string::npos);
