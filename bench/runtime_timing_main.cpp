@@ -1,11 +1,12 @@
 // gemmtune_runtime_timing: does the runtime library's gemm() run a tuned kernel as fast as the
 // tuner timed it? For each entry of a tuning table for this GPU, the entry's kernel is timed two
 // ways in one process, on one stream and one set of rotating buffers, with the tuner's own
-// timing protocol (time_launches, as the search's re-time that measured the table's figures):
-// the search's direct launch of the compiled plan, and a call of gemmtune::Runtime::gemm. Each
-// entry first runs untimed for a settle time, so its rounds see its own power state; the rounds
-// alternate between the two paths so drift (clocks, heat) falls on both, and each carries the
-// board's clock and temperature; medians over rounds are compared. Host overhead per gemm()
+// timing protocol (as the search's re-time that measured the table's figures):
+// the search's direct launch of the compiled plan, and a call of gemmtune::Runtime::gemm. Both
+// paths are timed together (time_interleaved, as the search's re-time): a settle of their
+// repeats in turn, so the rounds see this GEMM's power state, then rounds whose repeats
+// alternate between the paths, so the board's clock swings fall on both; each round carries
+// the board's clock and temperature; medians over rounds are compared. Host overhead per gemm()
 // call is the wall time of queueing calls behind a stream held shut by a host callback, so only
 // submission costs are counted and the GPU's speed does not enter.
 #include <cuda_runtime_api.h>
@@ -199,6 +200,7 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
   row.align = p.align;
   row.kernel = entry.kernel.id();
   row.table_ms = entry.time_ms;
+  row.table_cublas_ms = entry.cublas_ms.value_or(0.0);
   row.overhead_calls = ctx.options.overhead_calls;
 
   // The tuner's path: compile as the search does, build its EvalJob, prepare its launches; for
@@ -330,41 +332,34 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
     row.outputs_match = c_tuner == c_runtime;
   }
 
-  // Settle: the entry's own launches, untimed, so the rounds start at this GEMM's power state
-  // rather than at what the previous entry (or the compile's idle spell) left.
-  if (ctx.options.settle_ms > 0.0) {
-    TimingSpec settle = ctx.timing;
-    settle.warmup_ms = ctx.options.settle_ms;
-    settle.target_ms = std::min(settle.target_ms, 1.0);
-    settle.repeats = 1;
-    TimingResult const t = time_launches(tuner_launch, pool.set_count(), settle, ctx.stream);
-    if (!t.failure.ok()) {
-      if (t.failure.cuda_error != 0 && is_sticky(t.failure.cuda_error)) {
-        throw CudaFailure("settle: " + t.failure.error, t.failure.cuda_error);
-      }
-      row.note = "settle: " + t.failure.error;
-      return row;
+  // The default cuBLAS call of the problem, as the search timed it beside the table's entry
+  // (alpha 1, beta 0).
+  TimedLaunch const cublas_launch = [&](int set) -> LaunchStatus {
+    GemmPointers const g = pool.set(set);
+    cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, 1.0f, 0.0f);
+    if (st != CUBLAS_STATUS_SUCCESS) return {0, "cuBLAS: " + cublas_status_text(st)};
+    return {};
+  };
+  // The two paths and cuBLAS in one interleaved timing (time_interleaved, as the search's
+  // re-time): a settle of their repeats in turn, then rounds whose repeats alternate, so the
+  // board's clock swings under the power cap (about a second's period) fall on all alike.
+  InterleavedTiming const t = time_interleaved(
+      {{tuner_launch, {}}, {runtime_launch, {}}, {cublas_launch, {}}}, pool.set_count(),
+      ctx.timing, ctx.options.rounds, ctx.options.settle_ms, ctx.stream, ctx.sensors);
+  for (std::size_t path = 0; path < 3; ++path) {
+    LaunchStatus const& f = t.entries[path].failure;
+    if (f.ok()) continue;
+    if (f.cuda_error != 0 && is_sticky(f.cuda_error)) {
+      throw CudaFailure("timing: " + f.error, f.cuda_error);
     }
+    char const* const names[] = {"tuner", "runtime", "cuBLAS"};
+    row.note = std::string(names[path]) + " timing: " + f.error;
+    return row;
   }
-
-  // Interleaved rounds, the order swapped every round (T R, R T, ...).
-  for (int r = 0; r < ctx.options.rounds; ++r) {
-    for (int half = 0; half < 2; ++half) {
-      bool const tuner_turn = (half == 0) == (r % 2 == 0);
-      TimingResult const t = time_launches(tuner_turn ? tuner_launch : runtime_launch,
-                                           pool.set_count(), ctx.timing, ctx.stream,
-                                           ctx.sensors);
-      if (!t.failure.ok()) {
-        if (t.failure.cuda_error != 0 && is_sticky(t.failure.cuda_error)) {
-          throw CudaFailure("timing: " + t.failure.error, t.failure.cuda_error);
-        }
-        row.note = std::string(tuner_turn ? "tuner" : "runtime") + " timing: " + t.failure.error;
-        return row;
-      }
-      (tuner_turn ? row.tuner_ms : row.runtime_ms).push_back(t.median_ms);
-      if (t.power.present()) (tuner_turn ? row.tuner_power : row.runtime_power).push_back(t.power);
-    }
-  }
+  row.tuner_ms = t.round_ms[0];
+  row.runtime_ms = t.round_ms[1];
+  row.cublas_ms = t.round_ms[2];
+  row.round_board = t.round_board;
 
   std::string gate_problem;
   HostSamplePlan const plan = host_sample_plan(overhead_limits(ctx.options.overhead_calls),
@@ -374,12 +369,6 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
       host_us_per_call(runtime_launch, pool.set_count(), plan, ctx.stream, gate_problem);
   row.host_us_direct =
       host_us_per_call(tuner_launch, pool.set_count(), plan, ctx.stream, gate_problem);
-  TimedLaunch const cublas_launch = [&](int set) -> LaunchStatus {
-    GemmPointers const g = pool.set(set);
-    cublasStatus_t const st = gemm_row_major(ctx.cublas, p, contract, g.a, g.b, g.c, alpha, beta);
-    if (st != CUBLAS_STATUS_SUCCESS) return {0, "cuBLAS: " + cublas_status_text(st)};
-    return {};
-  };
   row.host_us_cublas =
       host_us_per_call(cublas_launch, pool.set_count(), plan, ctx.stream, gate_problem);
   if (!gate_problem.empty() && row.note.empty()) row.note = gate_problem;
@@ -577,11 +566,14 @@ int run(RuntimeTimingOptions const& options) {
       "entry's calls in its overhead_calls";
   std::string const context =
       device.gpu.describe() + ", driver " + device.driver + ", table " + options.table + ". " +
-      "Each entry run " + fixed(options.settle_ms, 0) + " ms untimed before its rounds, then " +
-      "both paths timed with the re-time's protocol (warm-up " + fixed(ctx.timing.warmup_ms, 0) +
-      " ms, median of " + std::to_string(ctx.timing.repeats) + " repeats of ~" +
-      fixed(ctx.timing.target_ms, 0) + " ms, inputs rotated past 2x L2) on the same buffers, " +
-      std::to_string(options.rounds) + " interleaved rounds, medians shown. Host µs/call: " +
+      "Both paths and the default cuBLAS call timed together as the search's re-time times " +
+      "its entries: warm-up " +
+      fixed(ctx.timing.warmup_ms, 0) + " ms each, " + fixed(options.settle_ms, 0) +
+      " ms of their repeats in turn untimed, then " + std::to_string(options.rounds) +
+      " rounds of " + std::to_string(ctx.timing.repeats) + " repeats of ~" +
+      fixed(ctx.timing.target_ms, 0) + " ms per path, the paths' repeats alternating " +
+      "(inputs rotated past 2x L2, the same buffers); a round's figure is the median of its " +
+      "repeats, the medians of the rounds shown. Host µs/call: " +
       meta["host_overhead_method"].get<std::string>() + ".";
   std::string const md = to_markdown(rows, summary, context);
   std::cout << "\n" << md;

@@ -32,17 +32,15 @@ std::string cell(std::string s) {
   return out;
 }
 
-/// "median SM clock over the rounds, temperature lowest–highest" of both paths' rounds, or "–"
-/// where no round read the sensors.
+/// "median SM clock over the rounds, temperature lowest–highest", or "–" where no round read
+/// the sensors.
 std::string board_state(TimingRow const& r) {
   std::vector<double> clocks;
   std::vector<int> temperatures;
-  for (auto const* rounds : {&r.tuner_power, &r.runtime_power}) {
-    for (PowerFigures const& f : *rounds) {
-      if (!f.present()) continue;
-      clocks.push_back(f.sm_clock_mhz);
-      temperatures.push_back(f.temperature_c);
-    }
+  for (PowerFigures const& f : r.round_board) {
+    if (!f.present()) continue;
+    clocks.push_back(f.sm_clock_mhz);
+    temperatures.push_back(f.temperature_c);
   }
   if (clocks.empty()) return "–";
   auto const [lo, hi] = std::minmax_element(temperatures.begin(), temperatures.end());
@@ -53,6 +51,14 @@ std::string board_state(TimingRow const& r) {
 
 double TimingRow::tuner_median() const { return median(tuner_ms); }
 double TimingRow::runtime_median() const { return median(runtime_ms); }
+double TimingRow::cublas_median() const { return median(cublas_ms); }
+
+std::optional<double> TimingRow::table_ratio_vs_cublas() const {
+  double const r = runtime_median();
+  double const c = cublas_median();
+  if (table_ms <= 0.0 || table_cublas_ms <= 0.0 || r <= 0.0 || c <= 0.0) return std::nullopt;
+  return (r / c) / (table_ms / table_cublas_ms);
+}
 
 std::optional<double> TimingRow::table_ratio() const {
   double const r = runtime_median();
@@ -103,6 +109,15 @@ TimingSummary summarize(std::vector<TimingRow> const& rows) {
       // A hair of tolerance, so 3.000 % printed as 3.00 is counted as within.
       if (tdev <= 0.03 + 1e-9) ++s.table_within_3pct;
     }
+    if (auto const t = r.table_ratio_vs_cublas()) {
+      double const tdev = std::abs(*t - 1.0);
+      if (s.table_vs_cublas_rows == 0 || tdev > s.worst_table_vs_cublas_dev) {
+        s.worst_table_vs_cublas_dev = tdev;
+        s.worst_table_vs_cublas_row = r.shape + " " + r.precision + " " + r.layout;
+      }
+      ++s.table_vs_cublas_rows;
+      if (tdev <= 0.03 + 1e-9) ++s.table_vs_cublas_within_3pct;
+    }
   }
   s.clean_rows = static_cast<int>(devs.size());
   s.median_abs_dev = median(devs);
@@ -123,14 +138,16 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                      {"align", r.align},
                      {"kernel", r.kernel},
                      {"table_ms", r.table_ms},
+                     {"table_cublas_ms", r.table_cublas_ms},
+                     {"cublas_ms", r.cublas_median()},
+                     {"cublas_rounds_ms", r.cublas_ms},
                      {"path", r.path},
                      {"rule", r.rule},
                      {"tuner_ms", r.tuner_median()},
                      {"runtime_ms", r.runtime_median()},
                      {"tuner_rounds_ms", r.tuner_ms},
                      {"runtime_rounds_ms", r.runtime_ms},
-                     {"tuner_rounds_power", r.tuner_power},
-                     {"runtime_rounds_power", r.runtime_power},
+                     {"rounds_board", r.round_board},
                      {"host_us_runtime", r.host_us_runtime},
                      {"host_us_direct", r.host_us_direct},
                      {"host_us_cublas", r.host_us_cublas},
@@ -139,6 +156,9 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                      {"note", r.note}};
     e["ratio"] = r.ratio() ? nlohmann::json(*r.ratio()) : nlohmann::json(nullptr);
     e["table_ratio"] = r.table_ratio() ? nlohmann::json(*r.table_ratio()) : nlohmann::json(nullptr);
+    e["table_ratio_vs_cublas"] = r.table_ratio_vs_cublas()
+                                     ? nlohmann::json(*r.table_ratio_vs_cublas())
+                                     : nlohmann::json(nullptr);
     e["outputs_match"] =
         r.outputs_match ? nlohmann::json(*r.outputs_match) : nlohmann::json(nullptr);
     list.push_back(std::move(e));
@@ -157,7 +177,11 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                   {"table_rows", summary.table_rows},
                   {"table_within_3pct", summary.table_within_3pct},
                   {"worst_abs_table_ratio_minus_1", summary.worst_table_dev},
-                  {"worst_table_row", summary.worst_table_row}};
+                  {"worst_table_row", summary.worst_table_row},
+                  {"table_vs_cublas_rows", summary.table_vs_cublas_rows},
+                  {"table_vs_cublas_within_3pct", summary.table_vs_cublas_within_3pct},
+                  {"worst_abs_table_ratio_vs_cublas_minus_1", summary.worst_table_vs_cublas_dev},
+                  {"worst_table_vs_cublas_row", summary.worst_table_vs_cublas_row}};
   return j;
 }
 
@@ -166,19 +190,24 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
   std::string md;
   if (!context.empty()) md += context + "\n\n";
   md += "| shape | precision | layout | kernel | table ms | tuner ms | runtime ms | runtime/tuner | "
-        "runtime/table | host µs/call (runtime) | host µs/call (direct) | host µs/call (cuBLAS) | "
+        "runtime/table | cuBLAS ms (table, now) | runtime/table ÷ cuBLAS | "
+        "host µs/call (runtime) | host µs/call (direct) | host µs/call (cuBLAS) | "
         "board (SM MHz, °C) | path | note |\n";
-  md += "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+  md += "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (TimingRow const& r : rows) {
     auto const ratio = r.ratio();
     // The table's figure is the search's re-timed median, taken at another moment: the
     // runtime/table column is what a user who trusts the table sees.
     auto const vs_table = r.table_ratio();
+    auto const vs_cublas = r.table_ratio_vs_cublas();
     md += "| " + r.shape + " | " + r.precision + " | " + r.layout + " | `" + cell(r.kernel) +
           "` | " + fixed(r.table_ms, 4) + " | " + fixed(r.tuner_median(), 4) + " | " +
           fixed(r.runtime_median(), 4) + " | " +
           (ratio ? fixed(*ratio, 4) : std::string("–")) + " | " +
           (vs_table ? fixed(*vs_table, 4) : std::string("–")) + " | " +
+          (r.table_cublas_ms > 0.0 ? fixed(r.table_cublas_ms, 4) : std::string("–")) + ", " +
+          (r.cublas_ms.empty() ? std::string("–") : fixed(r.cublas_median(), 4)) + " | " +
+          (vs_cublas ? fixed(*vs_cublas, 4) : std::string("–")) + " | " +
           fixed(r.host_us_runtime, 2) +
           " | " + fixed(r.host_us_direct, 2) + " | " + fixed(r.host_us_cublas, 2) + " | " +
           board_state(r) + " | " + cell(r.path) + " | " + cell(r.note) +
@@ -202,6 +231,14 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
       md += "Runtime against the table's figure: " + std::to_string(summary.table_within_3pct) +
             " of " + std::to_string(summary.table_rows) + " within 3 %, worst |runtime/table − 1| = " +
             fixed(100.0 * summary.worst_table_dev, 2) + " % (" + summary.worst_table_row + ").\n";
+    }
+    if (summary.table_vs_cublas_rows > 0) {
+      md += "The same with each side divided by the cuBLAS call timed beside it (the board's "
+            "state taken out): " +
+            std::to_string(summary.table_vs_cublas_within_3pct) + " of " +
+            std::to_string(summary.table_vs_cublas_rows) + " within 3 %, worst " +
+            fixed(100.0 * summary.worst_table_vs_cublas_dev, 2) + " % (" +
+            summary.worst_table_vs_cublas_row + ").\n";
     }
   }
   return md;

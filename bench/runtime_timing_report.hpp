@@ -20,13 +20,19 @@ struct TimingRow {
   int align = 0;           ///< of the entry
   std::string kernel;      ///< the entry's kernel id
   double table_ms = 0.0;   ///< what the table recorded when it was tuned
+  /// The default cuBLAS call's figure the table recorded beside it (same rounds), or 0.
+  double table_cublas_ms = 0.0;
   std::string path;        ///< the runtime's GemmPath for the call ("tuned" is the point)
   std::string rule;        ///< the table rule the runtime matched
   std::vector<double> tuner_ms;    ///< per round: median of the tuner protocol, ms per call
   std::vector<double> runtime_ms;  ///< per round: the same protocol around Runtime::gemm
-  /// Per round, beside tuner_ms and runtime_ms: the board's sensors over that round's repeats
-  /// (empty where the sensors could not be read), so figures can be compared at board state.
-  std::vector<PowerFigures> tuner_power, runtime_power;
+  /// Per round: the default cuBLAS call, its repeats in turn with both paths', so the board
+  /// state of this run can be told from the table's (the table recorded cuBLAS beside it).
+  std::vector<double> cublas_ms;
+  /// Per round, beside tuner_ms and runtime_ms: the board's sensors at the round's end (both
+  /// paths' repeats take turns within a round; empty where the sensors could not be read), so
+  /// figures can be compared at board state.
+  std::vector<PowerFigures> round_board;
   double host_us_runtime = 0.0;    ///< wall time per gemm() call while queueing
   double host_us_direct = 0.0;     ///< wall time per direct launch of the plan, same way
   /// Wall time per cuBLAS call of the same problem (its baseline contract), same way: what
@@ -39,8 +45,13 @@ struct TimingRow {
   /// Median over rounds (0 without rounds).
   double tuner_median() const;
   double runtime_median() const;
+  double cublas_median() const;
   /// runtime median / table_ms; nullopt when either is missing.
   std::optional<double> table_ratio() const;
+  /// (runtime / cuBLAS, both of this run) / (table_ms / table_cublas_ms): the runtime against
+  /// the table with each side's board state taken out by the cuBLAS call timed beside it;
+  /// nullopt when a figure is missing.
+  std::optional<double> table_ratio_vs_cublas() const;
   /// runtime / tuner of the medians; nullopt when either is missing.
   std::optional<double> ratio() const;
   /// Timed on the tuned path with no note: the rows the summary counts.
@@ -65,6 +76,11 @@ struct TimingSummary {
   int table_within_3pct = 0;      ///< |runtime/table − 1| ≤ 3 %
   double worst_table_dev = 0.0;   ///< largest |runtime/table − 1|
   std::string worst_table_row;
+  /// The same, for table_ratio_vs_cublas().
+  int table_vs_cublas_rows = 0;
+  int table_vs_cublas_within_3pct = 0;
+  double worst_table_vs_cublas_dev = 0.0;
+  std::string worst_table_vs_cublas_row;
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

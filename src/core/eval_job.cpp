@@ -204,6 +204,7 @@ void to_json(json& j, BaselineResult const& v) {
            {"cublaslt_host_us", v.cublaslt_host_us},
            {"protocol", to_string(v.protocol)}};
   if (!v.cublaslt_kernel.empty()) j["cublaslt_kernel"] = v.cublaslt_kernel;
+  if (!v.cublaslt_runners_up.empty()) j["cublaslt_runners_up"] = v.cublaslt_runners_up;
   if (v.cublas_verdict != Disposition::kSkipped || v.cublaslt_verdict != Disposition::kSkipped) {
     j["cublas_verdict"] = to_string(v.cublas_verdict);
     j["cublaslt_verdict"] = to_string(v.cublaslt_verdict);
@@ -229,6 +230,7 @@ void from_json(json const& j, BaselineResult& v) {
   j.at("cublaslt_host_us").get_to(v.cublaslt_host_us);
   v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
   v.cublaslt_kernel = j.value("cublaslt_kernel", std::string());
+  v.cublaslt_runners_up = j.value("cublaslt_runners_up", std::vector<std::string>{});
   v.cublas_verdict = parse_disposition(j.value("cublas_verdict", std::string("skipped")));
   v.cublaslt_verdict = parse_disposition(j.value("cublaslt_verdict", std::string("skipped")));
   v.cublas_err_ratio = j.value("cublas_err_ratio", 0.0);
@@ -238,6 +240,38 @@ void from_json(json const& j, BaselineResult& v) {
   v.cublaslt_power = {};
   if (auto const it = j.find("cublas_power"); it != j.end()) it->get_to(v.cublas_power);
   if (auto const it = j.find("cublaslt_power"); it != j.end()) it->get_to(v.cublaslt_power);
+}
+
+void to_json(json& j, RetimeJob const& v) {
+  j = json{{"candidates", v.candidates}, {"baselines", v.baselines}, {"rounds", v.rounds},
+           {"settle_ms", v.settle_ms}};
+}
+void from_json(json const& j, RetimeJob& v) {
+  j.at("candidates").get_to(v.candidates);
+  j.at("baselines").get_to(v.baselines);
+  j.at("rounds").get_to(v.rounds);
+  j.at("settle_ms").get_to(v.settle_ms);
+}
+
+void to_json(json& j, RetimeResult const& v) {
+  j = json{{"candidates", v.candidates},
+           {"candidate_rounds_ms", v.candidate_rounds_ms},
+           {"baselines", v.baselines},
+           {"cublas_rounds_ms", v.cublas_rounds_ms},
+           {"cublaslt_rounds_ms", v.cublaslt_rounds_ms},
+           {"round_board", v.round_board}};
+}
+void from_json(json const& j, RetimeResult& v) {
+  j.at("candidates").get_to(v.candidates);
+  j.at("candidate_rounds_ms").get_to(v.candidate_rounds_ms);
+  j.at("baselines").get_to(v.baselines);
+  j.at("cublas_rounds_ms").get_to(v.cublas_rounds_ms);
+  j.at("cublaslt_rounds_ms").get_to(v.cublaslt_rounds_ms);
+  j.at("round_board").get_to(v.round_board);
+  if (v.candidate_rounds_ms.size() != v.candidates.size()) {
+    throw Error("retime result: " + std::to_string(v.candidates.size()) + " candidates but " +
+                std::to_string(v.candidate_rounds_ms.size()) + " lists of round figures");
+  }
 }
 
 }  // namespace gemmtune

@@ -111,6 +111,9 @@ struct BaselineResult {
   int cublaslt_algos_tried = 0;
   /// The cuBLASLt algorithm timed, as a canonical cublaslt kernel id ("" when none ran).
   std::string cublaslt_kernel;
+  /// When cuBLASLt's algorithms were chosen among: the next fastest of their short timings
+  /// (canonical ids, fastest first), which a final re-time times beside the chosen one.
+  std::vector<std::string> cublaslt_runners_up;
   /// With BaselineJob::verify: each vendor call's tolerance pass against the reference (kOk or
   /// kWrongResult; kSkipped when not run), with its worst error ratio and, when wrong, why.
   Disposition cublas_verdict = Disposition::kSkipped;
@@ -127,6 +130,37 @@ struct BaselineResult {
   PowerFigures cublaslt_power;  ///< the sensors over the winning algorithm's repeats, when read
 };
 
+/// The final re-time of a search's best candidates (DESIGN.md §5): the candidates, the default
+/// cuBLAS call and one cuBLASLt algorithm timed in one worker, after a settle, their repeats
+/// taken in turn in rounds of rotated order (src/gpu/timing_protocol.hpp, time_interleaved).
+struct RetimeJob {
+  /// One problem and seed; each verified before its rounds and after them (the tolerance pass).
+  std::vector<EvalJob> candidates;
+  /// The problem, seed and timing spec of the rounds; cublaslt_kernel the algorithm to time
+  /// beside the default call ("" = the default call alone).
+  BaselineJob baselines;
+  int rounds = 6;
+  /// Untimed repeats of the entries in turn before the first round, so the rounds start on a
+  /// board under load rather than on an idle board's boost.
+  double settle_ms = 1000.0;
+};
+
+/// What came back from a RetimeJob; every figure is per launch.
+struct RetimeResult {
+  /// In the job's order: the verdict, and median_ms the median of the round figures, min_ms and
+  /// max_ms the fastest and slowest repeat.
+  std::vector<EvalResult> candidates;
+  /// Per candidate, its figure in each round (median of the round's repeats); fewer than the
+  /// job's rounds when it dropped out or the re-time was stopped.
+  std::vector<std::vector<double>> candidate_rounds_ms;
+  /// ok when the default call ran every round; the same figures as a BaselineJob's.
+  BaselineResult baselines;
+  std::vector<double> cublas_rounds_ms;
+  std::vector<double> cublaslt_rounds_ms;
+  /// The board after each round (SM clock, temperature, power), when the sensors were read.
+  std::vector<PowerFigures> round_board;
+};
+
 void to_json(nlohmann::json& j, TimingSpec const& v);
 void from_json(nlohmann::json const& j, TimingSpec& v);
 void to_json(nlohmann::json& j, EvalJob const& v);
@@ -137,6 +171,11 @@ void to_json(nlohmann::json& j, BaselineJob const& v);
 void from_json(nlohmann::json const& j, BaselineJob& v);
 void to_json(nlohmann::json& j, BaselineResult const& v);
 void from_json(nlohmann::json const& j, BaselineResult& v);
+
+void to_json(nlohmann::json& j, RetimeJob const& v);
+void from_json(nlohmann::json const& j, RetimeJob& v);
+void to_json(nlohmann::json& j, RetimeResult const& v);
+void from_json(nlohmann::json const& j, RetimeResult& v);
 
 void to_json(nlohmann::json& j, Problem const& v);
 void from_json(nlohmann::json const& j, Problem& v);

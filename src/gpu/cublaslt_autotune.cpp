@@ -4,6 +4,7 @@
 #include "src/gpu/cublaslt_autotune.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <chrono>
 #include <memory>
 #include <set>
@@ -276,7 +277,7 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
     }
     std::vector<Candidate> const candidates = enumerate(p, d, compute);
     out.algos_checked = static_cast<int>(candidates.size());
-    double best_ms = 0.0;
+    std::vector<std::pair<double, std::size_t>> ranked;  // short figure, candidate
     out.algo_index = -1;
     out.algos_tried = 0;
     auto const start = std::chrono::steady_clock::now();
@@ -308,18 +309,22 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
         continue;
       }
       ++out.algos_tried;
-      if (out.algo_index < 0 || t.median_ms < best_ms) {
-        best_ms = t.median_ms;
-        out.algo_index = static_cast<int>(i);
-      }
+      ranked.emplace_back(t.median_ms, i);
     }
-    if (out.algo_index < 0) continue;
-    int const index = out.algo_index;
+    if (ranked.empty()) continue;
+    // Fastest first; equal figures in the heuristic's order.
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](auto const& a, auto const& b) { return a.first < b.first; });
+    auto const index = static_cast<int>(ranked.front().second);
     int const tried = out.algos_tried, checked = out.algos_checked;
     out = time_one(p, candidates[static_cast<std::size_t>(index)].config, pool, spec, sensors);
     out.algo_index = index;
     out.algos_tried = tried;
     out.algos_checked = checked;
+    for (std::size_t r = 1; r < ranked.size() && r <= static_cast<std::size_t>(kLtRunnersUp);
+         ++r) {
+      out.runners_up.push_back(candidates[ranked[r].second].config);
+    }
     if (out.ok && compute == 1) {
       out.reason = "cuBLASLt ran no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
     }

@@ -31,6 +31,10 @@ inline constexpr int kLtMaxCandidates = 48;
 /// Wall time the short timings of one problem's candidates may take before the rest are
 /// passed over (each is a few ms on small problems, 100 ms and more at 8192³ in fp32).
 inline constexpr double kLtTimingCapMs = 1500.0;
+/// Algorithms after the fastest of the short protocol that a result names, fastest first: the
+/// short figures of algorithms a few per cent apart swap places from run to run, so a final
+/// re-time times these beside the winner rather than trusting the short ranking.
+inline constexpr int kLtRunnersUp = 2;
 /// Workspace offered to cuBLASLt's algorithms.
 inline constexpr std::size_t kLtWorkspaceBytes = std::size_t{64} << 20;
 
@@ -39,6 +43,8 @@ struct LtAutotuneResult {
   std::string reason;     ///< why not ok; or a note (compute-type fallback) when ok
   TimingResult timing;    ///< full protocol, of the winner
   LtAlgoConfig winner;    ///< the winning algorithm's whole configuration
+  /// The next fastest candidates of the short protocol (at most kLtRunnersUp), fastest first.
+  std::vector<LtAlgoConfig> runners_up;
   int algo_index = -1;    ///< 0-based position of the winner among the candidates (heuristic first)
   int algos_tried = 0;    ///< candidates that ran in the short protocol
   int algos_checked = 0;  ///< candidates cuBLASLt accepted (cublasLtMatmulAlgoCheck)

@@ -189,8 +189,10 @@ struct GpuSession::Impl {
       return {};
     }
     if (vendor == Vendor::kCublasLt) return lt->launch(args.A, args.B, args.C, args.alpha, args.beta);
-    if (plan->zero_workspace && !workspace.empty()) {
-      cudaError_t const e = cudaMemsetAsync(workspace.data(), 0, workspace.bytes(), stream);
+    if (plan->zero_workspace && !workspace.empty() && plan->workspace_bytes > 0) {
+      // The plan's own bytes: a re-time sizes one buffer for its largest candidate.
+      cudaError_t const e = cudaMemsetAsync(workspace.data(), 0,
+                                            static_cast<std::size_t>(plan->workspace_bytes), stream);
       if (e != cudaSuccess) return {static_cast<int>(e), "workspace memset: " + cuda_error_text(e)};
     }
     return runner.launch(args, stream);
@@ -310,22 +312,12 @@ struct GpuSession::Impl {
   EvalResult evaluate(EvalJob const& job) {
     phases.clear();
     phase_start = std::chrono::steady_clock::now();
-    used_sets.clear();
-    inputs_checked = false;
+    begin_checks();
     vendor = Vendor::kNone;
     EvalResult r;
     try {
       run_candidate(r, job);
-      // A candidate that stopped before the final check may still have written its inputs:
-      // check and restore them, so the next candidate of this problem sees intact data.
-      if (!used_sets.empty() && !inputs_checked && !poisoned) {
-        std::string const complaint = check_and_restore_inputs();
-        mark("inputs unchanged (after a failure)");
-        if (!complaint.empty()) {
-          r.reason = r.disposition == Disposition::kWrongResult ? complaint + "; " + r.reason
-                                                                : r.reason + "; " + complaint;
-        }
-      }
+      restore_inputs_after(r);
     } catch (CudaFailure const& f) {
       // The inputs may be left modified and unchecked: regenerate them for the next job.
       if (!is_sticky(f.cuda_error()) && !used_sets.empty()) data.reset();
@@ -337,36 +329,246 @@ struct GpuSession::Impl {
     return r;
   }
 
+  /// Makes `job`'s candidate what run_plan() launches: its kernel loaded (the runner keeps
+  /// recent libraries loaded, so a re-time switching between a few is cheap) and its plan, or
+  /// its vendor call (the same verify → time → re-verify, with the call as the launch). With
+  /// `figures`, the kernel's registers and memory are written there.
+  LaunchStatus activate(EvalJob const& job, Problem const& p, EvalResult* figures) {
+    plan = &job.plan;
+    if (std::optional<KernelConfig> const v = vendor_config(job)) {
+      if (std::string const why = vendor_reject_reason(*v); !why.empty()) return {0, why};
+      if (v->family == kCublasLtFamily) {
+        if (std::string const why = lt->prepare(p, lt_algo_config(*v)); !why.empty()) {
+          return {0, why};
+        }
+        vendor = Vendor::kCublasLt;
+      } else {
+        vendor = Vendor::kCublas;
+      }
+      return {};
+    }
+    vendor = Vendor::kNone;
+    KernelFigures k;
+    LaunchStatus s = runner.prepare(job.cubin_path, job.plan, p, k);
+    if (s.ok() && figures != nullptr) {
+      figures->registers = k.registers;
+      figures->local_bytes = k.local_bytes;
+      figures->static_smem = k.static_smem;
+    }
+    return s;
+  }
+
+  /// Starts the input bookkeeping of one candidate's verified runs.
+  void begin_checks() {
+    used_sets.clear();
+    inputs_checked = false;
+  }
+
+  /// A candidate stopped before its final check may still have written its inputs: check and
+  /// restore them (named in its reason), so the next candidate sees intact data.
+  void restore_inputs_after(EvalResult& r) {
+    if (used_sets.empty() || inputs_checked || poisoned) return;
+    std::string const complaint = check_and_restore_inputs();
+    mark("inputs unchanged (after a failure)");
+    if (!complaint.empty()) {
+      r.reason = r.disposition == Disposition::kWrongResult ? complaint + "; " + r.reason
+                                                            : r.reason + "; " + complaint;
+    }
+  }
+
+  RetimeResult retime(RetimeJob const& job) {
+    phases.clear();
+    phase_start = std::chrono::steady_clock::now();
+    BaselineJob const& base = job.baselines;
+    for (EvalJob const& c : job.candidates) {
+      if (!(c.problem == base.problem) || c.seed != base.seed) {
+        throw Error("re-time: candidate " + c.kernel_id + " is not of the re-time's problem " +
+                    base.problem.shape() + " and seed");
+      }
+    }
+    std::optional<LtAlgoConfig> const lt_given = parse_lt_algo(base.cublaslt_kernel);
+    if (!base.cublaslt_kernel.empty() && !lt_given) {
+      throw Error("re-time: not a valid cublaslt id: '" + base.cublaslt_kernel + "'");
+    }
+    ProblemData& d = data_for(base.problem, base.seed);
+    Problem const& p = d.problem();
+    std::size_t const n = job.candidates.size();
+    RetimeResult out;
+    out.candidates.resize(n);
+    out.candidate_rounds_ms.resize(n);
+    out.baselines.protocol = base.timing.protocol;
+    mark("problem data");
+
+    // One workspace and one counter buffer, sized for the largest plan; each plan uses (and
+    // zeroes) its own bytes, and the runs are one after the other on one stream.
+    std::int64_t ws_bytes = 0;
+    std::int64_t counter_bytes = 0;
+    for (EvalJob const& c : job.candidates) {
+      ws_bytes = std::max(ws_bytes, c.plan.workspace_bytes);
+      counter_bytes = std::max(counter_bytes, c.plan.counter_bytes);
+    }
+    EvalResult sizing;
+    if (!size_buffer(sizing, workspace, ws_bytes, "workspace_bytes") ||
+        !size_buffer(sizing, counters, counter_bytes, "counter_bytes")) {
+      for (EvalResult& r : out.candidates) r = sizing;
+      out.baselines.reason = "re-time: " + sizing.reason;
+      return out;
+    }
+    if (!counters.empty()) {
+      check_cuda(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream),
+                 "cudaMemsetAsync (split-K counters)");
+    }
+
+    // 1. Every candidate's verified first run; one that fails is left out of the rounds.
+    std::vector<std::size_t> timed;  // candidates in the rounds
+    for (std::size_t i = 0; i < n && !poisoned; ++i) {
+      EvalJob const& c = job.candidates[i];
+      EvalResult& r = out.candidates[i];
+      begin_checks();
+      if (LaunchStatus s = activate(c, p, &r); !s.ok()) {
+        fail_launch(r, s, "load: ");
+        continue;
+      }
+      d.ensure_reference(d.normal(), c.alpha, c.beta, true, cublas->get());
+      if (!verified_run(r, d.normal(), "", c.alpha, c.beta, true, "first run: ", true)) {
+        restore_inputs_after(r);
+        continue;
+      }
+      timed.push_back(i);
+    }
+    mark("first runs");
+
+    // 2. The rounds: cuBLAS, cuBLASLt when given, then the candidates.
+    RotationPool const& pool = d.pool(rotate_bytes(base.timing));
+    mark("rotation pool");
+    std::vector<InterleavedEntry> entries;
+    auto vendor_launch = [&](int set) {
+      GemmPointers const g = pool.set(set);
+      return run_plan(packed_gemm_args(p, g.a, g.b, g.c, nullptr, nullptr, 1.0f, 0.0f));
+    };
+    entries.push_back({vendor_launch, [this] {
+                         vendor = Vendor::kCublas;
+                         return LaunchStatus{};
+                       }});
+    if (lt_given) {
+      entries.push_back({vendor_launch, [&]() -> LaunchStatus {
+                           if (std::string const why = lt->prepare(p, *lt_given); !why.empty()) {
+                             return {0, "cuBLASLt: " + why};
+                           }
+                           vendor = Vendor::kCublasLt;
+                           return {};
+                         }});
+    }
+    std::size_t const first_candidate = entries.size();
+    for (std::size_t i : timed) {
+      entries.push_back({[&, i](int set) {
+                           GemmPointers const g = pool.set(set);
+                           EvalJob const& cj = job.candidates[i];
+                           return run_plan(packed_gemm_args(p, g.a, g.b, g.c, workspace_ptr(),
+                                                            counters_ptr(), cj.alpha, cj.beta));
+                         },
+                         [&, i] { return activate(job.candidates[i], p, nullptr); }});
+    }
+    TimingSpec spec = base.timing;
+    spec.early_stop_ms = 0.0;  // every entry of a re-time is timed in full
+    InterleavedTiming const t = time_interleaved(entries, pool.set_count(), spec, job.rounds,
+                                                 job.settle_ms, stream, sensors.get());
+    mark("rounds");
+    for (TimingResult const& e : t.entries) {
+      if (!e.failure.ok() && e.failure.cuda_error != 0 && is_sticky(e.failure.cuda_error)) {
+        poison(e.failure.cuda_error);
+      }
+    }
+    out.round_board = t.round_board;
+
+    TimingResult const& cb = t.entries[0];
+    if (cb.failure.ok() && !t.round_ms[0].empty()) {
+      out.baselines.ok = true;
+      out.baselines.cublas_ms = cb.median_ms;
+      out.baselines.cublas_min_ms = cb.min_ms;
+      out.baselines.cublas_max_ms = cb.max_ms;
+      out.baselines.cublas_host_us = cb.host_us_per_call;
+      out.baselines.cublas_power = cb.power;
+      out.cublas_rounds_ms = t.round_ms[0];
+    } else {
+      out.baselines.reason = "cuBLAS: " + cb.failure.error;
+    }
+    if (lt_given) {
+      TimingResult const& lb = t.entries[1];
+      if (lb.failure.ok() && !t.round_ms[1].empty()) {
+        out.baselines.cublaslt_ms = lb.median_ms;
+        out.baselines.cublaslt_min_ms = lb.min_ms;
+        out.baselines.cublaslt_max_ms = lb.max_ms;
+        out.baselines.cublaslt_host_us = lb.host_us_per_call;
+        out.baselines.cublaslt_power = lb.power;
+        out.baselines.cublaslt_kernel = base.cublaslt_kernel;
+        out.cublaslt_rounds_ms = t.round_ms[1];
+      } else {
+        if (!out.baselines.reason.empty()) out.baselines.reason += "; ";
+        out.baselines.reason += lb.failure.error;
+      }
+    }
+
+    // 3. Each timed candidate's figures, then its verified run after the rounds.
+    for (std::size_t slot = 0; slot < timed.size() && !poisoned; ++slot) {
+      std::size_t const i = timed[slot];
+      EvalJob const& c = job.candidates[i];
+      EvalResult& r = out.candidates[i];
+      TimingResult const& ct = t.entries[first_candidate + slot];
+      if (!ct.failure.ok() || t.round_ms[first_candidate + slot].empty()) {
+        fail_launch(r, ct.failure.ok() ? LaunchStatus{0, "no round completed"} : ct.failure,
+                    "timing: ");
+        continue;
+      }
+      r.median_ms = ct.median_ms;
+      r.min_ms = ct.min_ms;
+      r.max_ms = ct.max_ms;
+      r.protocol = ct.protocol;
+      r.host_us_per_call = ct.host_us_per_call;
+      r.iterations = ct.iterations;
+      r.repeats = ct.repeats;
+      r.power = ct.power;
+      begin_checks();
+      if (LaunchStatus s = activate(c, p, nullptr); !s.ok()) {
+        fail_launch(r, s, "after timing: ");
+        continue;
+      }
+      if (!verified_run(r, d.normal(), "", c.alpha, c.beta, true, "after timing: ", true)) {
+        restore_inputs_after(r);
+        continue;
+      }
+      if (!counters_clear()) {
+        wrong(r, "after timing: ", "split-K counters were not left at zero");
+        continue;
+      }
+      r.disposition = Disposition::kOk;
+      out.candidate_rounds_ms[i] = t.round_ms[first_candidate + slot];
+    }
+    mark("checks after the rounds");
+    vendor = Vendor::kNone;
+    if (poisoned) fault_unfinished(out);
+    return out;
+  }
+
+  /// After a sticky error: every candidate without a verdict gets the fault.
+  void fault_unfinished(RetimeResult& out) const {
+    for (EvalResult& r : out.candidates) {
+      if (r.disposition != Disposition::kSkipped) continue;
+      r.disposition = Disposition::kFault;
+      r.cuda_error = poison_error;
+      r.reason = poisoned_reason();
+    }
+  }
+
   void run_candidate(EvalResult& r, EvalJob const& job) {
     ProblemData& d = data_for(job.problem, job.seed);
     Problem const& p = d.problem();
     plan = &job.plan;
     mark("problem data");
 
-    if (std::optional<KernelConfig> const v = vendor_config(job)) {
-      // A vendor candidate: the same verify → time → re-verify, with its call as the launch.
-      if (std::string const why = vendor_reject_reason(*v); !why.empty()) {
-        fail_launch(r, {0, why}, "load: ");  // an id that names no call is the candidate's fault
-        return;
-      }
-      if (v->family == kCublasLtFamily) {
-        if (std::string const why = lt->prepare(p, lt_algo_config(*v)); !why.empty()) {
-          fail_launch(r, {0, why}, "load: ");
-          return;
-        }
-        vendor = Vendor::kCublasLt;
-      } else {
-        vendor = Vendor::kCublas;
-      }
-    } else {
-      KernelFigures figures;
-      if (LaunchStatus s = runner.prepare(job.cubin_path, job.plan, p, figures); !s.ok()) {
-        fail_launch(r, s, "load: ");
-        return;
-      }
-      r.registers = figures.registers;
-      r.local_bytes = figures.local_bytes;
-      r.static_smem = figures.static_smem;
+    if (LaunchStatus s = activate(job, p, &r); !s.ok()) {
+      fail_launch(r, s, "load: ");  // an id that names no call is the candidate's fault too
+      return;
     }
 
     if (!size_buffer(r, workspace, job.plan.workspace_bytes, "workspace_bytes") ||
@@ -486,6 +688,9 @@ struct GpuSession::Impl {
       r.cublaslt_power = lt_result.timing.power;
       r.cublaslt_algo_index = lt_result.algo_index;
       r.cublaslt_kernel = to_kernel_config(lt_result.winner).id();
+      for (LtAlgoConfig const& c : lt_result.runners_up) {
+        r.cublaslt_runners_up.push_back(to_kernel_config(c).id());
+      }
       r.reason = lt_result.reason;
     } else {
       r.reason = "cuBLASLt: " + lt_result.reason;
@@ -574,6 +779,25 @@ EvalResult GpuSession::evaluate(EvalJob const& job) {
     r.reason = f.what();
     return r;
   }
+}
+
+RetimeResult GpuSession::retime(RetimeJob const& job) {
+  RetimeResult out;
+  if (!impl_->poisoned) {
+    try {
+      return impl_->retime(job);
+    } catch (CudaFailure const& f) {
+      // As in evaluate(): a sticky code outside a launch is a candidate's fault surfacing late.
+      if (!is_sticky(f.cuda_error())) throw;
+      impl_->poison(f.cuda_error());
+    }
+  }
+  impl_->phases.clear();
+  out.candidates.resize(job.candidates.size());
+  out.candidate_rounds_ms.resize(job.candidates.size());
+  out.baselines.reason = impl_->poisoned_reason();
+  impl_->fault_unfinished(out);
+  return out;
 }
 
 BaselineResult GpuSession::baseline(BaselineJob const& job) {

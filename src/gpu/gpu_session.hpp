@@ -45,6 +45,12 @@ class GpuSession {
   /// when the default call was timed; when cuBLASLt found or ran no algorithm, cublaslt_ms
   /// stays 0, cublaslt_algo_index −1 and `reason` says why.
   BaselineResult baseline(BaselineJob const& job);
+  /// The final re-time of a search's best candidates with the default cuBLAS call and one
+  /// cuBLASLt algorithm (RetimeJob): each candidate's verified first run, the rounds of
+  /// time_interleaved() over all of them, then each candidate's verified run after the rounds
+  /// (A and B unchanged, split-K counters back at zero). Failures are each candidate's
+  /// Disposition; after a sticky error every candidate without a verdict is kFault.
+  RetimeResult retime(RetimeJob const& job);
   /// The steps of the last evaluate() with their wall times, in order (problem data, load,
   /// each verified run's launch / guard bands / inputs / read-back / compare, timing, ...).
   std::vector<PhaseTime> const& last_phases() const;

@@ -3,11 +3,14 @@
 // launch on the next rotating buffer set, optional early stop for clearly slow kernels. Under
 // the graph protocol (the default) the repeats replay a CUDA graph of the captured launches, so
 // the figure is GPU time without host launch cost; under the stream protocol they are launched
-// one by one.
+// one by one. Also the interleaved form of a final re-time: several entries in one process,
+// their repeats taken in turn, so every entry meets the board's clock swings alike.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -15,6 +18,7 @@
 #include "src/core/host_sample_plan.hpp"
 #include "src/core/median.hpp"
 #include "src/core/power_figures.hpp"
+#include "src/gpu/gpu_timer.hpp"
 #include "src/launch/launch_status.hpp"
 
 namespace gemmtune {
@@ -47,6 +51,46 @@ struct TimingResult {
 };
 
 class DeviceSensors;
+class CapturedGraph;
+
+/// The protocol's steps for one timed launch, so several can be interleaved repeat by repeat:
+/// prepare (warm-up, calibration, and the graph's capture under the graph protocol), any
+/// number of repeats, then the host-cost samples.
+class LaunchTimer {
+ public:
+  LaunchTimer(TimedLaunch launch, int set_count, TimingSpec const& spec, cudaStream_t stream);
+  ~LaunchTimer();
+  LaunchTimer(LaunchTimer const&) = delete;
+  LaunchTimer& operator=(LaunchTimer const&) = delete;
+
+  /// Warm-up by time and calibration; sizes the repeats (result()'s iterations, repeats,
+  /// calibration_ms, early_stopped) and, under the graph protocol, captures the graph.
+  LaunchStatus prepare();
+  /// Times one repeat (after prepare): GPU ms per launch.
+  LaunchStatus repeat(double& per_launch_ms);
+  /// Samples the host's cost per call into result().host_us_per_call (none after an early
+  /// stop) and waits for the stream.
+  LaunchStatus sample_host_cost();
+  /// Replays (or launches) about `ms` of work untimed, keeping the board under load.
+  LaunchStatus keep_busy(double ms);
+
+  TimingResult& result() { return out_; }
+
+ private:
+  LaunchStatus timed(std::function<LaunchStatus()> const& queue, double& ms);
+  LaunchStatus batch(int n, double& ms);
+  LaunchStatus queue_repeat();
+
+  TimedLaunch launch_;
+  int set_count_;
+  TimingSpec spec_;
+  cudaStream_t stream_;
+  int next_set_ = 0;
+  int replays_ = 0;  ///< graph replays per repeat
+  std::unique_ptr<CapturedGraph> graph_;
+  GpuTimer timer_;
+  TimingResult out_;
+};
 
 /// Runs the protocol of `spec` over `set_count` rotating buffer sets on `stream`. With
 /// `sensors`, the board's energy counter is read before the first repeat and after the last
@@ -55,5 +99,38 @@ class DeviceSensors;
 /// launch means something for repeats of that length and more.
 TimingResult time_launches(TimedLaunch const& launch, int set_count, TimingSpec const& spec,
                            cudaStream_t stream, DeviceSensors const* sensors = nullptr);
+
+/// One entry of an interleaved timing.
+struct InterleavedEntry {
+  TimedLaunch launch;
+  /// Makes `launch` runnable (loads the entry's kernel or selects its vendor call): called
+  /// before its warm-up, before its host samples and, under the stream protocol, before each
+  /// of its repeats (a graph replays what it captured). Empty: nothing to select.
+  std::function<LaunchStatus()> activate;
+};
+
+/// What an interleaved timing measured.
+struct InterleavedTiming {
+  /// Per entry, in the order given: median_ms is the median of its round figures, min_ms and
+  /// max_ms its fastest and slowest repeat; `failure` set when it dropped out (it is then left
+  /// out of the later rounds). Power: the sensors over all the rounds, shared by the entries.
+  std::vector<TimingResult> entries;
+  /// Per entry, its figure in each round it completed: the median of that round's repeats.
+  std::vector<std::vector<double>> round_ms;
+  /// The board after each round (SM clock, temperature), when sensors were given.
+  std::vector<PowerFigures> round_board;
+};
+
+/// Times `entries` together: each prepared in turn, then `settle_ms` of their repeats in turn
+/// untimed (the board reaches the state the rounds run in, instead of the first entry timing
+/// an idle board's boost), then `rounds` rounds. A round takes `spec.repeats` repeats of every
+/// entry, one entry after the other, starting one entry further along each round, so the
+/// board's clock swings (about a second's period under the power cap) fall on every entry
+/// alike. `stop` is polled between repeats; true ends the rounds (the entries then have only
+/// the rounds completed).
+InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries, int set_count,
+                                   TimingSpec const& spec, int rounds, double settle_ms,
+                                   cudaStream_t stream, DeviceSensors const* sensors = nullptr,
+                                   std::function<bool()> const& stop = {});
 
 }  // namespace gemmtune

@@ -178,6 +178,35 @@ TEST(RuntimeTimingReport, SummaryCountsEntriesWithin3PercentOfTheTable) {
       << md;
 }
 
+// A board that runs 8% slower than when the table was tuned: every figure is off the table's by
+// 8%, and dividing each side by the cuBLAS call timed beside it takes that out.
+TEST(RuntimeTimingReport, TheTableComparedWithCublasTakenOutOfBothSides) {
+  std::vector<TimingRow> rows{row("a", {1.08}, {1.08}), row("b", {1.08}, {1.15}),
+                              row("c", {1.0}, {1.0})};
+  for (TimingRow& r : rows) {
+    r.table_ms = 1.0;
+    r.table_cublas_ms = 2.0;
+    r.cublas_ms = {2.16, 2.17, 2.15};
+  }
+  rows[2].cublas_ms.clear();  // cuBLAS not timed: no such figure
+  TimingSummary const s = summarize(rows);
+  EXPECT_EQ(s.table_within_3pct, 1);  // c only
+  ASSERT_TRUE(rows[0].table_ratio_vs_cublas());
+  EXPECT_NEAR(*rows[0].table_ratio_vs_cublas(), 1.0, 1e-12);
+  EXPECT_NEAR(*rows[1].table_ratio_vs_cublas(), 1.15 / 1.08, 1e-12);
+  EXPECT_FALSE(rows[2].table_ratio_vs_cublas());
+  EXPECT_EQ(s.table_vs_cublas_rows, 2);
+  EXPECT_EQ(s.table_vs_cublas_within_3pct, 1);
+  EXPECT_EQ(s.worst_table_vs_cublas_row, "b fp16 NT");
+  std::string const md = to_markdown(rows, s, "");
+  EXPECT_NE(md.find("| 2.0000, 2.1600 | 1.0000 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(the board's state taken out): 1 of 2 within 3 %"), std::string::npos) << md;
+  nlohmann::json const j = to_json_report(rows, s, {});
+  EXPECT_EQ(j["entries"][1]["cublas_rounds_ms"].size(), 3u);
+  EXPECT_TRUE(j["entries"][2]["table_ratio_vs_cublas"].is_null());
+  EXPECT_EQ(j["summary"]["table_vs_cublas_within_3pct"], 1);
+}
+
 TEST(RuntimeTimingReport, BoardStateOfTheRoundsIsShownAndKept) {
   std::vector<TimingRow> rows{row("a", {1.0, 1.0}, {1.0})};
   PowerFigures hot, warm, unread;
@@ -185,15 +214,13 @@ TEST(RuntimeTimingReport, BoardStateOfTheRoundsIsShownAndKept) {
   hot.temperature_c = 61;
   warm.sm_clock_mhz = 1980;
   warm.temperature_c = 48;
-  rows[0].tuner_power = {hot, warm};
-  rows[0].runtime_power = {hot, unread};  // an unread round counts for neither figure
+  rows[0].round_board = {hot, warm, hot, unread};  // an unread round counts for neither figure
   std::string const md = to_markdown(rows, summarize(rows), "");
   EXPECT_NE(md.find("| 1500, 48–61 | tuned |"), std::string::npos) << md;
   nlohmann::json const j = to_json_report(rows, summarize(rows), {});
-  EXPECT_EQ(j["entries"][0]["tuner_rounds_power"].size(), 2u);
-  EXPECT_EQ(j["entries"][0]["tuner_rounds_power"][1]["sm_clock_mhz"], 1980);
-  rows[0].tuner_power.clear();
-  rows[0].runtime_power.clear();
+  EXPECT_EQ(j["entries"][0]["rounds_board"].size(), 4u);
+  EXPECT_EQ(j["entries"][0]["rounds_board"][1]["sm_clock_mhz"], 1980);
+  rows[0].round_board.clear();
   EXPECT_NE(to_markdown(rows, summarize(rows), "").find("| – | tuned |"), std::string::npos);
 }
 

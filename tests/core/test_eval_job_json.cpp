@@ -111,4 +111,48 @@ TEST(EvalJobJson, RejectsMissingFields) {
   EXPECT_ANY_THROW(j.get<EvalJob>());
 }
 
+TEST(EvalJobJson, RetimeJobAndResultRoundTrip) {
+  RetimeJob job;
+  EvalJob c;
+  c.problem = parse_shape("64x64x64", Precision::kFP32, Layout::kNN).resolved();
+  c.kernel_id = "naive:BX=32,BY=8";
+  job.candidates = {c, c};
+  job.candidates[1].kernel_id = "naive:BX=16,BY=16";
+  job.baselines.problem = c.problem;
+  job.baselines.cublaslt_kernel = "cublaslt:ALGO=6,TILE=20";
+  job.rounds = 4;
+  job.settle_ms = 250.0;
+  RetimeJob const back = nlohmann::json(job).get<RetimeJob>();
+  ASSERT_EQ(back.candidates.size(), 2u);
+  EXPECT_EQ(back.candidates[1].kernel_id, "naive:BX=16,BY=16");
+  EXPECT_EQ(back.baselines.cublaslt_kernel, job.baselines.cublaslt_kernel);
+  EXPECT_EQ(back.rounds, 4);
+  EXPECT_DOUBLE_EQ(back.settle_ms, 250.0);
+
+  RetimeResult r;
+  r.candidates.resize(2);
+  r.candidates[0].disposition = Disposition::kOk;
+  r.candidates[0].median_ms = 1.5;
+  r.candidates[1].disposition = Disposition::kWrongResult;
+  r.candidate_rounds_ms = {{1.4, 1.5, 1.6}, {}};
+  r.baselines.ok = true;
+  r.baselines.cublas_ms = 2.0;
+  r.cublas_rounds_ms = {2.0, 2.1, 1.9};
+  r.cublaslt_rounds_ms = {1.8, 1.8, 1.9};
+  PowerFigures board;
+  board.sm_clock_mhz = 1500;
+  r.round_board = {board, board, board};
+  RetimeResult const rb = nlohmann::json(r).get<RetimeResult>();
+  EXPECT_EQ(rb.candidates[1].disposition, Disposition::kWrongResult);
+  EXPECT_EQ(rb.candidate_rounds_ms, r.candidate_rounds_ms);
+  EXPECT_EQ(rb.cublas_rounds_ms, r.cublas_rounds_ms);
+  EXPECT_EQ(rb.cublaslt_rounds_ms, r.cublaslt_rounds_ms);
+  EXPECT_EQ(rb.round_board.size(), 3u);
+  EXPECT_DOUBLE_EQ(rb.baselines.cublas_ms, 2.0);
+  // A list of round figures per candidate, or the reply is refused.
+  nlohmann::json broken = r;
+  broken["candidate_rounds_ms"].erase(1);
+  EXPECT_THROW(broken.get<RetimeResult>(), Error);
+}
+
 }  // namespace gemmtune

@@ -339,6 +339,64 @@ TEST_F(GpuSessionTest, GraphAndStreamProtocolsTimeTheSameKernel) {
   EXPECT_LE(g, s * 1.10) << "graph " << g << " ms, stream " << s << " ms";
 }
 
+// The final re-time in one request: a candidate, one that modifies its input (dropped at its
+// first run, its input restored) and both baselines, interleaved in rounds under either
+// protocol; every entry timed in every round, each figure the median of its rounds.
+TEST_F(GpuSessionTest, RetimeTimesCandidatesAndBaselinesTogetherInRounds) {
+  Problem const p = problem(256, 192, 128, Precision::kFP32, Layout::kNN);
+  BaselineJob first;
+  first.problem = p;
+  first.seed = 3;
+  first.timing = quick_timing();
+  BaselineResult const chosen = session_->baseline(first);
+  ASSERT_TRUE(chosen.ok) << chosen.reason;
+  ASSERT_FALSE(chosen.cublaslt_kernel.empty()) << chosen.reason;
+  for (TimingProtocol protocol : {TimingProtocol::kGraph, TimingProtocol::kStream}) {
+    SCOPED_TRACE(std::string(to_string(protocol)));
+    RetimeJob job;
+    job.candidates = {naive_job(p, 0), naive_job(p, 5), naive_job(p, 0)};
+    job.candidates[2].kernel_id = "test:naive-again";
+    for (EvalJob& c : job.candidates) c.timing.protocol = protocol;
+    job.baselines = first;
+    job.baselines.timing.protocol = protocol;
+    job.baselines.cublaslt_kernel = chosen.cublaslt_kernel;
+    job.rounds = 3;
+    job.settle_ms = 20.0;
+    RetimeResult const r = session_->retime(job);
+    ASSERT_EQ(r.candidates.size(), 3u);
+    ASSERT_TRUE(r.baselines.ok) << r.baselines.reason;
+    EXPECT_EQ(r.baselines.protocol, protocol);
+    EXPECT_EQ(r.cublas_rounds_ms.size(), 3u);
+    EXPECT_EQ(r.cublaslt_rounds_ms.size(), 3u);
+    EXPECT_EQ(r.baselines.cublaslt_kernel, chosen.cublaslt_kernel);
+    EXPECT_GT(r.baselines.cublas_host_us, 0.0);
+    EXPECT_EQ(r.candidates[1].disposition, Disposition::kWrongResult);
+    EXPECT_NE(r.candidates[1].reason.find("input A was modified"), std::string::npos)
+        << r.candidates[1].reason;
+    EXPECT_TRUE(r.candidate_rounds_ms[1].empty());
+    for (std::size_t i : {0u, 2u}) {
+      EvalResult const& c = r.candidates[i];
+      ASSERT_EQ(c.disposition, Disposition::kOk) << c.reason;
+      ASSERT_EQ(r.candidate_rounds_ms[i].size(), 3u);
+      EXPECT_EQ(c.protocol, protocol);
+      EXPECT_EQ(c.repeats, 3 * job.baselines.timing.repeats);
+      EXPECT_LE(c.min_ms, c.median_ms);
+      EXPECT_LE(c.median_ms, c.max_ms);
+      EXPECT_GT(c.host_us_per_call, 0.0);
+      for (double ms : r.candidate_rounds_ms[i]) {
+        EXPECT_LE(c.min_ms, ms);
+        EXPECT_LE(ms, c.max_ms);
+      }
+    }
+    // The same kernel twice in the rounds: the two figures agree closely.
+    EXPECT_NEAR(r.candidates[0].median_ms, r.candidates[2].median_ms,
+                0.1 * r.candidates[0].median_ms);
+  }
+  // The session is intact: the restored input lets a correct kernel pass.
+  EvalResult const ok = session_->evaluate(naive_job(p, 0));
+  EXPECT_EQ(ok.disposition, Disposition::kOk) << ok.reason;
+}
+
 // Where the driver's management library is there, every timed run carries the board's
 // sensors: a clock and a power and, over repeats the energy counter advanced in, energy.
 TEST_F(GpuSessionTest, TimedRunsCarryTheSensorsWhereTheLibraryIsThere) {

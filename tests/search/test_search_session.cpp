@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "src/core/error.hpp"
+#include "src/core/median.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "tests/search/fake_gpu.hpp"
 #include "tests/search/memory_store.hpp"
@@ -190,6 +191,130 @@ TEST(SearchSession, RetimeRotatesTheOrderAndStoresTheMedianAndSpreadOfItsRounds)
   BaselineResult const& b = store.baselines.back();
   EXPECT_LE(b.cublas_min_ms, b.cublas_ms);
   EXPECT_GE(b.cublas_max_ms, b.cublas_ms);
+}
+
+namespace {
+
+/// A GPU that re-times in one request: each candidate's round figures are its scripted time
+/// times (1 − 1%, 1, 1 + 1%, ...); `fail_retime` makes the request fail as a whole.
+class OneRequestGpu : public ScriptedGpu {
+ public:
+  static constexpr char const* kLtId =
+      "cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=0,INNER=0,CLUSTER=0,"
+      "COMPUTE=0";
+  static constexpr char const* kRunnerUp =
+      "cublaslt:ALGO=66,TILE=24,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=7,INNER=0,CLUSTER=5,"
+      "COMPUTE=0";
+  std::optional<RetimeResult> retime(RetimeJob const& job, double) override {
+    jobs.push_back(job);
+    if (fail_retime) return std::nullopt;
+    RetimeResult r;
+    int const quick_evals = evals;
+    for (EvalJob const& c : job.candidates) {
+      EvalResult e = evaluate(c, 0.0);
+      std::vector<double> rounds;
+      for (int i = 0; i < job.rounds; ++i) {
+        rounds.push_back(e.median_ms * (1.0 + 0.01 * ((i % 3) - 1)));
+      }
+      e.median_ms = median_of(rounds);
+      r.candidates.push_back(e);
+      r.candidate_rounds_ms.push_back(e.disposition == Disposition::kOk ? rounds
+                                                                       : std::vector<double>{});
+    }
+    evals = quick_evals;  // the scripted figures, not evaluations
+    r.baselines.ok = true;
+    r.baselines.cublas_ms = 2.0;
+    r.baselines.cublaslt_ms = 1.9;
+    r.baselines.cublas_host_us = 11.0;
+    r.cublas_rounds_ms.assign(static_cast<std::size_t>(job.rounds), 2.0);
+    if (!job.baselines.cublaslt_kernel.empty()) {
+      r.cublaslt_rounds_ms.assign(static_cast<std::size_t>(job.rounds), 1.9);
+    }
+    return r;
+  }
+  EvalResult evaluate(EvalJob const& job, double t) override {
+    if (job.kernel_id != kRunnerUp) return ScriptedGpu::evaluate(job, t);
+    ++evals;
+    EvalResult e;
+    e.disposition = Disposition::kOk;
+    e.median_ms = 1.95;  // slower than the chosen algorithm's 1.9
+    return e;
+  }
+  BaselineResult baseline(BaselineJob const& job, double t) override {
+    BaselineResult b = ScriptedGpu::baseline(job, t);
+    b.cublaslt_kernel = kLtId;
+    b.cublaslt_runners_up = {kRunnerUp, kLtId, "cublaslt:not-an-id"};
+    ++baselines;
+    return b;
+  }
+  std::vector<RetimeJob> jobs;
+  bool fail_retime = false;
+  int baselines = 0;
+};
+
+}  // namespace
+
+TEST(SearchSession, RetimeIsOneRequestOfTheTopCandidatesAndBothBaselines) {
+  TestFamily fam;
+  MemoryStore store;
+  OneRequestGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.retime_top = 3;
+  o.retime_rounds = 5;
+  o.retime_settle_ms = 400.0;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  ProblemOutcome const& out = r.problems[0];
+  ASSERT_EQ(gpu.jobs.size(), 1u);
+  RetimeJob const& job = gpu.jobs[0];
+  EXPECT_EQ(job.rounds, 5);
+  EXPECT_DOUBLE_EQ(job.settle_ms, 400.0);
+  // The top 3 of ours, then the baseline's runner-up algorithm (not the chosen one again, not
+  // an id that does not parse), as a vendor job.
+  ASSERT_EQ(job.candidates.size(), 4u);
+  EXPECT_EQ(job.candidates[3].kernel_id, OneRequestGpu::kRunnerUp);
+  EXPECT_TRUE(job.candidates[3].cubin_path.empty());
+  EXPECT_EQ(job.baselines.cublaslt_kernel, OneRequestGpu::kLtId);
+  EXPECT_EQ(job.baselines.timing, o.final_timing);
+  EXPECT_EQ(gpu.evals, 16);     // the quick figures only: the rounds were the one request
+  EXPECT_EQ(gpu.baselines, 1);  // the search's first baseline
+  ASSERT_EQ(out.retimed, 4);
+  auto const runner_up = std::find_if(store.trials.begin(), store.trials.end(), [](Trial const& t) {
+    return t.config.id() == OneRequestGpu::kRunnerUp;
+  });
+  ASSERT_NE(runner_up, store.trials.end());
+  EXPECT_EQ(runner_up->disposition, Disposition::kOk);
+  EXPECT_NEAR(runner_up->time_ms, 1.95, 1e-9);
+  EXPECT_EQ(runner_up->spread_rounds, 5);
+  for (std::size_t i = store.trials.size() - 3; i < store.trials.size(); ++i) {
+    Trial const& t = store.trials[i];
+    SCOPED_TRACE(t.config.id());
+    if (t.config.family != "testfam") continue;
+    EXPECT_EQ(t.spread_rounds, 5);
+    EXPECT_NEAR(t.spread_lo_ms, t.time_ms * 0.99, 1e-9);
+    EXPECT_NEAR(t.spread_hi_ms, t.time_ms * 1.01, 1e-9);
+    EXPECT_DOUBLE_EQ(t.cublas_ms, 2.0);
+  }
+  BaselineResult const& b = store.baselines.back();
+  EXPECT_DOUBLE_EQ(b.cublas_ms, 2.0);
+  EXPECT_DOUBLE_EQ(b.cublaslt_ms, 1.9);
+  EXPECT_DOUBLE_EQ(b.cublas_host_us, 11.0);
+  ASSERT_TRUE(out.best.has_value());
+  EXPECT_EQ(out.best->config.id(), "testfam:X=5,Y=1");
+}
+
+TEST(SearchSession, ARetimeRequestThatFailsIsRunAsOneRequestPerEntryAndRound) {
+  TestFamily fam;
+  MemoryStore store;
+  OneRequestGpu gpu;
+  gpu.fail_retime = true;
+  SearchOptions o = options_for(fam);
+  o.retime_top = 3;
+  o.retime_rounds = 2;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  EXPECT_EQ(gpu.jobs.size(), 1u);
+  EXPECT_EQ(gpu.evals, 16 + 4 * 2);  // the top 3 and the runner-up algorithm, two rounds
+  EXPECT_EQ(gpu.baselines, 1 + 2);
+  EXPECT_EQ(r.problems[0].retimed, 4);
 }
 
 TEST(SearchSession, TiedCandidatesGiveTheSameWinnerWhateverTheNoise) {

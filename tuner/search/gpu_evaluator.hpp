@@ -3,6 +3,7 @@
 // whatever the worker does.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "src/core/eval_job.hpp"
@@ -19,6 +20,14 @@ class GpuEvaluator {
   virtual EvalResult evaluate(EvalJob const& job, double deadline_s) = 0;
   /// Times cuBLAS and cuBLASLt-autotuned for a problem.
   virtual BaselineResult baseline(BaselineJob const& job, double deadline_s) = 0;
+  /// The final re-time in one request (RetimeJob), or nullopt when this evaluator cannot or
+  /// the request failed as a whole (a crash, a timeout): the search then re-times with one
+  /// evaluate() or baseline() per entry and round, which isolates a candidate that faults.
+  virtual std::optional<RetimeResult> retime(RetimeJob const& job, double deadline_s) {
+    (void)job;
+    (void)deadline_s;
+    return std::nullopt;
+  }
   /// Worker restarts so far (0 for evaluators without workers).
   virtual int restarts() const { return 0; }
   /// True once the device was given up on (crash loop); later calls return kSkipped.

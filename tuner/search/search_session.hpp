@@ -42,6 +42,8 @@ struct SearchOptions {
   /// Rounds of (baselines, top 1, top 2, ...) in the re-time, each starting one place further
   /// along; the figure is the median of the rounds and their fastest and slowest the spread.
   int retime_rounds = 6;
+  /// Untimed repeats of the re-time's entries in turn before its first round (RetimeJob).
+  double retime_settle_ms = 1000.0;
   double job_timeout_s = 120.0;  ///< deadline of one evaluation in the worker
   bool early_stop = true;        ///< stop timing candidates clearly slower than the best
   double early_stop_factor = 3.0;
@@ -139,6 +141,13 @@ class SearchSession {
                               PhaseTimes& phases, std::int64_t search_id);
   /// Re-times the best few candidates of `problem` and cuBLAS with the full protocol, in
   /// alternating rounds, and stores the figures as new trials (they supersede the quick ones).
+  /// The re-time's rounds as one evaluate() or baseline() request per entry and round, in
+  /// rotated order: where the evaluator has no one-request re-time, or that request failed.
+  void retime_by_requests(std::vector<EvalJob> const& jobs, BaselineJob const& base_job,
+                          int rounds, SearchOptions const& options,
+                          std::vector<std::vector<double>>& times, std::vector<EvalResult>& last,
+                          std::vector<double>& cublas, std::vector<double>& cublaslt,
+                          BaselineResult& last_base);
   void retime_top(Problem const& problem, SearchOptions const& options,
                   std::map<std::string, Family const*> const& families, ProblemOutcome& outcome,
                   PhaseTimes& phases, std::int64_t search_id);

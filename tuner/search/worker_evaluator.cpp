@@ -86,6 +86,12 @@ BaselineResult WorkerEvaluator::baseline(BaselineJob const& job, double deadline
   return b;
 }
 
+std::optional<RetimeResult> WorkerEvaluator::retime(RetimeJob const& job, double deadline_s) {
+  WorkerReply r = supervisor_->call("retime", job, deadline_s);
+  if (r.status != WorkerReply::Status::kOk) return std::nullopt;
+  return r.payload.get<RetimeResult>();
+}
+
 int WorkerEvaluator::restarts() const { return supervisor_->respawn_count(); }
 
 bool WorkerEvaluator::stopped() const { return supervisor_->stopped(); }

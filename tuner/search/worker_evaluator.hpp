@@ -22,6 +22,7 @@ class WorkerEvaluator : public GpuEvaluator {
   DeviceReport device() override;
   EvalResult evaluate(EvalJob const& job, double deadline_s) override;
   BaselineResult baseline(BaselineJob const& job, double deadline_s) override;
+  std::optional<RetimeResult> retime(RetimeJob const& job, double deadline_s) override;
   int restarts() const override;
   bool stopped() const override;
 

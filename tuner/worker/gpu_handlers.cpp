@@ -51,6 +51,13 @@ WorkerHandlers gpu_handlers() {
     exit_after = session.poisoned();
     return result;
   };
+  h["retime"] = [holder](json const& payload, bool& exit_after) -> json {
+    RetimeJob const job = payload.get<RetimeJob>();
+    GpuSession& session = holder->get();
+    RetimeResult const result = session.retime(job);
+    exit_after = session.poisoned();
+    return result;
+  };
   return h;
 }
 

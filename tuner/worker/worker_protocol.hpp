@@ -16,7 +16,7 @@
 namespace gemmtune {
 
 /// Bumped whenever a message changes shape; the parent refuses a worker that says otherwise.
-inline constexpr int kWorkerProtocolVersion = 1;
+inline constexpr int kWorkerProtocolVersion = 2;
 /// Largest frame either side accepts (payload bytes, without the 4-byte length).
 inline constexpr std::uint32_t kMaxFrameBytes = 64u << 20;
 /// Worker-side descriptors: requests arrive on fd 3, replies leave on fd 4. Not stdin/stdout,
@@ -67,7 +67,7 @@ FrameStatus write_frame(int fd, nlohmann::json const& message, Deadline deadline
 FrameStatus read_frame(int fd, nlohmann::json& out, Deadline deadline = std::nullopt,
                        CancelCheck const& cancel = {}, std::uint32_t max_bytes = kMaxFrameBytes);
 
-/// {"id":n,"type":"eval"|"baseline"|"device"|"fake"|"ping"|...,"payload":{...}}
+/// {"id":n,"type":"eval"|"baseline"|"retime"|"device"|"fake"|"ping"|...,"payload":{...}}
 struct WorkerRequest {
   std::uint64_t id = 0;
   std::string type;
