@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -123,7 +124,7 @@ LaunchStatus LaunchTimer::batch(int n, double& ms) {
       ms);
 }
 
-LaunchStatus LaunchTimer::prepare() {
+LaunchStatus LaunchTimer::prepare(double lead_in_ms) {
   int const max_iterations = std::max(1, spec_.max_iterations);
   // Warm-up by time; at least one batch, whose per-launch time is the calibration.
   double warm_total = 0.0;
@@ -145,7 +146,20 @@ LaunchStatus LaunchTimer::prepare() {
                                                  : static_cast<double>(max_iterations);
   out_.iterations = static_cast<int>(std::clamp(iters, 1.0, 1.0 * max_iterations));
   out_.repeats = out_.early_stopped ? 1 : std::max(1, spec_.repeats);
+  if (lead_in_ms > 0.0) {
+    double const want = out_.calibration_ms > 0.0 ? std::ceil(lead_in_ms / out_.calibration_ms)
+                                                  : 1.0;
+    lead_in_launches_ = static_cast<int>(std::clamp(want, 1.0, 1.0 * kMaxGraphLaunches));
+  }
   if (spec_.protocol != TimingProtocol::kGraph) return {};
+  if (lead_in_launches_ > 0) {
+    lead_in_graph_ = std::make_unique<CapturedGraph>();
+    if (LaunchStatus s = lead_in_graph_->capture(launch_, lead_in_launches_, set_count_,
+                                                 next_set_, stream_);
+        !s.ok()) {
+      return s;
+    }
+  }
 
   // The graph protocol: the repeat's launches are one graph of up to kMaxGraphLaunches captured
   // launches, replayed as often as the repeat needs. The stream calibration above includes the
@@ -186,6 +200,20 @@ LaunchStatus LaunchTimer::queue_repeat() {
     return {};
   }
   for (int i = 0; i < out_.iterations; ++i) {
+    LaunchStatus s = launch_(next_set_);
+    next_set_ = (next_set_ + 1) % set_count_;
+    if (!s.ok()) return s;
+  }
+  return {};
+}
+
+LaunchStatus LaunchTimer::queue_lead_in() {
+  if (lead_in_launches_ == 0) return {};
+  if (lead_in_graph_) {
+    cudaError_t const e = lead_in_graph_->replay(stream_);
+    return e == cudaSuccess ? LaunchStatus{} : cuda_status(e, "cudaGraphLaunch");
+  }
+  for (int i = 0; i < lead_in_launches_; ++i) {
     LaunchStatus s = launch_(next_set_);
     next_set_ = (next_set_ + 1) % set_count_;
     if (!s.ok()) return s;
@@ -336,7 +364,7 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
   for (std::size_t i = 0; i < n; ++i) {
     timers.push_back(std::make_unique<LaunchTimer>(entries[i].launch, set_count, spec, stream));
     LaunchStatus s = select(i);
-    if (s.ok()) s = timers[i]->prepare();
+    if (s.ok()) s = timers[i]->prepare(kLeadInMs);
     live[i] = s.ok();
     if (!s.ok()) out.entries[i].failure = std::move(s);
   }
@@ -359,12 +387,16 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
   auto const start = std::chrono::steady_clock::now();
   double launches = 0.0;
   int const repeats = std::max(1, spec.repeats);
+  // A fixed seed: the same permutations in every run, so two runs time alike.
+  std::mt19937 order_rng(0x5eed5eedu);
+  std::vector<std::size_t> order(n);
   for (int round = 0; round < rounds && !stopped(); ++round) {
     std::vector<std::vector<double>> this_round(n);
     bool cut = false;
     for (int r = 0; r < repeats && !cut; ++r) {
-      for (std::size_t step = 0; step < n; ++step) {
-        std::size_t const i = (step + static_cast<std::size_t>(round)) % n;
+      for (std::size_t i = 0; i < n; ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), order_rng);
+      for (std::size_t const i : order) {
         if (!live[i]) continue;
         if (stopped()) {
           cut = true;
@@ -372,6 +404,7 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
         }
         double ms = 0.0;
         LaunchStatus s = per_repeat_select ? select(i) : LaunchStatus{};
+        if (s.ok()) s = timers[i]->queue_lead_in();
         if (s.ok()) s = timers[i]->repeat(ms);
         if (!s.ok()) {
           drop(i, std::move(s));

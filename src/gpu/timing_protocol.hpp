@@ -64,8 +64,12 @@ class LaunchTimer {
   LaunchTimer& operator=(LaunchTimer const&) = delete;
 
   /// Warm-up by time and calibration; sizes the repeats (result()'s iterations, repeats,
-  /// calibration_ms, early_stopped) and, under the graph protocol, captures the graph.
-  LaunchStatus prepare();
+  /// calibration_ms, early_stopped) and, under the graph protocol, captures the graph. With
+  /// `lead_in_ms`, also sizes (and captures) a lead-in of about that much of its launches.
+  LaunchStatus prepare(double lead_in_ms = 0.0);
+  /// Queues the lead-in untimed, without waiting: a repeat timed right after it runs at the
+  /// clock this entry's own power draw sets, not at the one the previous entry left.
+  LaunchStatus queue_lead_in();
   /// Times one repeat (after prepare): GPU ms per launch.
   LaunchStatus repeat(double& per_launch_ms);
   /// Samples the host's cost per call into result().host_us_per_call (none after an early
@@ -87,7 +91,9 @@ class LaunchTimer {
   cudaStream_t stream_;
   int next_set_ = 0;
   int replays_ = 0;  ///< graph replays per repeat
+  int lead_in_launches_ = 0;
   std::unique_ptr<CapturedGraph> graph_;
+  std::unique_ptr<CapturedGraph> lead_in_graph_;
   GpuTimer timer_;
   TimingResult out_;
 };
@@ -121,13 +127,21 @@ struct InterleavedTiming {
   std::vector<PowerFigures> round_board;
 };
 
+/// Untimed launches of an entry queued before each of its timed repeats in an interleaved
+/// timing. Under the H200's power cap the SM clock follows the power drawn over the last few
+/// milliseconds: a 25 ms repeat timed right after a low-power kernel ran up to 11% fast (a
+/// cuBLASLt algorithm that always followed a slow SIMT candidate in the rounds), so each
+/// timed repeat follows this much of its own entry's work.
+inline constexpr double kLeadInMs = 10.0;
+
 /// Times `entries` together: each prepared in turn, then `settle_ms` of their repeats in turn
 /// untimed (the board reaches the state the rounds run in, instead of the first entry timing
-/// an idle board's boost), then `rounds` rounds. A round takes `spec.repeats` repeats of every
-/// entry, one entry after the other, starting one entry further along each round, so the
-/// board's clock swings (about a second's period under the power cap) fall on every entry
-/// alike. `stop` is polled between repeats; true ends the rounds (the entries then have only
-/// the rounds completed).
+/// an idle board's boost), then `rounds` rounds. A round takes `spec.repeats` turns of every
+/// entry; a turn is a lead-in (kLeadInMs) and one timed repeat; within each pass over the
+/// entries the order is a fixed pseudo-random permutation (the same in every run), so no entry
+/// always follows the same neighbour, and the board's clock swings (about a second's period
+/// under the power cap) fall on every entry alike. `stop` is polled between repeats; true ends
+/// the rounds (the entries then have only the rounds completed).
 InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries, int set_count,
                                    TimingSpec const& spec, int rounds, double settle_ms,
                                    cudaStream_t stream, DeviceSensors const* sensors = nullptr,

@@ -302,6 +302,25 @@ TEST(SearchSession, RetimeIsOneRequestOfTheTopCandidatesAndBothBaselines) {
   EXPECT_EQ(out.best->config.id(), "testfam:X=5,Y=1");
 }
 
+TEST(SearchSession, RetimeLeavesOutCandidatesFarSlowerThanTheFastest) {
+  TestFamily fam;
+  MemoryStore store;
+  OneRequestGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.retime_top = 20;  // all of them, but for the rule
+  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  ASSERT_EQ(gpu.jobs.size(), 1u);
+  int own = 0;
+  for (EvalJob const& c : gpu.jobs[0].candidates) {
+    if (c.kernel_id.rfind("testfam:", 0) != 0) continue;
+    ++own;
+    // The fastest is 1.1 ms (X=5,Y=1): nothing slower than 2.2 ms, so |X − 5| ≤ 1.
+    std::int64_t const x = parse_kernel_id(c.kernel_id).at("X");
+    EXPECT_LE(std::abs(x - 5), 1) << c.kernel_id;
+  }
+  EXPECT_GE(own, 4);  // X=5,Y=1 and Y=2; X=4 and X=6 with Y=1
+}
+
 TEST(SearchSession, ARetimeRequestThatFailsIsRunAsOneRequestPerEntryAndRound) {
   TestFamily fam;
   MemoryStore store;

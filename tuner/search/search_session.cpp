@@ -565,6 +565,16 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     top.resize(static_cast<std::size_t>(options.retime_top));
   }
   if (top.empty()) return;
+  // The rounds decide among near-equals: a candidate more than kRetimeWithin slower than the
+  // fastest figure so far cannot be the pick, and a slow kernel's low power lifts the clock for
+  // whatever runs next. The fastest of ours always stays, for its re-timed figure.
+  double fastest = top.front().time_ms;
+  for (double v : {outcome.baseline.cublas_ms, outcome.baseline.cublaslt_ms}) {
+    if (v > 0.0) fastest = std::min(fastest, v);
+  }
+  top.erase(std::remove_if(top.begin() + 1, top.end(),
+                           [&](Trial const& t) { return t.time_ms > kRetimeWithin * fastest; }),
+            top.end());
 
   std::vector<EvalJob> jobs;
   for (Trial const& t : top) {

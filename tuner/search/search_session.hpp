@@ -26,6 +26,10 @@ TimingSpec quick_timing();
 using CompileFn = std::function<std::future<CompileResult>(CompileRequest)>;
 
 /// What to search.
+/// The final re-time takes a candidate only when its quick figure is within this factor of
+/// the fastest quick figure (ours or the vendor's); the fastest of ours is always taken.
+inline constexpr double kRetimeWithin = 2.0;
+
 struct SearchOptions {
   std::vector<Problem> problems;
   std::vector<Family const*> families;
