@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/gpu_choice.hpp"
 #include "cli/output.hpp"
+#include "cli/shape_hint.hpp"
 #include "cli/trial_json.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
@@ -104,7 +105,19 @@ void run_list(ListArgs const& a, AppContext& ctx) {
       std::cerr << "gemmtune: showing " << trials.size() << " of " << total
                 << " trials, newest first (--limit N or --all for more)" << std::endl;
     }
-    if (trials.empty()) command_status() = 3;
+    if (trials.empty()) {
+      command_status() = 3;
+      if (f.problem) {
+        std::vector<Problem> held;
+        for (auto const& r : store.list_problems(gpu)) held.push_back(r.problem);
+        if (std::string const hint = other_variants_hint(*f.problem, held, "the " + where);
+            !hint.empty()) {
+          std::cerr << "gemmtune: no " << to_string(f.problem->precision) << " "
+                    << to_string(f.problem->layout) << " trials of " << f.problem->shape()
+                    << "; " << hint << std::endl;
+        }
+      }
+    }
   } else if (a.what == "searches") {
     auto searches = store.searches();
     nlohmann::json j = nlohmann::json::array();

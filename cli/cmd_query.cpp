@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/gpu_choice.hpp"
 #include "cli/output.hpp"
+#include "cli/shape_hint.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
 #include "src/core/table_lookup.hpp"
@@ -101,6 +102,18 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       }
       std::optional<double> const own = e.vendor() ? e.own_ratio_cublas() : e.ratio_cublas();
       row[8] = own ? fixed(*own, 2) + "x" : "-";
+    }
+    if (r.rule != LookupRule::kExact) {
+      // Tuned in another precision or layout: say so, as the default precision is fp32.
+      std::vector<Problem> held;
+      for (TableEntry const& e : index.table().entries) {
+        TableGpu const* g = index.table().find_gpu(e.gpu);
+        if (g != nullptr && g->gpu == gpu) held.push_back(e.problem);
+      }
+      if (std::string const hint = other_variants_hint(p, held, "the " + where); !hint.empty()) {
+        j["other_variants"] = hint;
+        if (!ctx.options.json) std::cerr << p.describe() << ": " << printable(hint) << std::endl;
+      }
     }
     out.push_back(j);
     t.add(row);

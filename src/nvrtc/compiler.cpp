@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "src/nvrtc/content_hash.hpp"
 #include "src/nvrtc/cubin_cache.hpp"
 #include "src/nvrtc/embedded_sources.hpp"
@@ -126,20 +128,30 @@ CompileResult Compiler::compile(CompileRequest const& request) const {
 
   std::vector<std::string> const header_paths = embedded_paths();
   std::vector<char const*> header_names, header_texts;
-  ContentHash key_hash;
-  key_hash.add("gemmtune-cubin-key-1").add(nvrtc_version()).add(request.arch).add(request.source);
-  for (std::string const& o : options) key_hash.add(o);
+  // The key material: every input of the compile, the embedded headers by their digests (they
+  // are the same for every compile of one build). The key is its hash; the cache keeps the
+  // material beside the cubin and checks it on a hit, so a collision is a miss, not another
+  // kernel's cubin.
+  nlohmann::json headers = nlohmann::json::array();
   for (std::string const& path : header_paths) {
     std::string_view const text = *embedded_source(path);  // NUL-terminated by the generator
     header_names.push_back(path.c_str());
     header_texts.push_back(text.data());
-    key_hash.add(path).add(text);
+    headers.push_back({path, content_hash(text)});
   }
-  for (std::string const& e : request.name_expressions) key_hash.add("name:").add(e);
-  std::string const key = key_hash.hex();
+  nlohmann::json const material = {{"format", "gemmtune-cubin-key-2"},
+                                    {"nvrtc", nvrtc_version()},
+                                    {"arch", request.arch},
+                                    {"options", options},
+                                    {"name_expressions", request.name_expressions},
+                                    {"source", request.source},
+                                    {"headers", headers}};
+  std::string const key_material =
+      material.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string const key = content_hash(key_material);
 
   if (cache_) {
-    if (auto hit = cache_->load(key)) return *std::move(hit);
+    if (auto hit = cache_->load(key, key_material)) return *std::move(hit);
   }
 
   auto const start = std::chrono::steady_clock::now();
@@ -201,7 +213,7 @@ CompileResult Compiler::compile(CompileRequest const& request) const {
   result.ok = true;
   result.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (cache_) result.cubin_path = cache_->store(key, result);
+  if (cache_) result.cubin_path = cache_->store(key, key_material, result);
   return result;
 }
 

@@ -1,42 +1,47 @@
-// FNV-1a over two lanes; the second lane sees every byte rotated so the lanes do not collide
-// together on simple patterns.
+// XXH3-128 from the xxHash library, inlined (header-only mode), so the binaries and the runtime
+// library take no extra shared-library dependency.
 #include "src/nvrtc/content_hash.hpp"
 
 #include <array>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace gemmtune {
-namespace {
 
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+struct ContentHash::State {
+  XXH3_state_t xxh;
+};
 
-}  // namespace
-
-void ContentHash::mix(std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    lo_ = (lo_ ^ c) * kFnvPrime;
-    hi_ = (hi_ ^ static_cast<unsigned char>((c << 3) | (c >> 5))) * kFnvPrime;
-    hi_ ^= hi_ >> 29;
-  }
+ContentHash::ContentHash() : state_(std::make_unique<State>()) {
+  (void)XXH3_128bits_reset(&state_->xxh);
 }
+
+ContentHash::~ContentHash() = default;
+ContentHash::ContentHash(ContentHash&&) noexcept = default;
+ContentHash& ContentHash::operator=(ContentHash&&) noexcept = default;
 
 ContentHash& ContentHash::add(std::string_view bytes) {
   std::uint64_t n = bytes.size();
-  std::array<char, 8> len{};
+  std::array<unsigned char, 8> len{};
   for (auto& b : len) {
-    b = static_cast<char>(n & 0xff);
+    b = static_cast<unsigned char>(n & 0xff);
     n >>= 8;
   }
-  mix(std::string_view(len.data(), len.size()));
-  mix(bytes);
+  (void)XXH3_128bits_update(&state_->xxh, len.data(), len.size());
+  (void)XXH3_128bits_update(&state_->xxh, bytes.data(), bytes.size());
   return *this;
 }
 
 std::string ContentHash::hex() const {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(&state_->xxh));
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s(32, '0');
-  for (int i = 0; i < 16; ++i) {
-    s[static_cast<std::size_t>(15 - i)] = kDigits[(hi_ >> (4 * i)) & 0xf];
-    s[static_cast<std::size_t>(31 - i)] = kDigits[(lo_ >> (4 * i)) & 0xf];
+  std::string s;
+  s.reserve(32);
+  for (unsigned char const byte : canonical.digest) {
+    s += kDigits[byte >> 4];
+    s += kDigits[byte & 0xf];
   }
   return s;
 }

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kFormat[] = "gemmtune-cubin-entry";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: the key material is kept and checked
 
 std::optional<std::string> read_file(std::string const& path) {
   std::ifstream in(path, std::ios::binary);
@@ -99,7 +99,8 @@ std::string CubinCache::json_path(std::string const& key) const {
   return (fs::path(dir_) / (key + ".json")).string();
 }
 
-std::optional<CompileResult> CubinCache::load(std::string const& key) const {
+std::optional<CompileResult> CubinCache::load(std::string const& key,
+                                              std::string const& material) const {
   auto const meta_text = read_file(json_path(key));
   if (!meta_text) return std::nullopt;
   auto const cubin = read_file(cubin_path(key));
@@ -108,7 +109,8 @@ std::optional<CompileResult> CubinCache::load(std::string const& key) const {
   if (!meta.is_object()) return std::nullopt;
   try {
     if (meta.at("format").get<std::string>() != kFormat || meta.at("version").get<int>() != kVersion ||
-        meta.at("key").get<std::string>() != key) {
+        meta.at("key").get<std::string>() != key ||
+        meta.at("key_material").get<std::string>() != material) {
       return std::nullopt;
     }
     if (meta.at("cubin_bytes").get<std::size_t>() != cubin->size() ||
@@ -133,11 +135,13 @@ std::optional<CompileResult> CubinCache::load(std::string const& key) const {
   }
 }
 
-std::string CubinCache::store(std::string const& key, CompileResult const& result) const {
+std::string CubinCache::store(std::string const& key, std::string const& material,
+                              CompileResult const& result) const {
   if (!result.ok || result.cubin.empty()) return {};
   nlohmann::json meta = {{"format", kFormat},
                          {"version", kVersion},
                          {"key", key},
+                         {"key_material", material},
                          {"cubin_bytes", result.cubin.size()},
                          {"cubin_hash", content_hash(result.cubin)},
                          {"lowered_names", result.lowered_names},

@@ -82,6 +82,38 @@ TEST(Cli, GlobalOptionsAfterTheSubcommandAndListSaysWhatItCut) {
   EXPECT_EQ(run_cli({"--json", "list", "trials", "--all"}, dir + "/cache.db").out.empty(), false);
 }
 
+// A lookup in the default precision (fp32) that finds nothing names the precisions and layouts
+// the cache and the table hold for that shape.
+TEST(Cli, AnEmptyListOrQueryNamesTheShapesOtherPrecisions) {
+  std::string const dir = temp_dir("other-precision");
+  write_sample_table(dir + "/t.json");
+  nlohmann::json t = nlohmann::json::parse(std::ifstream(dir + "/t.json"));
+  t["entries"][0]["precision"] = "bf16";
+  t["entries"][0]["layout"] = "TN";
+  t["entries"][0]["kernel"] = "cublas:default";
+  t["entries"][0]["vendor"] = true;
+  t["entries"][0]["cublas_version"] = "13.1.0";
+  std::ofstream(dir + "/bf16.json") << t.dump();
+  ASSERT_EQ(run_cli({"import", dir + "/bf16.json"}, dir + "/cache.db").exit_code, 0);
+  CliRun l = run_cli({"list", "trials", "--shape", "1024x1024x1024"}, dir + "/cache.db");
+  EXPECT_EQ(l.exit_code, 3);
+  EXPECT_NE(l.err.find("no fp32 NN trials of 1024x1024x1024; the cache "), std::string::npos)
+      << l.err;
+  EXPECT_NE(l.err.find("has 1024x1024x1024 in bf16 TN (choose with --precision and --layout)"),
+            std::string::npos)
+      << l.err;
+  CliRun found = run_cli({"list", "trials", "--shape", "1024x1024x1024", "--precision", "bf16",
+                          "--layout", "TN"},
+                         dir + "/cache.db");
+  EXPECT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_EQ(found.err.find("choose with"), std::string::npos) << found.err;
+  CliRun q = run_cli({"query", "--shape", "1024x1024x1024", "--table", dir + "/bf16.json"});
+  EXPECT_NE(q.err.find("has 1024x1024x1024 in bf16 TN"), std::string::npos) << q.err;
+  CliRun qj = run_cli({"--json", "query", "--shape", "1024x1024x1024", "--table", dir + "/bf16.json"});
+  nlohmann::json const answer = nlohmann::json::parse(qj.out);
+  EXPECT_NE(answer.at(0).at("other_variants").get<std::string>().find("bf16 TN"), std::string::npos);
+}
+
 // Help and errors point the right way: the example id of show --help is a valid id, and
 // unreadable replay data says why.
 TEST(Cli, HelpExamplesAreValidAndMissingFilesSayWhy) {

@@ -9,6 +9,8 @@
 #include <future>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "src/core/error.hpp"
 #include "src/nvrtc/compiler.hpp"
 #include "src/nvrtc/cubin_cache.hpp"
@@ -122,12 +124,37 @@ TEST_F(CubinCacheTest, CorruptEntriesAreIgnoredAndRewritten) {
   expect_recompiled_then_hit("bit flip in cubin");
   write(json, "{ not json");
   expect_recompiled_then_hit("unparsable json");
-  write(json, R"({"format":"gemmtune-cubin-entry","version":1})");
+  write(json, R"({"format":"gemmtune-cubin-entry","version":2})");
   expect_recompiled_then_hit("json missing fields");
+  {
+    // An entry stored for other key material under the same key: a collision, never a hit.
+    std::ifstream in(json);
+    nlohmann::json meta = nlohmann::json::parse(in);
+    meta["key_material"] = meta["key_material"].get<std::string>() + " ";
+    write(json, meta.dump());
+  }
+  expect_recompiled_then_hit("key material of another compile");
   fs::remove(cubin);
   expect_recompiled_then_hit("missing cubin");
   fs::remove(json);
   expect_recompiled_then_hit("missing json");
+}
+
+// The cache answers only for the key material an entry was stored with: two compiles whose
+// keys collide each see a miss for the other's entry, however the key was made.
+TEST_F(CubinCacheTest, AKeyStoredForOtherMaterialIsAMiss) {
+  Compiler const compiler(CompilerSettings{{}, dir_.string()});
+  CompileResult const good = compiler.compile(fill_request());
+  ASSERT_TRUE(good.ok) << good.log;
+  CubinCache const cache(dir_.string());
+  std::string const key = "00112233445566778899aabbccddeeff";
+  ASSERT_FALSE(cache.store(key, "material of compile A", good).empty());
+  EXPECT_FALSE(cache.load(key, "material of compile B"));
+  std::optional<CompileResult> const hit = cache.load(key, "material of compile A");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->cubin, good.cubin);
+  std::ifstream in(dir_ / (key + ".json"));
+  EXPECT_EQ(nlohmann::json::parse(in).at("key_material"), "material of compile A");
 }
 
 TEST_F(CubinCacheTest, FailedCompilesAreNotCached) {

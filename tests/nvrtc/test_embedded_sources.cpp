@@ -63,5 +63,12 @@ TEST(ContentHash, FramesPiecesByLength) {
   EXPECT_NE(content_hash(""), content_hash(std::string(1, '\0')));
 }
 
+// The digest is XXH3-128 (seed 0, canonical big-endian hex) of each piece's 8-byte
+// little-endian length followed by its bytes; the figures are xxHash's own for those inputs.
+TEST(ContentHash, IsXxh3OfTheLengthFramedPieces) {
+  EXPECT_EQ(content_hash(""), "2c0a8a99dc147d5445c3b49d035665b2");
+  EXPECT_EQ(content_hash("abc"), "45bcdc88efffd44520b986a5e7fe1438");
+}
+
 }  // namespace
 }  // namespace gemmtune
