@@ -2,11 +2,13 @@
 // cache, the compile pool, the GPU worker). The parent process never creates a CUDA context.
 #pragma once
 
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/output.hpp"
 #include "src/core/problem.hpp"
 #include "tuner/search/search_session.hpp"
 
@@ -22,10 +24,19 @@ struct GlobalOptions {
   std::string db_path;        ///< --db; empty = $GEMMTUNE_DB or the per-user default
   std::string cache_dir;      ///< --cache-dir for cubins; empty = next to the per-user default
   bool json = false;          ///< --json: results as JSON on stdout
+  bool csv = false;           ///< --csv: the result table as CSV on stdout, other lines on stderr
   bool quiet = false;         ///< -q: no progress on stderr
   int device = 0;             ///< --device: GPU index for the worker
   int compile_threads = 0;    ///< --jobs: compile threads (0 = all cores)
 };
+
+/// The result table's format under `o`.
+inline TableFormat table_format(GlobalOptions const& o) {
+  return o.csv ? TableFormat::kCsv : TableFormat::kText;
+}
+/// Where a command's lines around its result table go: stdout, or stderr under --csv, so
+/// stdout stays one CSV document.
+inline std::ostream& prose(GlobalOptions const& o) { return o.csv ? std::cerr : std::cout; }
 
 class AppContext {
  public:

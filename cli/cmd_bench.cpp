@@ -215,8 +215,8 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
   if (ctx.options.json) {
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << dev.gpu.describe() << "\n";
-    t.print(std::cout);
+    prose(ctx.options) << dev.gpu.describe() << "\n";
+    t.print(std::cout, table_format(ctx.options));
   }
   if (!all_ok) command_status() = 3;
 }

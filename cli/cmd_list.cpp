@@ -44,7 +44,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
       j.push_back({{"name", g.name}, {"arch", g.arch()}, {"sm_count", g.sm_count}});
       t.add({g.name, g.arch(), std::to_string(g.sm_count)});
     }
-    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout);
+    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (gpus.empty()) command_status() = 3;
   } else if (a.what == "shapes") {
     auto rows = store.list_problems(gpu);
@@ -68,7 +68,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
              r.best ? ratio(r.best->cublaslt_ms, r.best->time_ms) : "-",
              own ? ratio(own->cublas_ms, own->time_ms) : "-"});
     }
-    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout);
+    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (rows.empty()) command_status() = 3;
   } else if (a.what == "trials") {
     TrialFilter f;
@@ -100,7 +100,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
       j.push_back(trial_to_json(tr));
       add_trial_row(t, tr);
     }
-    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout);
+    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (trials.size() < total) {
       std::cerr << "gemmtune: showing " << trials.size() << " of " << total
                 << " trials, newest first (--limit N or --all for more)" << std::endl;
@@ -129,7 +129,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
              s.finished_at ? format_utc_time(s.finished_at) : "(interrupted or running)",
              s.arguments, s.phase_times_json});
     }
-    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout);
+    json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (searches.empty()) command_status() = 3;
   } else {
     throw UsageError("bad list target '" + a.what + "': expected gpus, shapes, trials or searches");

@@ -122,8 +122,8 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
   if (ctx.options.json) {
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << "from " << printable(where) << ", " << printable(gpu.describe()) << "\n";
-    t.print(std::cout);
+    prose(ctx.options) << "from " << printable(where) << ", " << printable(gpu.describe()) << "\n";
+    t.print(std::cout, table_format(ctx.options));
   }
   if (!any) command_status() = 3;
 }

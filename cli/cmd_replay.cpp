@@ -104,8 +104,9 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
       data.add({p.gpu, p.problem.describe(), std::to_string(p.records.size()),
                 format_ms(p.optimum_ms())});
     }
-    data.print(std::cout);
-    std::cout << "\n% of the optimum reached (median / worst over " << problems.size()
+    // Under --csv stdout is the results table alone; the problems go to stderr as text.
+    data.print(prose(ctx.options));
+    prose(ctx.options) << "\n% of the optimum reached (median / worst over " << problems.size()
               << " problem(s) x " << study.seeds << " seeds), simulated time or evaluations spent"
               << (study.warm_start ? ", warm start from the other problems" : "") << ":\n";
     std::vector<std::string> columns{"strategy", "budget", "median %", "worst %", "sim s",
@@ -119,7 +120,7 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
       if (study.per_problem) row.insert(row.begin(), c.problem.empty() ? "all" : c.problem);
       t.add(row);
     }
-    t.print(std::cout);
+    t.print(std::cout, table_format(ctx.options));
   }
   if (!a.markdown.empty()) {
     write_file_safely(a.markdown, replay_markdown(cells, study), "the --markdown file");

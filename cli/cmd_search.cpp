@@ -41,8 +41,8 @@ struct SearchArgs {
   std::string command_line;
 };
 
-void print_dry_run(DryRunReport const& r, bool json) {
-  if (json) {
+void print_dry_run(DryRunReport const& r, GlobalOptions const& o) {
+  if (o.json) {
     nlohmann::json j{{"arch", r.arch},
                      {"wall_s", r.wall_s},
                      {"interrupted", r.interrupted},
@@ -76,7 +76,17 @@ void print_dry_run(DryRunReport const& r, bool json) {
   };
   std::stable_sort(ordered.begin(), ordered.end(),
                    [&](DryRunConfig const* x, DryRunConfig const* y) { return rank(x) < rank(y); });
+  // Under --csv stdout is one table: the configs with --list, else the families.
+  std::ostream& out = prose(o);
+  TextTable configs({"kernel", "problem", "outcome", "registers", "spill_bytes", "reason"});
   for (DryRunConfig const* cp : ordered) {
+    if (o.csv) {
+      bool const compiled = cp->outcome == "ok" || cp->outcome == "spills";
+      configs.add({cp->kernel, cp->problem, cp->outcome,
+                   compiled ? std::to_string(cp->registers) : "",
+                   compiled ? std::to_string(cp->spill_bytes) : "", compiled ? "" : cp->reason});
+      continue;
+    }
     DryRunConfig const& c = *cp;
     std::cout << c.kernel << '\t' << c.problem << '\t' << c.outcome;
     if (c.outcome == "ok" || c.outcome == "spills") {
@@ -99,15 +109,20 @@ void print_dry_run(DryRunReport const& r, bool json) {
     total += f.candidates;
     ok += f.compiled - f.spilling;
   }
-  std::cout << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
-            << " of " << total << " candidates compile without spills (" << fixed(r.wall_s, 1)
-            << " s wall)" << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
-  t.print(std::cout);
+  out << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
+      << " of " << total << " candidates compile without spills (" << fixed(r.wall_s, 1)
+      << " s wall)" << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
+  if (o.csv && !r.configs.empty()) {
+    configs.print(std::cout, TableFormat::kCsv);
+    t.print(out);
+  } else {
+    t.print(std::cout, table_format(o));
+  }
   for (auto const& f : r.families) {
-    if (!f.first_error.empty()) std::cout << "first error in " << f.family << ":\n" << f.first_error << "\n";
+    if (!f.first_error.empty()) out << "first error in " << f.family << ":\n" << f.first_error << "\n";
   }
   if (r.configs.empty()) {
-    std::cout << "(--list prints every config: compiled with registers and spills, or rejected "
+    out << "(--list prints every config: compiled with registers and spills, or rejected "
                  "with the constraint that rejects it)\n";
   }
 }
@@ -212,7 +227,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
     long long cap = a.max_configs;
     if (budget.evaluations > 0 && (cap == 0 || budget.evaluations < cap)) cap = budget.evaluations;
     DryRunReport r = dry_run(problems, families, arch, ctx.compile_fn(), cap, &progress, a.list);
-    print_dry_run(r, ctx.options.json);
+    print_dry_run(r, ctx.options);
     int compiled = 0;
     for (auto const& f : r.families) compiled += f.compiled;
     if (compiled == 0) command_status() = 3;

@@ -33,6 +33,9 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
   if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
   nlohmann::json out = nlohmann::json::array();
   TextTable t({"family", "space", "valid", "rejected", "top rejection reasons"});
+  TextTable listed({"family", "kernel"});                 // --list under --csv
+  TextTable rejections({"family", "kernel", "reason"});   // --rejected under --csv
+  bool const csv = ctx.options.csv;
   int total_valid = 0;
   for (Family const* f : select_families(a.family)) {
     if (!f->supports(prec)) continue;
@@ -49,7 +52,11 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
         ++reasons[colon == std::string::npos ? why : why.substr(0, colon)];
         if (a.rejected) {
           rejected.push_back({{"kernel", cfg.id()}, {"reason", why}});
-          if (!ctx.options.json) std::cout << cfg.id() << "\trejected\t" << why << '\n';
+          if (csv) {
+            rejections.add({std::string(f->name()), cfg.id(), why});
+          } else if (!ctx.options.json) {
+            std::cout << cfg.id() << "\trejected\t" << why << '\n';
+          }
         }
       }
     }
@@ -69,17 +76,22 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
     if (a.list) fj["configs"] = valid;
     if (a.rejected) fj["rejected"] = rejected;
     out.push_back(fj);
-    if (a.list && !ctx.options.json) {
+    if (a.list && csv) {
+      for (auto const& id : valid) listed.add({std::string(f->name()), id});
+    } else if (a.list && !ctx.options.json) {
       for (auto const& id : valid) std::cout << id << '\n';
     }
   }
   if (ctx.options.json) {
     std::cout << nlohmann::json{{"problem", problem}, {"arch", a.arch}, {"families", out}}.dump(2)
               << std::endl;
+  } else if (csv && (a.list || a.rejected)) {
+    // One CSV document: the configs listed, or the rejections when only those were asked for.
+    (a.list ? listed : rejections).print(std::cout, TableFormat::kCsv);
   } else if (!a.list && !a.rejected) {
-    std::cout << "space for " << problem.describe() << " on " << a.arch << ": " << total_valid
-              << " valid configs\n";
-    t.print(std::cout);
+    prose(ctx.options) << "space for " << problem.describe() << " on " << a.arch << ": "
+                       << total_valid << " valid configs\n";
+    t.print(std::cout, table_format(ctx.options));
   }
   if (total_valid == 0) command_status() = 3;
 }

@@ -76,7 +76,11 @@ int main(int argc, char** argv) {
                  "Tuning cache file (default $GEMMTUNE_DB, else $XDG_CACHE_HOME/gemmtune/cache.db)")
       ->check(non_empty_text("--db"));
   app.add_option("--cache-dir", ctx.options.cache_dir, "Cubin cache directory");
-  app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
+  CLI::Option* const json = app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
+  app.add_flag("--csv", ctx.options.csv,
+               "The result table as CSV on stdout (list, query, replay, space, search --dry-run, "
+               "bench; columns in docs/cli.md)")
+      ->excludes(json);
   app.add_flag("-q,--quiet", ctx.options.quiet, "No progress on stderr");
   app.add_option("--device", ctx.options.device, "GPU index for the worker")->capture_default_str();
   app.add_option("-j,--jobs", ctx.options.compile_threads, "Compile threads (0 = all cores)")

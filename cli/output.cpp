@@ -30,7 +30,34 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-void TextTable::print(std::ostream& os) const {
+namespace {
+
+/// One CSV field (RFC 4180 quoting).
+std::string csv_field(std::string const& cell) {
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+}  // namespace
+
+void TextTable::print(std::ostream& os, TableFormat format) const {
+  if (format == TableFormat::kCsv) {
+    auto line = [&](std::vector<std::string> const& r) {
+      for (std::size_t c = 0; c < headers_.size(); ++c) {
+        if (c > 0) os << ',';
+        os << csv_field(c < r.size() ? r[c] : "");
+      }
+      os << '\n';
+    };
+    line(headers_);
+    for (auto const& r : rows_) line(r);
+    return;
+  }
   std::vector<std::size_t> width(headers_.size(), 0);
   for (std::size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();
   for (auto const& r : rows_) {

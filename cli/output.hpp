@@ -13,6 +13,12 @@ namespace gemmtune {
 /// from a table, a cache or a user's input can neither break a line nor send an escape sequence.
 std::string printable(std::string_view text);
 
+/// How a command prints its result table: aligned text for people, or CSV (`--csv`): one
+/// header row of the table's column names, in the order documented per command
+/// (docs/cli.md), then one row per result; a field is quoted when it holds a comma, a quote
+/// or a line break, quotes doubled; lines end in "\n".
+enum class TableFormat { kText, kCsv };
+
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> headers) : headers_(std::move(headers)) {}
@@ -22,7 +28,7 @@ class TextTable {
     rows_.push_back(std::move(row));
   }
   bool empty() const { return rows_.empty(); }
-  void print(std::ostream& os) const;
+  void print(std::ostream& os, TableFormat format = TableFormat::kText) const;
   /// The same table as GitHub-flavoured Markdown.
   void print_markdown(std::ostream& os) const;
 

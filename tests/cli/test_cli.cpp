@@ -114,6 +114,75 @@ TEST(Cli, AnEmptyListOrQueryNamesTheShapesOtherPrecisions) {
   EXPECT_NE(answer.at(0).at("other_variants").get<std::string>().find("bf16 TN"), std::string::npos);
 }
 
+/// Rows of a CSV document (RFC 4180 quoting), for checking what --csv prints.
+std::vector<std::vector<std::string>> parse_csv(std::string const& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, fresh = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char const c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"' && fresh) {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      fresh = true;
+      continue;
+    } else if (c == '\n') {
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      fresh = true;
+      continue;
+    } else {
+      field += c;
+    }
+    fresh = false;
+  }
+  return rows;
+}
+
+// --csv: stdout is one CSV document with the documented columns, quoted where a field holds a
+// comma; the lines around the table go to stderr; --csv and --json together are a usage error.
+TEST(Cli, CsvResultsParseWithTheDocumentedColumns) {
+  std::string const dir = temp_dir("csv");
+  write_sample_table(dir + "/t.json");
+  ASSERT_EQ(run_cli({"import", dir + "/t.json"}, dir + "/cache.db").exit_code, 0);
+  CliRun l = run_cli({"list", "trials", "--csv"}, dir + "/cache.db");
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  auto rows = parse_csv(l.out);
+  ASSERT_EQ(rows.size(), 2u) << l.out;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"id", "problem", "kernel", "result", "time", "spread",
+                                               "TFLOP/s", "vs cuBLAS", "vs cuBLASLt", "regs",
+                                               "reason"}));
+  EXPECT_EQ(rows[1][2], "naive:BM=32,BN=8");  // a comma inside: quoted, read back whole
+  CliRun q = run_cli({"query", "--csv", "--shape", "1024x1024x1024", "--table", dir + "/t.json"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  rows = parse_csv(q.out);
+  ASSERT_EQ(rows.size(), 2u) << q.out;
+  EXPECT_EQ(rows[0][0], "problem");
+  EXPECT_EQ(rows[1][2], "exact");
+  EXPECT_NE(q.err.find("from table"), std::string::npos) << q.err;
+  CliRun s = run_cli({"space", "--csv", "--shape", "512x512x512", "--family", "naive", "--list"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  rows = parse_csv(s.out);
+  ASSERT_GT(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"family", "kernel"}));
+  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i].size(), 2u) << s.out;
+  EXPECT_EQ(run_cli({"list", "trials", "--csv", "--json"}, dir + "/cache.db").exit_code, 2);
+}
+
 // Help and errors point the right way: the example id of show --help is a valid id, and
 // unreadable replay data says why.
 TEST(Cli, HelpExamplesAreValidAndMissingFilesSayWhy) {
