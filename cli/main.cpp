@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   CLI::Option* const json = app.add_flag("--json", ctx.options.json, "Results as JSON on stdout");
   app.add_flag("--csv", ctx.options.csv,
                "The result table as CSV on stdout (list, query, replay, space, search --dry-run, "
-               "bench; columns in docs/cli.md)")
+               "bench; columns in docs/commands.md)")
       ->excludes(json);
   app.add_flag("-q,--quiet", ctx.options.quiet, "No progress on stderr");
   app.add_option("--device", ctx.options.device, "GPU index for the worker")->capture_default_str();

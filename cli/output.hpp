@@ -15,7 +15,7 @@ std::string printable(std::string_view text);
 
 /// How a command prints its result table: aligned text for people, or CSV (`--csv`): one
 /// header row of the table's column names, in the order documented per command
-/// (docs/cli.md), then one row per result; a field is quoted when it holds a comma, a quote
+/// (docs/commands.md), then one row per result; a field is quoted when it holds a comma, a quote
 /// or a line break, quotes doubled; lines end in "\n".
 enum class TableFormat { kText, kCsv };
 
