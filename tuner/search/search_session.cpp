@@ -630,7 +630,8 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   double const deadline_s = options.job_timeout_s * static_cast<double>(4 + 2 * jobs.size());
   std::optional<RetimeResult> const together =
       interrupted() || gpu_.stopped() ? std::nullopt : gpu_.retime(one, deadline_s);
-  if (together && together->candidates.size() == top.size()) {
+  bool const one_request = together && together->candidates.size() == top.size();
+  if (one_request) {
     for (std::size_t i = 0; i < top.size(); ++i) {
       last[i] = together->candidates[i];
       if (last[i].disposition == Disposition::kOk) times[i] = together->candidate_rounds_ms[i];
@@ -682,9 +683,9 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     t.disposition = last[i].disposition;
     t.reason = last[i].disposition == Disposition::kOk
                    ? "re-timed: median of " + std::to_string(times[i].size()) +
-                         (together ? " rounds, its repeats in turn with cuBLAS's and cuBLASLt's"
-                                   : " rounds interleaved with cuBLAS and cuBLASLt in rotated "
-                                     "order")
+                         (one_request
+                              ? " rounds, its repeats in turn with cuBLAS's and cuBLASLt's"
+                              : " rounds interleaved with cuBLAS and cuBLASLt in rotated order")
                    : last[i].reason;
     if (all_rounds && times[i].size() == static_cast<std::size_t>(rounds) &&
         last[i].disposition == Disposition::kOk) {
