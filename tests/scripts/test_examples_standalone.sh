@@ -15,6 +15,9 @@ cmake -S "$root/examples" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
 cmake --build "$work/build" > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 [[ -x "$work/build/runtime_gemm" ]] || { echo "no runtime_gemm built" >&2; exit 1; }
 # The example links the installed library, not the build tree's.
-ldd "$work/build/runtime_gemm" | grep -q "$work/prefix" ||
-  { echo "runtime_gemm does not link the installed library:" >&2; ldd "$work/build/runtime_gemm" >&2; exit 1; }
+# (ldd's output is read whole first: grep -q stops at the first match, and under pipefail the
+# writer's SIGPIPE would fail the pipeline.)
+libs=$(ldd "$work/build/runtime_gemm")
+[[ $libs == *"$work/prefix/"* ]] ||
+  { echo "runtime_gemm does not link the installed library:" >&2; echo "$libs" >&2; exit 1; }
 echo "examples/ built against $work/prefix"
