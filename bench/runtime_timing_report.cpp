@@ -99,25 +99,23 @@ TimingSummary summarize(std::vector<TimingRow> const& rows) {
     s.worst_added_us = added.empty() ? extra : std::max(s.worst_added_us, extra);
     added.push_back(extra);
     cublas.push_back(r.host_us_cublas);
-    if (auto const t = r.table_ratio()) {
-      double const tdev = std::abs(*t - 1.0);
-      if (s.table_rows == 0 || tdev > s.worst_table_dev) {
-        s.worst_table_dev = tdev;
-        s.worst_table_row = r.shape + " " + r.precision + " " + r.layout;
+    // Counts a ratio against the table into one of the two tallies.
+    auto tally = [&](std::optional<double> ratio, int& rows_counted, int& within, double& worst,
+                     std::string& worst_row) {
+      if (!ratio) return;
+      double const tdev = std::abs(*ratio - 1.0);
+      if (rows_counted == 0 || tdev > worst) {
+        worst = tdev;
+        worst_row = r.shape + " " + r.precision + " " + r.layout;
       }
-      ++s.table_rows;
+      ++rows_counted;
       // A hair of tolerance, so 3.000 % printed as 3.00 is counted as within.
-      if (tdev <= 0.03 + 1e-9) ++s.table_within_3pct;
-    }
-    if (auto const t = r.table_ratio_vs_cublas()) {
-      double const tdev = std::abs(*t - 1.0);
-      if (s.table_vs_cublas_rows == 0 || tdev > s.worst_table_vs_cublas_dev) {
-        s.worst_table_vs_cublas_dev = tdev;
-        s.worst_table_vs_cublas_row = r.shape + " " + r.precision + " " + r.layout;
-      }
-      ++s.table_vs_cublas_rows;
-      if (tdev <= 0.03 + 1e-9) ++s.table_vs_cublas_within_3pct;
-    }
+      if (tdev <= 0.03 + 1e-9) ++within;
+    };
+    tally(r.table_ratio(), s.table_rows, s.table_within_3pct, s.worst_table_dev,
+          s.worst_table_row);
+    tally(r.table_ratio_vs_cublas(), s.table_vs_cublas_rows, s.table_vs_cublas_within_3pct,
+          s.worst_table_vs_cublas_dev, s.worst_table_vs_cublas_row);
   }
   s.clean_rows = static_cast<int>(devs.size());
   s.median_abs_dev = median(devs);

@@ -358,6 +358,18 @@ struct GpuSession::Impl {
     return s;
   }
 
+  /// A candidate's timed figures, from an evaluation's timing or a re-time's rounds.
+  static void take_figures(EvalResult& r, TimingResult const& t) {
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
+    r.max_ms = t.max_ms;
+    r.protocol = t.protocol;
+    r.host_us_per_call = t.host_us_per_call;
+    r.iterations = t.iterations;
+    r.repeats = t.repeats;
+    r.power = t.power;
+  }
+
   /// Starts the input bookkeeping of one candidate's verified runs.
   void begin_checks() {
     used_sets.clear();
@@ -520,14 +532,7 @@ struct GpuSession::Impl {
                     "timing: ");
         continue;
       }
-      r.median_ms = ct.median_ms;
-      r.min_ms = ct.min_ms;
-      r.max_ms = ct.max_ms;
-      r.protocol = ct.protocol;
-      r.host_us_per_call = ct.host_us_per_call;
-      r.iterations = ct.iterations;
-      r.repeats = ct.repeats;
-      r.power = ct.power;
+      take_figures(r, ct);
       begin_checks();
       if (LaunchStatus s = activate(c, p, nullptr); !s.ok()) {
         fail_launch(r, s, "after timing: ");
@@ -611,14 +616,7 @@ struct GpuSession::Impl {
       fail_launch(r, t.failure, "timing: ");
       return;
     }
-    r.median_ms = t.median_ms;
-    r.min_ms = t.min_ms;
-    r.max_ms = t.max_ms;
-    r.protocol = t.protocol;
-    r.host_us_per_call = t.host_us_per_call;
-    r.iterations = t.iterations;
-    r.repeats = t.repeats;
-    r.power = t.power;
+    take_figures(r, t);
 
     // 4. Re-verify after the timed launches (faults and races that need repetition). Writes to
     // inputs persist, so checking A and B of every set used once, here, sees a write made by

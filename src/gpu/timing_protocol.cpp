@@ -228,14 +228,10 @@ LaunchStatus LaunchTimer::repeat(double& per_launch_ms) {
   return {};
 }
 
-LaunchStatus LaunchTimer::keep_busy(double ms) {
-  double const per_repeat = out_.calibration_ms * out_.iterations;
-  int const count = per_repeat > 0.0 ? static_cast<int>(std::ceil(ms / per_repeat)) : 1;
-  for (int i = 0; i < std::max(1, count); ++i) {
-    if (LaunchStatus s = queue_repeat(); !s.ok()) {
-      (void)cudaStreamSynchronize(stream_);
-      return s;
-    }
+LaunchStatus LaunchTimer::untimed_repeat() {
+  if (LaunchStatus s = queue_repeat(); !s.ok()) {
+    (void)cudaStreamSynchronize(stream_);
+    return s;
   }
   if (cudaError_t const e = cudaStreamSynchronize(stream_); e != cudaSuccess) {
     return cuda_status(e, "kernel execution");
@@ -378,7 +374,7 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
     for (std::size_t i = 0; i < n; ++i) {
       if (!live[i]) continue;
       LaunchStatus s = per_repeat_select ? select(i) : LaunchStatus{};
-      if (s.ok()) s = timers[i]->keep_busy(0.0);
+      if (s.ok()) s = timers[i]->untimed_repeat();
       if (!s.ok()) drop(i, std::move(s));
     }
   }

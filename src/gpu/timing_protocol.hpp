@@ -75,8 +75,8 @@ class LaunchTimer {
   /// Samples the host's cost per call into result().host_us_per_call (none after an early
   /// stop) and waits for the stream.
   LaunchStatus sample_host_cost();
-  /// Replays (or launches) about `ms` of work untimed, keeping the board under load.
-  LaunchStatus keep_busy(double ms);
+  /// Runs one repeat untimed and waits for it, keeping the board under load (a settle).
+  LaunchStatus untimed_repeat();
 
   TimingResult& result() { return out_; }
 
