@@ -23,6 +23,8 @@ def main():
                "cublas_ms": p["cublas_ms"], "cublaslt_ms": p["cublaslt_ms"],
                "tuning_s": p["wall_s"], "evaluated": p["evaluated"], "resumed": p["resumed"],
                "dispositions": p["dispositions"]}
+        if p.get("retime_note"):
+            row["retime_note"] = p["retime_note"]
         b = p.get("best")
         if b:
             t = b["time_ms"]
@@ -41,7 +43,7 @@ def main():
                 row["spread_pct"] = [100 * (sp["lo_ms"] / t - 1), 100 * (sp["hi_ms"] / t - 1)]
                 row["spread_rounds"] = sp["rounds"]
         own = p.get("best_own")
-        if own:
+        if own and not own.get("vendor", False):  # records before the own pick left vendors out
             row["own_kernel"] = own["kernel"]
             row["own_ratio_cublas"] = own["ratio_cublas"]
             row["own_ratio_cublaslt"] = own["ratio_cublaslt"]
@@ -107,6 +109,11 @@ def main():
                      f"kernels: {fmt(own_geo)} vs cuBLAS, {fmt(own_geo_best)} vs the best of the "
                      f"two. Picks at or above 0.99× the best vendor figure: {never_lose} of "
                      f"{len(picks)}.\n")
+        notes = [r for r in rows if r.get("retime_note")]
+        if notes:
+            md.write("\nWhere the re-time left quick figures standing:\n\n")
+            for r in notes:
+                md.write(f"- {r['shape']}: {r['retime_note']}\n")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,10 @@
 namespace gemmtune {
 namespace {
 
+/// Configs a dry run compiles per family and shape unless told otherwise: on two cores the
+/// default dry run of one shape ends within two minutes, and the sample still spans the space.
+constexpr long long kDryRunSample = 24;
+
 struct SearchArgs {
   ProblemOptions problem;
   std::string family = "all";
@@ -32,6 +36,7 @@ struct SearchArgs {
   bool dry_run = false;
   bool list = false;
   long long max_configs = 0;
+  bool whole_space = false;
   double timeout_s = 120.0;
   double target_ms = quick_timing().target_ms;
   int repeats = quick_timing().repeats;
@@ -57,7 +62,8 @@ void print_dry_run(DryRunReport const& r, GlobalOptions const& o) {
       j["configs"] = std::move(configs);
     }
     for (auto const& f : r.families) {
-      j["families"].push_back({{"family", f.family}, {"candidates", f.candidates},
+      j["families"].push_back({{"family", f.family}, {"valid", f.valid},
+                               {"candidates", f.candidates},
                                {"pruned", f.pruned}, {"compiled", f.compiled},
                                {"failed", f.failed}, {"spilling", f.spilling},
                                {"min_registers", f.min_registers},
@@ -98,20 +104,23 @@ void print_dry_run(DryRunReport const& r, GlobalOptions const& o) {
     }
     std::cout << '\n';
   }
-  TextTable t({"family", "candidates", "pruned", "compiled", "failed", "spilling", "registers",
-               "compile s"});
-  int total = 0, ok = 0;
+  TextTable t({"family", "valid", "candidates", "pruned", "compiled", "failed", "spilling",
+               "registers", "compile s"});
+  int total = 0, ok = 0, valid = 0;
   for (auto const& f : r.families) {
-    t.add({f.family, std::to_string(f.candidates), std::to_string(f.pruned),
+    t.add({f.family, std::to_string(f.valid), std::to_string(f.candidates), std::to_string(f.pruned),
            std::to_string(f.compiled), std::to_string(f.failed), std::to_string(f.spilling),
            f.compiled ? std::to_string(f.min_registers) + "-" + std::to_string(f.max_registers) : "-",
            fixed(f.compile_s, 1)});
     total += f.candidates;
+    valid += f.valid;
     ok += f.compiled - f.spilling;
   }
   out << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
-      << " of " << total << " candidates compile without spills (" << fixed(r.wall_s, 1)
-      << " s wall)" << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
+      << " of " << total << " candidates compile without spills";
+  if (total < valid) out << " (a sample of the " << valid << " valid; --whole-space for all)";
+  out << " (" << fixed(r.wall_s, 1) << " s wall)"
+      << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
   if (o.csv && !r.configs.empty()) {
     configs.print(std::cout, TableFormat::kCsv);
     t.print(out);
@@ -169,6 +178,7 @@ void print_report(SearchReport const& r, bool json) {
       pj["vendor_trials"] = p.vendor_trials;
       pj["best"] = figure(p.best);
       pj["best_own"] = figure(p.best_own);
+      if (!p.retime_note.empty()) pj["retime_note"] = p.retime_note;
       j["problems"].push_back(pj);
     }
     std::cout << j.dump(2) << std::endl;
@@ -195,6 +205,11 @@ void print_report(SearchReport const& r, bool json) {
     }
   }
   t.print(std::cout);
+  for (auto const& p : r.problems) {
+    if (!p.retime_note.empty()) {
+      std::cerr << "re-time of " << p.problem.describe() << ": " << p.retime_note << "\n";
+    }
+  }
   std::cerr << "search " << r.search_id << ": wall " << fixed(r.phases.wall_s, 1) << " s, gpu "
             << fixed(r.phases.gpu_s, 1) << " s, baseline " << fixed(r.phases.baseline_s, 1)
             << " s, compile " << fixed(r.phases.compile_s, 1) << " s (waited "
@@ -224,9 +239,13 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
 
   if (a.dry_run) {
     std::string const arch = a.arch.empty() ? "sm_90" : a.arch;
-    long long cap = a.max_configs;
+    if (a.whole_space && a.max_configs > 0) {
+      throw UsageError("--whole-space compiles every config; --max-configs samples them: give one");
+    }
+    long long cap = a.whole_space ? 0 : a.max_configs > 0 ? a.max_configs : kDryRunSample;
     if (budget.evaluations > 0 && (cap == 0 || budget.evaluations < cap)) cap = budget.evaluations;
     DryRunReport r = dry_run(problems, families, arch, ctx.compile_fn(), cap, &progress, a.list);
+    progress.finish();
     print_dry_run(r, ctx.options);
     int compiled = 0;
     for (auto const& f : r.families) compiled += f.compiled;
@@ -292,8 +311,11 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--list", a->list,
                 "With --dry-run: every config, compiled (registers, spills) or rejected (the constraint)");
   sub->add_option("--max-configs", a->max_configs,
-                  "Dry run: compile at most this many configs per family and shape")
+                  "Dry run: compile an evenly spread sample of this many configs per family and "
+                  "shape (default " + std::to_string(kDryRunSample) + ")")
       ->check(integer_in(1, 1000000000));
+  sub->add_flag("--whole-space", a->whole_space,
+                "Dry run: compile every valid config (can take many minutes per family)");
   sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")
       ->check(finite_in(0.001, 86400.0))
       ->capture_default_str();

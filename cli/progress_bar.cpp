@@ -33,20 +33,49 @@ void ProgressBar::problem_started(Problem const& problem, int candidates, int pr
             << " pruned by constraints)" << std::endl;
 }
 
+void ProgressBar::draw_bar(int done, int total) {
+  double const elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double const eta = done > 0 && total > done ? elapsed / done * (total - done) : 0.0;
+  int const width = 24;
+  int const filled = total > 0 ? std::min(width, width * done / total) : 0;
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar += std::string(static_cast<std::size_t>(width - filled), '.');
+  clear_line();
+  std::cerr << '[' << bar << "] " << done << '/' << total << " eta " << fixed(eta, 0) << "s";
+}
+
+void ProgressBar::compile_started(std::string const& family, Problem const& problem, int total,
+                                  int valid) {
+  if (quiet_) return;
+  clear_line();
+  label_ = family;
+  start_ = std::chrono::steady_clock::now();
+  std::cerr << "compiling " << family << " for " << problem.describe() << ": " << total;
+  if (total < valid) std::cerr << " of " << valid << " valid configs (a sample; --whole-space for all)";
+  else std::cerr << " valid configs";
+  std::cerr << std::endl;
+}
+
+void ProgressBar::compile_done(int done, int total, int spilling, int failed) {
+  if (quiet_ || !tty_) return;
+  draw_bar(done, total);
+  std::cerr << "  compiling " << label_;
+  if (spilling > 0) std::cerr << "  " << spilling << " spilling";
+  if (failed > 0) {
+    std::cerr << "  " << (color_ ? "\033[33m" : "") << failed << " failed"
+              << (color_ ? "\033[0m" : "");
+  }
+  std::cerr << std::flush;
+  drawn_ = true;
+}
+
 void ProgressBar::trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
                              int planned) {
   if (quiet_) return;
   if (trial.disposition != Disposition::kOk) ++failures_;
   if (!tty_) return;
-  double const elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  double const eta = done > 0 && planned > done ? elapsed / done * (planned - done) : 0.0;
-  int const width = 24;
-  int const filled = planned > 0 ? std::min(width, width * done / planned) : 0;
-  std::string bar(static_cast<std::size_t>(filled), '#');
-  bar += std::string(static_cast<std::size_t>(width - filled), '.');
-  clear_line();
-  std::cerr << '[' << bar << "] " << done << '/' << planned << " eta " << fixed(eta, 0) << "s";
+  draw_bar(done, planned);
   if (best) std::cerr << "  best " << fixed(best->tflops, 2) << " TFLOP/s";
   if (failures_ > 0) {
     std::cerr << "  " << (color_ ? "\033[33m" : "") << failures_ << " failed"

@@ -17,9 +17,16 @@ class ProgressBar : public SearchProgress {
                   int planned) override;
   void problem_finished(ProblemOutcome const& outcome) override;
   void message(std::string const& line) override;
+  void compile_started(std::string const& family, Problem const& problem, int total,
+                       int valid) override;
+  void compile_done(int done, int total, int spilling, int failed) override;
+  /// Clears a bar still drawn, so what follows starts on a clean line.
+  void finish() { clear_line(); }
 
  private:
   void clear_line();
+  /// Draws `[####....] done/total` and the eta from start_ (tty only).
+  void draw_bar(int done, int total);
   bool quiet_;
   bool tty_;
   bool color_;

@@ -63,7 +63,7 @@ KernelConfig parse_kernel_id(std::string_view id) {
     std::string shown(id.substr(0, 120));
     if (id.size() > 120) shown += "...";
     return UsageError("bad kernel id '" + shown + "' at character " + std::to_string(pos + 1) +
-                      ": " + why + " (expected family:NAME=VALUE,..., e.g. naive:BX=32,BY=8)");
+                      ": " + why + " (expected family:NAME=VALUE,..., e.g. naive:BM=32,BN=8)");
   };
   if (id.size() > kMaxIdLength) throw fail(kMaxIdLength, "longer than 1024 characters");
   KernelConfig cfg;

@@ -500,20 +500,57 @@ TEST(Cli, NonFileCachesAndOddShapesFiles) {
   EXPECT_NE(r.err.find("nul.txt:2: a NUL byte"), std::string::npos) << r.err;
 }
 
-// Ctrl-C during a dry run: exit 130, the partial counts marked as such.
-TEST(Cli, AnInterruptedDryRunSaysSoAndExits130) {
+// SIGTERM during a dry run: exit 130 within a compile, not after the sixteen queued ahead, the
+// partial counts marked as such.
+TEST(Cli, AnInterruptedDryRunSaysSoAndExitsPromptlyWith130) {
   std::string const dir = temp_dir("dry-int");
   std::string err;
-  // Many shapes of every family keep the dry run compiling for far longer than the 2 s.
-  int const rc = shell_status(gemmtune_binary() + " --db '" + dir + "/c.db' search --dry-run "
-                              "--shape 4096x4096x4096 --shape 1000x1000x1000 --shape 64x64x64 "
-                              "--precision bf16 > '" + dir + "/out.txt' & pid=$!; sleep 2; "
-                              "kill -INT $pid; wait $pid",
+  // One compile thread over a whole space keeps the dry run busy well past the 3 s; waiting for
+  // the compiles queued ahead would take 16 of them (about 10 s here), one running takes < 2.
+  int const rc = shell_status(gemmtune_binary() + " -j 1 --cache-dir '" + dir + "/cubins' --db '" +
+                                  dir + "/c.db' search --dry-run --whole-space "
+                                  "--shape 4096x4096x4096 --precision bf16 > '" + dir +
+                                  "/out.txt' & pid=$!; sleep 3; s=$(date +%s%N); "
+                                  "kill -TERM $pid; wait $pid; rc=$?; e=$(date +%s%N); "
+                                  "echo $(( (e - s) / 1000000 )) > '" + dir + "/ms.txt'; exit $rc",
                               err);
   EXPECT_EQ(rc, 130) << err;
   std::ifstream in(dir + "/out.txt");
   std::string const out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(out.find("INTERRUPTED"), std::string::npos) << out;
+  long long ms = -1;
+  std::ifstream(dir + "/ms.txt") >> ms;
+  EXPECT_GE(ms, 0);
+  EXPECT_LT(ms, 5000) << "the dry run took " << ms << " ms to stop after SIGTERM";
+}
+
+// The default dry run compiles an evenly spread sample of each family; --max-configs sets its
+// size, --whole-space compiles every valid config, and the two together are a usage error.
+TEST(Cli, TheDefaultDryRunSamplesEachFamilyAndTheWholeSpaceIsOnRequest) {
+  std::string const dir = temp_dir("dry-sample");
+  auto family = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--cache-dir", dir + "/cubins", "--json", "search", "--dry-run",
+                                  "--arch", "sm_86", "--shape", "4096x4096x4096", "--precision",
+                                  "fp32", "--family", "smem_tiled"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliRun r = run_cli(args, dir + "/cache.db");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["families"].at(0);
+  };
+  auto const sampled = family({});
+  int const valid = sampled["valid"].get<int>();
+  EXPECT_GT(valid, 24);  // the family's space is larger than the sample
+  EXPECT_EQ(sampled["candidates"].get<int>(), 24);
+  EXPECT_EQ(sampled["compiled"].get<int>() + sampled["failed"].get<int>(), 24);
+  EXPECT_EQ(family({"--max-configs", "5"})["candidates"].get<int>(), 5);
+  auto const whole = family({"--whole-space"});
+  EXPECT_EQ(whole["candidates"].get<int>(), valid);
+  EXPECT_EQ(whole["valid"].get<int>(), valid);
+  CliRun both = run_cli({"search", "--dry-run", "--whole-space", "--max-configs", "3", "--shape",
+                         "64x64x64"},
+                        dir + "/cache.db");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--whole-space"), std::string::npos) << both.err;
 }
 
 }  // namespace gemmtune::test

@@ -429,6 +429,25 @@ TEST(StoreConcurrency, TwoConnectionsInThreadsWriteEveryRow) {
 
 // ---- export ----------------------------------------------------------------------------
 
+// One speedup definition: the table's ratio is the one `list` shows, the pick's time over the
+// cuBLAS figure timed with it, even when a later search stored a baseline of its own.
+TEST_F(Store, ExportedRatiosUseTheBaselineTimedWithThePick) {
+  Problem const p = problem(4096, 4096, 4096);
+  Trial t = trial(h200(), p, "simt:V=1", Disposition::kOk, 2.0);
+  t.cublas_ms = 2.08;
+  t.cublaslt_ms = 2.02;
+  store.record_trial(t);
+  BaselineResult later;
+  later.ok = true;
+  later.cublas_ms = 2.24;  // a quick baseline of a later search, on a hotter board
+  later.cublaslt_ms = 2.2;
+  store.record_baseline(h200(), p, later, provenance());
+  TuningTable const table = store.to_table({}, "2025-06-01T12:00:00Z");
+  ASSERT_EQ(table.entries.size(), 1u);
+  EXPECT_DOUBLE_EQ(*table.entries[0].ratio_cublas(), 2.08 / 2.0);
+  EXPECT_DOUBLE_EQ(*table.entries[0].ratio_cublaslt(), 2.02 / 2.0);
+}
+
 TEST_F(Store, ExportToTableAndBack) {
   Problem const big = problem(4096, 4096, 4096);
   Problem const mid = problem(2048, 2048, 2048);

@@ -237,7 +237,7 @@ class OneRequestGpu : public ScriptedGpu {
     ++evals;
     EvalResult e;
     e.disposition = Disposition::kOk;
-    e.median_ms = 1.95;  // slower than the chosen algorithm's 1.9
+    e.median_ms = runner_up_ms;
     return e;
   }
   BaselineResult baseline(BaselineJob const& job, double t) override {
@@ -250,6 +250,7 @@ class OneRequestGpu : public ScriptedGpu {
   std::vector<RetimeJob> jobs;
   bool fail_retime = false;
   int baselines = 0;
+  double runner_up_ms = 1.95;  // slower than the chosen algorithm's 1.9
 };
 
 }  // namespace
@@ -300,6 +301,22 @@ TEST(SearchSession, RetimeIsOneRequestOfTheTopCandidatesAndBothBaselines) {
   EXPECT_DOUBLE_EQ(b.cublas_host_us, 11.0);
   ASSERT_TRUE(out.best.has_value());
   EXPECT_EQ(out.best->config.id(), "testfam:X=5,Y=1");
+}
+
+TEST(SearchSession, ARunnerUpAlgorithmThatWinsTheRoundsIsThePickButNeverTheOwnBest) {
+  TestFamily fam;
+  MemoryStore store;
+  OneRequestGpu gpu;
+  gpu.runner_up_ms = 0.5;  // faster than every kernel of ours (the fastest is 1.1 ms)
+  SearchOptions o = options_for(fam);
+  o.retime_top = 3;
+  SearchReport r = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  ProblemOutcome const& out = r.problems[0];
+  ASSERT_TRUE(out.best && out.best_own);
+  EXPECT_EQ(out.best->config.id(), OneRequestGpu::kRunnerUp);
+  // The own figure is our kernels' progress: a vendor algorithm re-timed beside them is not one.
+  EXPECT_EQ(out.best_own->config.id(), "testfam:X=5,Y=1");
+  EXPECT_EQ(out.best_own->spread_rounds, o.retime_rounds);
 }
 
 TEST(SearchSession, RetimeLeavesOutCandidatesFarSlowerThanTheFastest) {

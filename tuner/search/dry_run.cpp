@@ -11,6 +11,19 @@
 
 namespace gemmtune {
 
+std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
+  std::vector<std::size_t> out;
+  if (count >= size) {
+    for (std::size_t i = 0; i < size; ++i) out.push_back(i);
+    return out;
+  }
+  // The middle of each of `count` equal slices: distinct, in order, both ends of the space in
+  // reach. A family's configs come in grid order, so its first few would all share the
+  // leading parameters' smallest values.
+  for (std::size_t i = 0; i < count; ++i) out.push_back((2 * i + 1) * size / (2 * count));
+  return out;
+}
+
 DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family const*> const& families,
                      std::string const& arch, CompileFn const& compile, long long max_configs,
                      SearchProgress* progress, bool record_configs) {
@@ -35,21 +48,34 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
       auto cands = valid_candidates({f}, problem, *limits, &pruned, &fr.prune_reasons,
                                     record_configs ? &rejected : nullptr);
       std::string const described = problem.describe();
+      int const valid = static_cast<int>(cands.size());
       if (max_configs > 0 && static_cast<long long>(cands.size()) > max_configs) {
-        if (record_configs) {
-          for (std::size_t i = static_cast<std::size_t>(max_configs); i < cands.size(); ++i) {
+        std::vector<std::size_t> const keep =
+            spread_indices(cands.size(), static_cast<std::size_t>(max_configs));
+        std::vector<std::pair<Family const*, KernelConfig>> sample;
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < cands.size(); ++i) {
+          if (k < keep.size() && keep[k] == i) {
+            sample.push_back(std::move(cands[i]));
+            ++k;
+          } else if (record_configs) {
             report.configs.push_back({described, cands[i].second.id(), "not_compiled", 0, 0,
-                                      "valid; past --max-configs"});
+                                      "valid; outside the sample of " +
+                                          std::to_string(max_configs) +
+                                          " (--whole-space compiles every config)"});
           }
         }
-        cands.resize(static_cast<std::size_t>(max_configs));
+        cands = std::move(sample);
       }
       for (auto& [cfg, why] : rejected) {
         report.configs.push_back({described, cfg.id(), "rejected", 0, 0, std::move(why)});
       }
+      fr.valid += valid;
       fr.candidates += static_cast<int>(cands.size());
       fr.pruned += pruned;
-      if (progress) progress->problem_started(problem, static_cast<int>(cands.size()), pruned);
+      int const total = static_cast<int>(cands.size());
+      if (progress) progress->compile_started(fr.family, problem, total, valid);
+      int spilling = 0, failed = 0;
       std::deque<std::future<CompileResult>> inflight;
       std::size_t next = 0, done = 0;
       while (done < cands.size()) {
@@ -64,6 +90,7 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
         fr.compile_s += r.compile_ms / 1000.0;
         if (!r.ok) {
           ++fr.failed;
+          if (progress) progress->compile_done(static_cast<int>(done), total, spilling, ++failed);
           if (fr.first_error.empty()) fr.first_error = r.log.substr(0, 400);
           if (record_configs) {
             report.configs.push_back({described, id, "compile_error", 0, 0, r.log.substr(0, 400)});
@@ -76,7 +103,11 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
           spills += k.spill_loads + k.spill_stores;
           regs = std::max(regs, k.registers);
         }
-        if (spills > 0) ++fr.spilling;
+        if (spills > 0) {
+          ++fr.spilling;
+          ++spilling;
+        }
+        if (progress) progress->compile_done(static_cast<int>(done), total, spilling, failed);
         if (record_configs) {
           report.configs.push_back({described, id, spills > 0 ? "spills" : "ok", regs, spills, {}});
         }
@@ -84,8 +115,10 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
         fr.max_registers = std::max(fr.max_registers, regs);
         if (interrupted()) break;
       }
-      for (auto& fut : inflight) fut.wait();
+      // Interrupted, the compiles in flight are abandoned (their results go unread; the pool
+      // drops what it has not started), so the summary comes within a compile, not sixteen.
       if (interrupted()) break;
+      for (auto& fut : inflight) fut.wait();
     }
     report.families.push_back(fr);
     if (interrupted()) break;

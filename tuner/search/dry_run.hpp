@@ -2,6 +2,7 @@
 // registers and spills. Nothing is stored.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@ namespace gemmtune {
 /// Per-family figures of a dry run.
 struct DryRunFamily {
   std::string family;
-  int candidates = 0;      ///< valid after pruning
+  int valid = 0;           ///< valid after pruning
+  int candidates = 0;      ///< of those, the ones compiled (the sample, or all)
   int pruned = 0;
   int compiled = 0;        ///< ok
   int failed = 0;          ///< compile errors
@@ -45,7 +47,12 @@ struct DryRunReport {
   bool interrupted = false;
 };
 
-/// Compiles every valid config (or the first `max_configs` per family and problem when > 0)
+/// `count` indices of [0, size), in order, spread evenly over it (all of them when
+/// count ≥ size): the dry run's sample of a family's valid configs.
+std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count);
+
+/// Compiles every valid config (or an evenly spread sample of `max_configs` per family and
+/// problem when > 0)
 /// of `families` for every problem, through `compile`. With `record_configs`, the report also
 /// lists every config: each compiled one with its registers and spills, each rejected one with
 /// the constraint that rejects it for this arch.

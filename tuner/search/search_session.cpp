@@ -6,6 +6,7 @@
 #include <ctime>
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -577,13 +578,24 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
             top.end());
 
   std::vector<EvalJob> jobs;
+  std::vector<Trial> compiled;
+  auto note = [&outcome](std::string const& why) {
+    outcome.retime_note += (outcome.retime_note.empty() ? "" : "; ") + why;
+  };
   for (Trial const& t : top) {
     Family const* fam = families.at(t.config.family);
     CompileResult const cr = compile_(fam->compile_request(t.config, problem, device_.limits.arch)).get();
-    if (!cr.ok) return;  // compiled a moment ago; a failure now means the cache was removed
+    if (!cr.ok) {
+      // It compiled for its quick figure; the rest of the re-time need not wait on it.
+      note(t.config.id() + " did not compile again: " + log_head(cr.log));
+      continue;
+    }
+    compiled.push_back(t);
     jobs.push_back(make_eval_job(*fam, t.config, problem, cr, cubin_dir_, options.seed,
                                  options.final_timing));
   }
+  top = std::move(compiled);
+  if (top.empty()) return;
   // The next-fastest cuBLASLt algorithms of the first baseline's short timings are candidates
   // in the rounds too: algorithms a few per cent apart swap places in short timings, and the
   // rounds, not one short figure, should decide among them.
@@ -631,6 +643,12 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   std::optional<RetimeResult> const together =
       interrupted() || gpu_.stopped() ? std::nullopt : gpu_.retime(one, deadline_s);
   bool const one_request = together && together->candidates.size() == top.size();
+  if (!one_request && !interrupted() && !gpu_.stopped()) {
+    note(together ? "the re-time request answered for " +
+                        std::to_string(together->candidates.size()) + " of " +
+                        std::to_string(top.size()) + " entries"
+                  : "the re-time request failed; timed one request per entry and round");
+  }
   if (one_request) {
     for (std::size_t i = 0; i < top.size(); ++i) {
       last[i] = together->candidates[i];
@@ -649,6 +667,7 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
       cublas = together->cublas_rounds_ms;
       cublaslt = together->cublaslt_rounds_ms;
     }
+    if (!together->baselines.reason.empty()) note("baselines: " + together->baselines.reason);
   } else {
     retime_by_requests(jobs, base_job, rounds, options, times, last, cublas, cublaslt, last_base);
   }
@@ -663,6 +682,11 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   bool const all_rounds = cublas.size() == static_cast<std::size_t>(rounds) &&
                           (!options.vendor_candidates || outcome.baseline.cublaslt_kernel.empty() ||
                            cublaslt.size() == static_cast<std::size_t>(rounds));
+  if (!all_rounds && !interrupted() && !gpu_.stopped()) {
+    note("the baselines were timed in " + std::to_string(cublas.size()) + " (cuBLAS) and " +
+         std::to_string(cublaslt.size()) + " (cuBLASLt) of " + std::to_string(rounds) +
+         " rounds, so the quick figures stand");
+  }
   if (all_rounds) {
     outcome.baseline = last_base;
     outcome.baseline.cublas_ms = median_of(cublas);
@@ -711,7 +735,11 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     ++outcome.retimed;
     if (t.disposition == Disposition::kOk) stored.push_back(t);
   }
-  if (!stored.empty()) outcome.best_own = stored[pick_trial(stored)];
+  // The own figure is our kernels' alone: the cuBLASLt runners-up were re-timed beside them.
+  std::vector<Trial> own;
+  std::copy_if(stored.begin(), stored.end(), std::back_inserter(own),
+               [](Trial const& t) { return !is_vendor(t.config); });
+  if (!own.empty()) outcome.best_own = own[pick_trial(own)];
   if (all_rounds) {
     store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
     if (options.vendor_candidates) {

@@ -79,6 +79,9 @@ struct ProblemOutcome {
   int vendor_trials = 0;      ///< cuBLAS / cuBLASLt candidates recorded by this run
   int warm_start = 0;         ///< configs offered to the strategy from neighbouring shapes
   std::string strategy;       ///< the strategy used (after "auto" is resolved)
+  /// Why the re-time left (some of) the quick figures standing: a candidate that would not
+  /// compile again, a request that failed, baselines that missed rounds. Empty when it did not.
+  std::string retime_note;
   double wall_s = 0.0;
 };
 
@@ -122,6 +125,15 @@ class SearchProgress {
                           int planned) = 0;
   virtual void problem_finished(ProblemOutcome const& outcome) = 0;
   virtual void message(std::string const& line) = 0;
+  /// A dry run starts compiling `total` configs of `family` for `problem` (of `valid`).
+  virtual void compile_started(std::string const& family, Problem const& problem, int total,
+                               int valid) {
+    (void)family, (void)problem, (void)total, (void)valid;
+  }
+  /// A dry run's compile finished: `done` of `total` for the current family and problem.
+  virtual void compile_done(int done, int total, int spilling, int failed) {
+    (void)done, (void)total, (void)spilling, (void)failed;
+  }
 };
 
 class SearchSession {
