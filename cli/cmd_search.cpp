@@ -117,9 +117,9 @@ void print_dry_run(DryRunReport const& r, GlobalOptions const& o) {
     ok += f.compiled - f.spilling;
   }
   out << "dry run for " << r.arch << " over " << r.problems.size() << " problem(s): " << ok
-      << " of " << total << " candidates compile without spills";
-  if (total < valid) out << " (a sample of the " << valid << " valid; --whole-space for all)";
-  out << " (" << fixed(r.wall_s, 1) << " s wall)"
+      << " of " << total << " candidates compile without spills (";
+  if (total < valid) out << "a sample of the " << valid << " valid, --whole-space for all; ";
+  out << fixed(r.wall_s, 1) << " s wall)"
       << (r.interrupted ? " — INTERRUPTED: partial counts" : "") << "\n";
   if (o.csv && !r.configs.empty()) {
     configs.print(std::cout, TableFormat::kCsv);

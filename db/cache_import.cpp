@@ -113,9 +113,12 @@ class Merger {
       ++(faster ? report_.new_best : report_.not_best);
     }
 
+    std::int64_t const search = t.search_id > 0 && source_searches_.count(t.search_id) > 0
+                                    ? source_search(t.search_id)
+                                    : search_id();
     auto use = insert_trial_.use();
     Statement& s = insert_trial_;
-    bind_trial_row(s, t, kernel_id, {search_id(), gpu_id, provenance_id, attempt, now()});
+    bind_trial_row(s, t, kernel_id, {search, gpu_id, provenance_id, attempt, now()});
     s.run();
     next_attempt_[key] = attempt + 1;
     ++report_.added;
@@ -153,8 +156,15 @@ class Merger {
     ++report_.baselines_added;
   }
 
+  /// The searches of a source cache: a trial of one keeps it (a copy of its record), so the
+  /// merged cache still tells which trials one search evaluated, in what order.
+  void keep_searches(std::vector<SearchRecord> const& searches) {
+    for (SearchRecord const& r : searches) source_searches_[r.id] = r;
+  }
+
   /// Records the counts on the import's search row and commits everything at once.
   ImportReport commit() {
+    if (report_.added > 0) search_id();  // the import itself is recorded once it added anything
     if (report_.search_id != 0) {
       nlohmann::json const counts{{"offered", report_.offered},
                                   {"added", report_.added},
@@ -191,6 +201,19 @@ class Merger {
       report_.search_id = db_.last_insert_rowid();
     }
     return report_.search_id;
+  }
+
+  /// The destination's copy of a source search, made with its first trial.
+  std::int64_t source_search(std::int64_t source_id) {
+    if (auto it = copied_searches_.find(source_id); it != copied_searches_.end()) return it->second;
+    SearchRecord const& r = source_searches_.at(source_id);
+    Statement s(db_, "INSERT INTO searches (arguments, started_at, finished_at, phase_times_json) "
+                     "VALUES (?1, ?2, ?3, ?4)");
+    s.bind(1, std::string_view(r.arguments)).bind(2, r.started_at);
+    if (r.finished_at > 0) s.bind(3, r.finished_at);
+    if (!r.phase_times_json.empty()) s.bind(4, std::string_view(r.phase_times_json));
+    s.run();
+    return copied_searches_[source_id] = db_.last_insert_rowid();
   }
 
   std::int64_t ensure_gpu(GpuIdentity const& g) {
@@ -237,6 +260,8 @@ class Merger {
   Statement insert_gpu_, select_gpu_, insert_provenance_, select_provenance_;
   Statement key_rows_, fastest_ok_, insert_trial_, same_baseline_, insert_baseline_;
   std::map<std::string, std::int64_t> gpu_ids_, provenance_ids_;
+  std::map<std::int64_t, SearchRecord> source_searches_;
+  std::map<std::int64_t, std::int64_t> copied_searches_;  ///< source search id -> ours
   std::map<std::string, int> next_attempt_;
   ImportReport report_;
 };
@@ -399,9 +424,11 @@ ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::p
                 cache.string() + ")");
   }
   std::vector<Trial> trials;
+  std::vector<SearchRecord> searches;
   {
     SqliteTrialStore source(other, SqliteTrialStore::Access::kReadOnly);
     trials = source.trials(TrialFilter{});  // newest first
+    searches = source.searches();
   }
   std::vector<SourceBaseline> const baselines = read_baselines(other);
   // Oldest first, so the row named is the first bad one in the file.
@@ -424,6 +451,7 @@ ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::p
     }
   }
   Merger merger(cache, other.string(), "cache");
+  merger.keep_searches(searches);
   for (auto it = trials.rbegin(); it != trials.rend(); ++it) merger.add_trial(*it);
   for (SourceBaseline const& b : baselines) merger.add_baseline(b);
   return merger.commit();

@@ -524,6 +524,25 @@ TEST(Cli, AnInterruptedDryRunSaysSoAndExitsPromptlyWith130) {
   EXPECT_LT(ms, 5000) << "the dry run took " << ms << " ms to stop after SIGTERM";
 }
 
+// On a terminal the dry run draws a bar per family: compiled of total, the family, an ETA.
+TEST(Cli, ADryRunOnATerminalDrawsACompileBar) {
+  std::string const dir = temp_dir("dry-bar");
+  std::string err;
+  // script(1) gives the dry run a pseudo-terminal for stderr, as a user's shell would.
+  int const rc = shell_status("script -qec \"" + gemmtune_binary() + " --cache-dir '" + dir +
+                                  "/cubins' --db '" + dir + "/c.db' search --dry-run --arch sm_86 "
+                                  "--shape 512x512x512 --family smem_tiled --max-configs 3\" "
+                                  "/dev/null > '" + dir + "/tty.txt'",
+                              err);
+  ASSERT_EQ(rc, 0) << err;
+  std::ifstream in(dir + "/tty.txt");
+  std::string const tty((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(tty.find("compiling smem_tiled for 512x512x512"), std::string::npos) << tty;
+  EXPECT_NE(tty.find("] 3/3 eta"), std::string::npos) << tty;
+  EXPECT_NE(tty.find("compiling smem_tiled"), std::string::npos) << tty;
+  EXPECT_EQ(tty.find("tuning"), std::string::npos) << tty;  // a dry run compiles, it tunes nothing
+}
+
 // The default dry run compiles an evenly spread sample of each family; --max-configs sets its
 // size, --whole-space compiles every valid config, and the two together are a usage error.
 TEST(Cli, TheDefaultDryRunSamplesEachFamilyAndTheWholeSpaceIsOnRequest) {

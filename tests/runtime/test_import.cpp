@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 
 #include <sqlite3.h>
@@ -287,6 +288,45 @@ TEST(Import, CacheMergeCopiesTrialsOfEveryDispositionAndBaselines) {
   EXPECT_EQ(again.added, 0);
   EXPECT_EQ(again.duplicates, 2);
   EXPECT_EQ(again.baselines_duplicate, 1);
+}
+
+// Merged caches keep which search evaluated which trial: each source search is copied with its
+// record, its trials point to the copy, and the import itself is a search row of its own.
+TEST(Import, ACacheImportKeepsEachTrialsSearch) {
+  TempDir dir;
+  auto const mine = dir / "mine.db";
+  auto const theirs = dir / "theirs.db";
+  Problem const p = problem(300, 200, 100);
+  {
+    SqliteTrialStore s(theirs);
+    for (char const* args : {"search --shape 300x200x100", "search --shape 300x200x100 --seed 2"}) {
+      std::int64_t const id = s.begin_search(args);
+      Trial t = local_trial(p, std::string(args).size() > 30 ? kSlow : kFast, 0.7);
+      t.search_id = id;
+      s.record_trial(t);
+      s.finish_search(id, R"({"wall_s":1})");
+    }
+  }
+  {
+    SqliteTrialStore s(mine);
+    s.record_trial(local_trial(problem(64, 64, 64), kFast, 0.01));
+  }
+  ASSERT_EQ(import_cache(mine, theirs).added, 2);
+  SqliteTrialStore s(mine);
+  std::map<std::string, std::int64_t> search_of;
+  for (Trial const& t : s.trials_for(h200(), p)) search_of[t.config.id()] = t.search_id;
+  std::map<std::int64_t, SearchRecord> records;
+  for (SearchRecord const& r : s.searches()) records[r.id] = r;
+  ASSERT_EQ(records.size(), 3u);  // two copied searches and the import
+  EXPECT_EQ(records.at(search_of.at(parse_kernel_id(kFast).id())).arguments,
+            "search --shape 300x200x100");
+  SearchRecord const& second = records.at(search_of.at(parse_kernel_id(kSlow).id()));
+  EXPECT_EQ(second.arguments, "search --shape 300x200x100 --seed 2");
+  EXPECT_EQ(second.phase_times_json, R"({"wall_s":1})");
+  EXPECT_GT(second.finished_at, 0);
+  bool import_row = false;
+  for (auto const& [id, r] : records) import_row |= r.arguments.rfind("import cache ", 0) == 0;
+  EXPECT_TRUE(import_row);
 }
 
 TEST(Import, SameKeyMeasuredLocallyKeepsTheLocalAttempt) {

@@ -1,0 +1,39 @@
+// The ceilings the report knows without a measurement of its own.
+#include "src/report/report_data.hpp"
+
+namespace gemmtune {
+
+bool report_wants(ReportQuery const& q, Problem const& p) {
+  if (q.precision && p.precision != *q.precision) return false;
+  if (q.shapes.empty()) return true;
+  for (Problem const& s : q.shapes) {
+    if (s.m == p.m && s.n == p.n && s.k == p.k && s.precision == p.precision &&
+        s.layout == p.layout) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm_count) {
+  // The H200 only: its copy bandwidth is a figure measured here; other GPUs get no ceilings
+  // rather than guessed ones.
+  if (gpu_name.find("H200") == std::string::npos || sm_count <= 0) return std::nullopt;
+  // Dense rates per SM and clock (fp32 256 FLOP, tf32 1893, fp16/bf16 3786) at the 1980 MHz
+  // boost clock: with 132 SMs the datasheet's 66.9 / 494.7 / 989.4 TFLOP/s.
+  double const scale = sm_count / 132.0;
+  ReportCeilings c;
+  c.peak_tflops = {{Precision::kFP32, 66.9 * scale},
+                   {Precision::kTF32, 494.7 * scale},
+                   {Precision::kFP16, 989.4 * scale},
+                   {Precision::kBF16, 989.4 * scale}};
+  c.copy_gbps = 4270.0;
+  c.source = "dense tensor-core and FP32 peaks of the datasheet at the 1980 MHz boost clock for " +
+             std::to_string(sm_count) +
+             " SMs; copy bandwidth 4270 GB/s, the device-to-device copy (read + write) the bench "
+             "write-ups measure against (bench/summarize.py). Neither is measured by the report "
+             "itself.";
+  return c;
+}
+
+}  // namespace gemmtune
