@@ -172,6 +172,10 @@ void print_report(SearchReport const& r, bool json) {
                          {"hi_ms", t->spread_hi_ms},
                          {"rounds", t->spread_rounds}};
         }
+        if (t->board_sm_clock_mhz > 0) {
+          f["board"] = {{"sm_clock_mhz", t->board_sm_clock_mhz},
+                        {"temperature_c", t->board_temperature_c}};
+        }
         return f;
       };
       pj["cublaslt_kernel"] = p.baseline.cublaslt_kernel;

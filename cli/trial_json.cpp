@@ -37,7 +37,9 @@ nlohmann::json trial_to_json(Trial const& t) {
             {"gemmtune", t.provenance.gemmtune_version},
             {"template_hash", t.provenance.template_hash},
             {"compile_options", t.provenance.compile_options}}},
-          {"created_at", t.created_at}};
+          {"created_at", t.created_at},
+          {"board", {{"sm_clock_mhz", t.board_sm_clock_mhz},
+                     {"temperature_c", t.board_temperature_c}}}};
 }
 
 TextTable trial_table() {

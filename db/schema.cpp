@@ -134,7 +134,13 @@ ALTER TABLE baselines ADD COLUMN cublaslt_lo_ms REAL NOT NULL DEFAULT 0;
 ALTER TABLE baselines ADD COLUMN cublaslt_hi_ms REAL NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<std::string_view, 3> kMigrations = {kMigration1, kMigration2, kMigration3};
+constexpr std::string_view kMigration4 = R"sql(
+ALTER TABLE trials ADD COLUMN board_sm_clock_mhz INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN board_temperature_c INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<std::string_view, 4> kMigrations = {kMigration1, kMigration2, kMigration3,
+                                                         kMigration4};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
 constexpr std::chrono::milliseconds kBusyTimeout{10000};

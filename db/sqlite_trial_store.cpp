@@ -42,7 +42,7 @@ constexpr char const* kTrialColumns =
     "t.rel_fro_err, t.exact_mismatches, t.registers, t.spill_bytes, t.smem_bytes, "
     "t.compile_ms, p.driver, p.cuda_runtime, p.nvrtc, p.cublas, p.gemmtune_version, "
     "p.template_hash, p.compile_options, t.created_at, t.spread_lo_ms, t.spread_hi_ms, "
-    "t.spread_rounds "
+    "t.spread_rounds, t.board_sm_clock_mhz, t.board_temperature_c "
     "FROM trials t JOIN gpus g ON g.id = t.gpu_id JOIN provenances p ON p.id = t.provenance_id ";
 
 // Matches a GPU given as parameters ?1..?4.
@@ -134,6 +134,8 @@ Trial read_trial(Statement const& s, std::filesystem::path const& path, int firs
   t.spread_lo_ms = s.column_double(c++);
   t.spread_hi_ms = s.column_double(c++);
   t.spread_rounds = static_cast<int>(s.column_int(c++));
+  t.board_sm_clock_mhz = static_cast<int>(s.column_int(c++));
+  t.board_temperature_c = static_cast<int>(s.column_int(c++));
   return t;
 }
 

@@ -9,9 +9,10 @@ char const* const kInsertTrialSql =
     "INSERT INTO trials (search_id, gpu_id, m, n, k, precision, layout, align, kernel_id, family, "
     "provenance_id, attempt, disposition, reason, time_ms, min_ms, tflops, cublas_ms, "
     "cublaslt_ms, max_abs_err, max_err_ratio, rel_fro_err, exact_mismatches, registers, "
-    "spill_bytes, smem_bytes, compile_ms, created_at, spread_lo_ms, spread_hi_ms, spread_rounds) "
+    "spill_bytes, smem_bytes, compile_ms, created_at, spread_lo_ms, spread_hi_ms, spread_rounds, "
+    "board_sm_clock_mhz, board_temperature_c) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)";
+    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
 
 Problem read_problem(Statement const& s, int first) {
   Problem p;
@@ -61,7 +62,9 @@ void bind_trial_row(Statement& s, Trial const& t, std::string_view kernel_id,
       .bind(28, t.created_at > 0 ? t.created_at : keys.created_at)
       .bind(29, t.spread_lo_ms)
       .bind(30, t.spread_hi_ms)
-      .bind(31, t.spread_rounds);
+      .bind(31, t.spread_rounds)
+      .bind(32, t.board_sm_clock_mhz)
+      .bind(33, t.board_temperature_c);
 }
 
 }  // namespace gemmtune

@@ -49,6 +49,8 @@ void expect_same(Trial const& a, Trial const& b) {
   EXPECT_EQ(a.spread_lo_ms, b.spread_lo_ms);
   EXPECT_EQ(a.spread_hi_ms, b.spread_hi_ms);
   EXPECT_EQ(a.spread_rounds, b.spread_rounds);
+  EXPECT_EQ(a.board_sm_clock_mhz, b.board_sm_clock_mhz);
+  EXPECT_EQ(a.board_temperature_c, b.board_temperature_c);
 }
 
 class Store : public testing::Test {
@@ -76,6 +78,8 @@ TEST_F(Store, RecordAndFindRoundTripEveryField) {
   t.created_at = 1750000000;
   t.spread_lo_ms = 3.125;
   t.spread_hi_ms = 3.5;
+  t.board_sm_clock_mhz = 1755;
+  t.board_temperature_c = 57;
   t.spread_rounds = 6;
   std::int64_t const id = store.record_trial(t);
   EXPECT_GT(id, 0);

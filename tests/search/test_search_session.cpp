@@ -227,6 +227,12 @@ class OneRequestGpu : public ScriptedGpu {
     r.baselines.cublaslt_ms = 1.9;
     r.baselines.cublas_host_us = 11.0;
     r.cublas_rounds_ms.assign(static_cast<std::size_t>(job.rounds), 2.0);
+    for (int i = 0; i < job.rounds; ++i) {  // the board warming through the rounds
+      PowerFigures b;
+      b.sm_clock_mhz = 1980 - 30 * i;
+      b.temperature_c = 50 + i;
+      r.round_board.push_back(b);
+    }
     if (!job.baselines.cublaslt_kernel.empty()) {
       r.cublaslt_rounds_ms.assign(static_cast<std::size_t>(job.rounds), 1.9);
     }
@@ -286,11 +292,16 @@ TEST(SearchSession, RetimeIsOneRequestOfTheTopCandidatesAndBothBaselines) {
   EXPECT_EQ(runner_up->disposition, Disposition::kOk);
   EXPECT_NEAR(runner_up->time_ms, 1.95, 1e-9);
   EXPECT_EQ(runner_up->spread_rounds, 5);
+  // Every re-timed figure keeps the board of its rounds: the median of 1980, 1950, ..., 1860 MHz
+  // and of 50..54 °C.
+  EXPECT_EQ(runner_up->board_sm_clock_mhz, 1920);
+  EXPECT_EQ(runner_up->board_temperature_c, 52);
   for (std::size_t i = store.trials.size() - 3; i < store.trials.size(); ++i) {
     Trial const& t = store.trials[i];
     SCOPED_TRACE(t.config.id());
     if (t.config.family != "testfam") continue;
     EXPECT_EQ(t.spread_rounds, 5);
+    EXPECT_EQ(t.board_sm_clock_mhz, 1920);
     EXPECT_NEAR(t.spread_lo_ms, t.time_ms * 0.99, 1e-9);
     EXPECT_NEAR(t.spread_hi_ms, t.time_ms * 1.01, 1e-9);
     EXPECT_DOUBLE_EQ(t.cublas_ms, 2.0);

@@ -39,6 +39,20 @@ double seconds_since(Clock::time_point t) {
 
 std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
+/// The board during a re-time: median SM clock and temperature at the rounds' ends ({0, 0}
+/// without sensors).
+std::pair<int, int> board_of(std::vector<PowerFigures> const& rounds) {
+  std::vector<double> clocks, temperatures;
+  for (PowerFigures const& b : rounds) {
+    if (!b.present()) continue;
+    clocks.push_back(b.sm_clock_mhz);
+    temperatures.push_back(b.temperature_c);
+  }
+  if (clocks.empty()) return {0, 0};
+  return {static_cast<int>(std::lround(median_of(clocks))),
+          static_cast<int>(std::lround(median_of(temperatures)))};
+}
+
 /// The head of a compiler log: enough to see the first error, small enough to store per trial.
 std::string log_head(std::string const& log, std::size_t max_chars = 600) {
   std::istringstream in(log);
@@ -170,7 +184,8 @@ std::string SearchSession::stored_cublaslt(Problem const& problem) {
 std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
                                                        BaselineResult const& base,
                                                        BaselineResult const& verdicts, int rounds,
-                                                       bool only_new, std::int64_t search_id) {
+                                                       bool only_new, std::int64_t search_id,
+                                                       std::pair<int, int> board) {
   struct Figure {
     KernelConfig config;
     Disposition verdict;
@@ -223,6 +238,8 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
       t.reason = verdicts.verdict_reason;
     }
     t.created_at = unix_now();
+    t.board_sm_clock_mhz = board.first;
+    t.board_temperature_c = board.second;
     t.id = store_.record_trial(t);
     out.push_back(t);
   }
@@ -643,6 +660,8 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
   std::optional<RetimeResult> const together =
       interrupted() || gpu_.stopped() ? std::nullopt : gpu_.retime(one, deadline_s);
   bool const one_request = together && together->candidates.size() == top.size();
+  std::pair<int, int> const board = one_request ? board_of(together->round_board)
+                                                : std::pair<int, int>{0, 0};
   if (!one_request && !interrupted() && !gpu_.stopped()) {
     note(together ? "the re-time request answered for " +
                         std::to_string(together->candidates.size()) + " of " +
@@ -729,6 +748,8 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     t.cublas_ms = outcome.baseline.cublas_ms;
     t.cublaslt_ms = outcome.baseline.cublaslt_ms;
     t.created_at = unix_now();
+    t.board_sm_clock_mhz = board.first;
+    t.board_temperature_c = board.second;
     auto const store_start = Clock::now();
     t.id = store_.record_trial(t);
     phases.store_s += seconds_since(store_start);
@@ -744,7 +765,7 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
     store_.record_baseline(device_.gpu, problem, outcome.baseline, vendor_provenance());
     if (options.vendor_candidates) {
       for (Trial const& t : record_vendor_trials(problem, outcome.baseline, verdicts, rounds, false,
-                                                 search_id)) {
+                                                 search_id, board)) {
         ++outcome.vendor_trials;
         if (t.disposition == Disposition::kOk) stored.push_back(t);
       }

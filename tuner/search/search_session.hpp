@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/core/eval_job.hpp"
@@ -174,10 +175,12 @@ class SearchSession {
   /// Records the vendor candidates a baseline timed as trials: `rounds` ≥ 2 when the figures
   /// are the medians of a final re-time's rounds (with `lo`/`hi` their spread), 1 for one timing.
   /// With `only_new`, a candidate already stored under the current provenance is left alone (a
-  /// resumed search keeps its re-timed figures). Returns the trials recorded.
+  /// resumed search keeps its re-timed figures). `board` is the board during the rounds (SM
+  /// MHz, °C; zeros for a single timing). Returns the trials recorded.
   std::vector<Trial> record_vendor_trials(Problem const& problem, BaselineResult const& base,
                                           BaselineResult const& verdicts, int rounds,
-                                          bool only_new, std::int64_t search_id);
+                                          bool only_new, std::int64_t search_id,
+                                          std::pair<int, int> board = {0, 0});
 
   GpuEvaluator& gpu_;
   TrialStore& store_;
