@@ -90,12 +90,6 @@ void TextTable::print_markdown(std::ostream& os) const {
   for (auto const& r : rows_) line(r);
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
-
 std::string format_ms(double ms) {
   if (ms <= 0) return "-";
   if (ms < 1.0) return fixed(ms * 1000.0, 1) + " us";

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/core/fixed_text.hpp"  // fixed(), used with these throughout the CLI
+
 namespace gemmtune {
 
 /// A text table: a header row and data rows, printed with aligned columns.
@@ -37,8 +39,6 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// Fixed-point with `digits` decimals.
-std::string fixed(double v, int digits);
 /// "1.23 ms", "45.6 us".
 std::string format_ms(double ms);
 /// A ratio such as "1.04x", or "-" when either side is missing.

@@ -33,7 +33,7 @@ void ProgressBar::problem_started(Problem const& problem, int candidates, int pr
             << " pruned by constraints)" << std::endl;
 }
 
-void ProgressBar::draw_bar(int done, int total) {
+void ProgressBar::draw_bar(int done, int total, std::string const& detail, int failed) {
   double const elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double const eta = done > 0 && total > done ? elapsed / done * (total - done) : 0.0;
@@ -42,7 +42,14 @@ void ProgressBar::draw_bar(int done, int total) {
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar += std::string(static_cast<std::size_t>(width - filled), '.');
   clear_line();
-  std::cerr << '[' << bar << "] " << done << '/' << total << " eta " << fixed(eta, 0) << "s";
+  std::cerr << '[' << bar << "] " << done << '/' << total << " eta " << fixed(eta, 0) << "s"
+            << detail;
+  if (failed > 0) {
+    std::cerr << "  " << (color_ ? "\033[33m" : "") << failed << " failed"
+              << (color_ ? "\033[0m" : "");
+  }
+  std::cerr << std::flush;
+  drawn_ = true;
 }
 
 void ProgressBar::compile_started(std::string const& family, Problem const& problem, int total,
@@ -59,15 +66,9 @@ void ProgressBar::compile_started(std::string const& family, Problem const& prob
 
 void ProgressBar::compile_done(int done, int total, int spilling, int failed) {
   if (quiet_ || !tty_) return;
-  draw_bar(done, total);
-  std::cerr << "  compiling " << label_;
-  if (spilling > 0) std::cerr << "  " << spilling << " spilling";
-  if (failed > 0) {
-    std::cerr << "  " << (color_ ? "\033[33m" : "") << failed << " failed"
-              << (color_ ? "\033[0m" : "");
-  }
-  std::cerr << std::flush;
-  drawn_ = true;
+  std::string detail = "  compiling " + label_;
+  if (spilling > 0) detail += "  " + std::to_string(spilling) + " spilling";
+  draw_bar(done, total, detail, failed);
 }
 
 void ProgressBar::trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
@@ -75,14 +76,7 @@ void ProgressBar::trial_done(Trial const& trial, std::optional<Trial> const& bes
   if (quiet_) return;
   if (trial.disposition != Disposition::kOk) ++failures_;
   if (!tty_) return;
-  draw_bar(done, planned);
-  if (best) std::cerr << "  best " << fixed(best->tflops, 2) << " TFLOP/s";
-  if (failures_ > 0) {
-    std::cerr << "  " << (color_ ? "\033[33m" : "") << failures_ << " failed"
-              << (color_ ? "\033[0m" : "");
-  }
-  std::cerr << std::flush;
-  drawn_ = true;
+  draw_bar(done, planned, best ? "  best " + fixed(best->tflops, 2) + " TFLOP/s" : "", failures_);
 }
 
 void ProgressBar::problem_finished(ProblemOutcome const& outcome) {

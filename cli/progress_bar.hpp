@@ -25,8 +25,8 @@ class ProgressBar : public SearchProgress {
 
  private:
   void clear_line();
-  /// Draws `[####....] done/total` and the eta from start_ (tty only).
-  void draw_bar(int done, int total);
+  /// Draws `[####....] done/total eta`, then `detail` and the failures so far (tty only).
+  void draw_bar(int done, int total, std::string const& detail, int failed);
   bool quiet_;
   bool tty_;
   bool color_;

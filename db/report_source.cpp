@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "src/core/even_sample.hpp"
 #include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
@@ -87,7 +88,7 @@ ReportLandscape landscape_of(std::vector<Trial> const& trials, Problem const& pr
   std::size_t const room = cap > failed.size() ? cap - failed.size() : 0;
   if (ok.size() > room) {
     std::vector<ReportPoint> kept;
-    for (std::size_t i = 0; i < room; ++i) kept.push_back(ok[(2 * i + 1) * ok.size() / (2 * room)]);
+    for (std::size_t i : even_sample(ok.size(), room)) kept.push_back(std::move(ok[i]));
     ok = std::move(kept);
   }
   if (failed.size() > cap) failed.resize(cap);
@@ -121,11 +122,15 @@ ReportData report_from_cache(SqliteTrialStore& store, ReportQuery const& query) 
 
   std::vector<ReportCurve> curves;
   std::optional<Trial> provenance_of;
+  // The landscape's shape: the one asked for, else the one with the most quick figures of ours;
+  // its trials are kept and drawn once, after the pass.
+  std::vector<Trial> landscape_trials;
+  std::optional<Problem> landscape_problem;
   std::size_t landscape_size = 0;
   for (ProblemSummary const& ps : store.list_problems(gpu)) {
     Problem const& p = ps.problem;
     if (!report_wants(query, p)) continue;
-    std::vector<Trial> const trials = store.trials_for(gpu, p);
+    std::vector<Trial> trials = store.trials_for(gpu, p);
     std::optional<Trial> const best = store.best(gpu, p);
     if (best) {
       ReportShape s;
@@ -154,16 +159,19 @@ ReportData report_from_cache(SqliteTrialStore& store, ReportQuery const& query) 
       if (!provenance_of || best->created_at > provenance_of->created_at) provenance_of = best;
     }
     add_curves(trials, p, arguments, curves);
-    bool const chosen = query.landscape && query.landscape->m == p.m && query.landscape->n == p.n &&
-                        query.landscape->k == p.k && query.landscape->precision == p.precision &&
-                        query.landscape->layout == p.layout;
-    if (chosen || (!query.landscape && trials.size() > landscape_size)) {
-      ReportLandscape l = landscape_of(trials, p, query.max_landscape_points);
-      if (!l.points.empty()) {
-        landscape_size = chosen ? static_cast<std::size_t>(-1) : trials.size();
-        d.landscape = std::move(l);
-      }
+    std::size_t const measured = static_cast<std::size_t>(
+        std::count_if(trials.begin(), trials.end(), [](Trial const& t) {
+          return !is_vendor(t.config) && t.spread_rounds < 2;
+        }));
+    bool const wanted = query.landscape ? same_shape(*query.landscape, p) : measured > landscape_size;
+    if (wanted && measured > 0) {
+      landscape_size = measured;
+      landscape_problem = p;
+      landscape_trials = std::move(trials);
     }
+  }
+  if (landscape_problem) {
+    d.landscape = landscape_of(landscape_trials, *landscape_problem, query.max_landscape_points);
   }
   d.curves_total = static_cast<std::int64_t>(curves.size());
   std::sort(curves.begin(), curves.end(), [](ReportCurve const& a, ReportCurve const& b) {
@@ -174,7 +182,7 @@ ReportData report_from_cache(SqliteTrialStore& store, ReportQuery const& query) 
   d.curves = std::move(curves);
 
   if (d.shapes.empty()) d.missing.push_back("no tuned shape of the cache matches the shapes asked for");
-  if (query.landscape && (!d.landscape || !(d.landscape->problem == query.landscape->resolved()))) {
+  if (query.landscape && !d.landscape) {
     d.missing.push_back("no measured configs for the landscape's shape " +
                         query.landscape->describe());
   }

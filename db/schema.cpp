@@ -311,8 +311,9 @@ Database open_cache(std::filesystem::path const& path, Database::Mode mode) {
       throw Error("'" + path.string() + "' uses cache schema version " +
                   std::to_string(state.user_version) + " and needs an upgrade to " +
                   std::to_string(cache_schema_version()) +
-                  ", but it is opened read-only; open it once for writing (e.g. gemmtune list) "
-                  "or " + std::string(kPickAnother));
+                  ", but it is opened read-only (list, query, export, show and report only read); "
+                  "open it once with a command that writes, such as gemmtune search or gemmtune "
+                  "import, or " + std::string(kPickAnother));
     }
     db.exec("PRAGMA foreign_keys = ON");
     return db;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "src/core/fixed_text.hpp"
 #include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
@@ -23,12 +24,6 @@ std::string bucket_key(int gpu_id, Precision p, Layout l) {
 std::string shape_key(std::int64_t m, std::int64_t n, std::int64_t k, int align) {
   return std::to_string(m) + ',' + std::to_string(n) + ',' + std::to_string(k) + ',' +
          std::to_string(align);
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 }  // namespace

@@ -7,16 +7,11 @@
 #include <set>
 #include <sstream>
 
+#include "src/core/fixed_text.hpp"
 #include "src/report/svg_chart.hpp"
 
 namespace gemmtune {
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
-}
 
 double tflops(Problem const& p, double ms) { return ms > 0 ? p.flops() / (ms * 1e-3) / 1e12 : 0.0; }
 

@@ -1,18 +1,20 @@
 // The ceilings the report knows without a measurement of its own.
 #include "src/report/report_data.hpp"
 
+#include <algorithm>
+
 namespace gemmtune {
+
+bool same_shape(Problem const& a, Problem const& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k && a.precision == b.precision &&
+         a.layout == b.layout;
+}
 
 bool report_wants(ReportQuery const& q, Problem const& p) {
   if (q.precision && p.precision != *q.precision) return false;
   if (q.shapes.empty()) return true;
-  for (Problem const& s : q.shapes) {
-    if (s.m == p.m && s.n == p.n && s.k == p.k && s.precision == p.precision &&
-        s.layout == p.layout) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(q.shapes.begin(), q.shapes.end(),
+                     [&](Problem const& s) { return same_shape(s, p); });
 }
 
 std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm_count) {

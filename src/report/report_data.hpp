@@ -84,6 +84,9 @@ struct ReportQuery {
   std::size_t max_landscape_points = 2000;
 };
 
+/// Whether two problems are the same shape: M, N, K, precision and layout (any alignment).
+bool same_shape(Problem const& a, Problem const& b);
+
 /// Whether `p` is one of the query's shapes (or the query names none) and of its precision.
 bool report_wants(ReportQuery const& q, Problem const& p);
 

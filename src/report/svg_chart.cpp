@@ -147,6 +147,18 @@ void add_line_extents(std::vector<ChartLine> const& lines, std::vector<double>& 
   }
 }
 
+/// A chart with both axes ticked: frame, ticks and labels, then its lines, then its marks.
+std::string plotted_chart(char const* kind, int marks, int width, int height, Scale const& x,
+                          Scale const& y, std::string const& x_label, std::string const& y_label,
+                          std::vector<ChartLine> const& lines, std::string const& marks_svg) {
+  std::ostringstream o;
+  open_svg(o, kind, marks, width, height);
+  axes(o, x, y, x_label, y_label, width, height, true);
+  draw_lines(o, lines, x, y);
+  o << marks_svg << "</svg>";
+  return o.str();
+}
+
 }  // namespace
 
 std::string html_escape(std::string const& s) {
@@ -242,12 +254,7 @@ std::string scatter_chart(std::vector<ScatterPoint> const& points,
          << "</title></circle>";
     ++marks;
   }
-  std::ostringstream o;
-  open_svg(o, "scatter", marks, width, height);
-  axes(o, x, y, x_label, y_label, width, height, true);
-  draw_lines(o, lines, x, y);
-  o << body.str() << "</svg>";
-  return o.str();
+  return plotted_chart("scatter", marks, width, height, x, y, x_label, y_label, lines, body.str());
 }
 
 std::string line_chart(std::vector<LineSeries> const& series, std::vector<ChartLine> const& lines,
@@ -277,12 +284,7 @@ std::string line_chart(std::vector<LineSeries> const& series, std::vector<ChartL
          << "\"><title>" << html_escape(s.title) << "</title></polyline>";
     ++marks;
   }
-  std::ostringstream o;
-  open_svg(o, "lines", marks, width, height);
-  axes(o, x, y, x_label, y_label, width, height, true);
-  draw_lines(o, lines, x, y);
-  o << body.str() << "</svg>";
-  return o.str();
+  return plotted_chart("lines", marks, width, height, x, y, x_label, y_label, lines, body.str());
 }
 
 }  // namespace gemmtune

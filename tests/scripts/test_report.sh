@@ -144,8 +144,10 @@ GEMMTUNE_DB=$work/none.db "$G" -q report --out none.html
 rc=$?
 [[ $rc -eq 3 ]] || fail "the report without a cache exited $rc, expected 3"
 grep -q "holds no trials yet" none.html || fail "the report without a cache does not say so"
-printf '{"format":"gemmtune-table","version":1,"generated_at":"2026-12-03T00:00:00Z","gemmtune_version":"0.2.0","gpus":[],"entries":[]}' > empty.json
-GEMMTUNE_DB=$work/empty.db "$G" -q import empty.json > /dev/null 2>&1
+printf '{"format":"gemmtune-table","version":1,"generated_at":"2026-12-03T00:00:00Z","gemmtune_version":"0.2.0","gpus":[],"entries":[],"defaults":[]}' > empty.json
+GEMMTUNE_DB=$work/empty.db "$G" -q import empty.json > /dev/null 2> import.txt ||
+  fail "importing an empty table (to make an empty cache) exited $?: $(head -c 300 import.txt)"
+[[ -s empty.db ]] || fail "importing an empty table left no cache file"
 GEMMTUNE_DB=$work/empty.db "$G" -q report --out empty.html
 rc=$?
 [[ $rc -eq 3 ]] || fail "an empty cache's report exited $rc, expected 3"

@@ -7,22 +7,10 @@
 #include <future>
 
 #include "src/core/error.hpp"
+#include "src/core/even_sample.hpp"
 #include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {
-
-std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count) {
-  std::vector<std::size_t> out;
-  if (count >= size) {
-    for (std::size_t i = 0; i < size; ++i) out.push_back(i);
-    return out;
-  }
-  // The middle of each of `count` equal slices: distinct, in order, both ends of the space in
-  // reach. A family's configs come in grid order, so its first few would all share the
-  // leading parameters' smallest values.
-  for (std::size_t i = 0; i < count; ++i) out.push_back((2 * i + 1) * size / (2 * count));
-  return out;
-}
 
 DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family const*> const& families,
                      std::string const& arch, CompileFn const& compile, long long max_configs,
@@ -51,7 +39,7 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
       int const valid = static_cast<int>(cands.size());
       if (max_configs > 0 && static_cast<long long>(cands.size()) > max_configs) {
         std::vector<std::size_t> const keep =
-            spread_indices(cands.size(), static_cast<std::size_t>(max_configs));
+            even_sample(cands.size(), static_cast<std::size_t>(max_configs));
         std::vector<std::pair<Family const*, KernelConfig>> sample;
         std::size_t k = 0;
         for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -2,7 +2,6 @@
 // registers and spills. Nothing is stored.
 #pragma once
 
-#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,12 +46,8 @@ struct DryRunReport {
   bool interrupted = false;
 };
 
-/// `count` indices of [0, size), in order, spread evenly over it (all of them when
-/// count ≥ size): the dry run's sample of a family's valid configs.
-std::vector<std::size_t> spread_indices(std::size_t size, std::size_t count);
-
 /// Compiles every valid config (or an evenly spread sample of `max_configs` per family and
-/// problem when > 0)
+/// problem when > 0, see even_sample())
 /// of `families` for every problem, through `compile`. With `record_configs`, the report also
 /// lists every config: each compiled one with its registers and spills, each rejected one with
 /// the constraint that rejects it for this arch.

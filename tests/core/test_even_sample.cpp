@@ -1,14 +1,15 @@
-// The dry run's sample of a family's configs.
+// Even samples of an ordered list: the dry run's sample of a family's configs, the report's
+// sampled landscape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "tuner/search/dry_run.hpp"
+#include "src/core/even_sample.hpp"
 
 namespace gemmtune::test {
 
-TEST(DryRun, TheSampleIsSpreadOverTheWholeSpaceInOrder) {
-  std::vector<std::size_t> const s = spread_indices(1000, 10);
+TEST(EvenSample, TheSampleIsSpreadOverTheWholeSpaceInOrder) {
+  std::vector<std::size_t> const s = even_sample(1000, 10);
   ASSERT_EQ(s.size(), 10u);
   EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
   EXPECT_EQ(std::adjacent_find(s.begin(), s.end()), s.end());  // distinct
@@ -18,17 +19,17 @@ TEST(DryRun, TheSampleIsSpreadOverTheWholeSpaceInOrder) {
   for (std::size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i] - s[i - 1], 100u);
 }
 
-TEST(DryRun, ASampleAsLargeAsTheSpaceIsAllOfIt) {
-  EXPECT_EQ(spread_indices(3, 3), (std::vector<std::size_t>{0, 1, 2}));
-  EXPECT_EQ(spread_indices(3, 7), (std::vector<std::size_t>{0, 1, 2}));
-  EXPECT_TRUE(spread_indices(0, 4).empty());
-  EXPECT_TRUE(spread_indices(5, 0).empty());
+TEST(EvenSample, ASampleAsLargeAsTheSpaceIsAllOfIt) {
+  EXPECT_EQ(even_sample(3, 3), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(even_sample(3, 7), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_TRUE(even_sample(0, 4).empty());
+  EXPECT_TRUE(even_sample(5, 0).empty());
 }
 
-TEST(DryRun, SmallSamplesOfSmallSpacesStayDistinct) {
+TEST(EvenSample, SmallSamplesOfSmallSpacesStayDistinct) {
   for (std::size_t size = 1; size < 40; ++size) {
     for (std::size_t count = 1; count <= size; ++count) {
-      std::vector<std::size_t> const s = spread_indices(size, count);
+      std::vector<std::size_t> const s = even_sample(size, count);
       ASSERT_EQ(s.size(), count);
       EXPECT_EQ(std::adjacent_find(s.begin(), s.end(), std::greater_equal<>()), s.end())
           << size << " " << count;
