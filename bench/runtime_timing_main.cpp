@@ -201,6 +201,10 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
   row.kernel = entry.kernel.id();
   row.table_ms = entry.time_ms;
   row.table_cublas_ms = entry.cublas_ms.value_or(0.0);
+  if (entry.board) {
+    row.table_board_mhz = entry.board->sm_clock_mhz;
+    row.table_board_c = entry.board->temperature_c;
+  }
   row.overhead_calls = ctx.options.overhead_calls;
 
   // The tuner's path: compile as the search does, build its EvalJob, prepare its launches; for

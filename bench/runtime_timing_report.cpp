@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "src/core/fixed_text.hpp"
+
 namespace gemmtune::bench {
 namespace {
 
@@ -13,12 +15,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t const n = v.size();
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string fixed(double v, int digits) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 /// Keeps a cell on one line of a Markdown table.
@@ -35,17 +31,24 @@ std::string cell(std::string s) {
 /// "median SM clock over the rounds, temperature lowest–highest", or "–" where no round read
 /// the sensors.
 std::string board_state(TimingRow const& r) {
-  std::vector<double> clocks;
   std::vector<int> temperatures;
   for (PowerFigures const& f : r.round_board) {
-    if (!f.present()) continue;
-    clocks.push_back(f.sm_clock_mhz);
-    temperatures.push_back(f.temperature_c);
+    if (f.present()) temperatures.push_back(f.temperature_c);
   }
-  if (clocks.empty()) return "–";
+  if (temperatures.empty()) return "–";
   auto const [lo, hi] = std::minmax_element(temperatures.begin(), temperatures.end());
-  return fixed(median(clocks), 0) + ", " + std::to_string(*lo) + "–" + std::to_string(*hi);
+  return fixed(r.board_clock_median(), 0) + ", " + std::to_string(*lo) + "–" +
+         std::to_string(*hi);
 }
+
+/// The table's board as "MHz, °C", or "–".
+std::string table_board(TimingRow const& r) {
+  if (r.table_board_mhz <= 0) return "–";
+  return std::to_string(r.table_board_mhz) + ", " + std::to_string(r.table_board_c);
+}
+
+/// A ratio with 4 decimals, or "–".
+std::string ratio_text(std::optional<double> v) { return v ? fixed(*v, 4) : std::string("–"); }
 
 }  // namespace
 
@@ -58,6 +61,21 @@ std::optional<double> TimingRow::table_ratio_vs_cublas() const {
   double const c = cublas_median();
   if (table_ms <= 0.0 || table_cublas_ms <= 0.0 || r <= 0.0 || c <= 0.0) return std::nullopt;
   return (r / c) / (table_ms / table_cublas_ms);
+}
+
+double TimingRow::board_clock_median() const {
+  std::vector<double> clocks;
+  for (PowerFigures const& f : round_board) {
+    if (f.present() && f.sm_clock_mhz > 0) clocks.push_back(f.sm_clock_mhz);
+  }
+  return median(clocks);
+}
+
+std::optional<double> TimingRow::table_ratio_at_clock() const {
+  auto const r = table_ratio();
+  double const now = board_clock_median();
+  if (!r || now <= 0.0 || table_board_mhz <= 0) return std::nullopt;
+  return *r * (now / table_board_mhz);
 }
 
 std::optional<double> TimingRow::table_ratio() const {
@@ -116,6 +134,8 @@ TimingSummary summarize(std::vector<TimingRow> const& rows) {
           s.worst_table_row);
     tally(r.table_ratio_vs_cublas(), s.table_vs_cublas_rows, s.table_vs_cublas_within_3pct,
           s.worst_table_vs_cublas_dev, s.worst_table_vs_cublas_row);
+    tally(r.table_ratio_at_clock(), s.table_at_clock_rows, s.table_at_clock_within_3pct,
+          s.worst_table_at_clock_dev, s.worst_table_at_clock_row);
   }
   s.clean_rows = static_cast<int>(devs.size());
   s.median_abs_dev = median(devs);
@@ -137,6 +157,9 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                      {"kernel", r.kernel},
                      {"table_ms", r.table_ms},
                      {"table_cublas_ms", r.table_cublas_ms},
+                     {"table_board_sm_clock_mhz", r.table_board_mhz},
+                     {"table_board_temperature_c", r.table_board_c},
+                     {"board_sm_clock_mhz", r.board_clock_median()},
                      {"cublas_ms", r.cublas_median()},
                      {"cublas_rounds_ms", r.cublas_ms},
                      {"path", r.path},
@@ -157,6 +180,9 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
     e["table_ratio_vs_cublas"] = r.table_ratio_vs_cublas()
                                      ? nlohmann::json(*r.table_ratio_vs_cublas())
                                      : nlohmann::json(nullptr);
+    e["table_ratio_at_clock"] = r.table_ratio_at_clock()
+                                    ? nlohmann::json(*r.table_ratio_at_clock())
+                                    : nlohmann::json(nullptr);
     e["outputs_match"] =
         r.outputs_match ? nlohmann::json(*r.outputs_match) : nlohmann::json(nullptr);
     list.push_back(std::move(e));
@@ -179,7 +205,11 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                   {"table_vs_cublas_rows", summary.table_vs_cublas_rows},
                   {"table_vs_cublas_within_3pct", summary.table_vs_cublas_within_3pct},
                   {"worst_abs_table_ratio_vs_cublas_minus_1", summary.worst_table_vs_cublas_dev},
-                  {"worst_table_vs_cublas_row", summary.worst_table_vs_cublas_row}};
+                  {"worst_table_vs_cublas_row", summary.worst_table_vs_cublas_row},
+                  {"table_at_clock_rows", summary.table_at_clock_rows},
+                  {"table_at_clock_within_3pct", summary.table_at_clock_within_3pct},
+                  {"worst_abs_table_ratio_at_clock_minus_1", summary.worst_table_at_clock_dev},
+                  {"worst_table_at_clock_row", summary.worst_table_at_clock_row}};
   return j;
 }
 
@@ -190,8 +220,9 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
   md += "| shape | precision | layout | kernel | table ms | tuner ms | runtime ms | runtime/tuner | "
         "runtime/table | cuBLAS ms (table, now) | runtime/table ÷ cuBLAS | "
         "host µs/call (runtime) | host µs/call (direct) | host µs/call (cuBLAS) | "
-        "board (SM MHz, °C) | path | note |\n";
-  md += "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+        "board (SM MHz, °C) | table's board | runtime/table at the table's clock | path | "
+        "note |\n";
+  md += "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|---|\n";
   for (TimingRow const& r : rows) {
     auto const ratio = r.ratio();
     // The table's figure is the search's re-timed median, taken at another moment: the
@@ -208,7 +239,8 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
           (vs_cublas ? fixed(*vs_cublas, 4) : std::string("–")) + " | " +
           fixed(r.host_us_runtime, 2) +
           " | " + fixed(r.host_us_direct, 2) + " | " + fixed(r.host_us_cublas, 2) + " | " +
-          board_state(r) + " | " + cell(r.path) + " | " + cell(r.note) +
+          board_state(r) + " | " + table_board(r) + " | " + ratio_text(r.table_ratio_at_clock()) +
+          " | " + cell(r.path) + " | " + cell(r.note) +
           " |\n";
   }
   md += "\n";
@@ -237,6 +269,14 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
             std::to_string(summary.table_vs_cublas_rows) + " within 3 %, worst " +
             fixed(100.0 * summary.worst_table_vs_cublas_dev, 2) + " % (" +
             summary.worst_table_vs_cublas_row + ").\n";
+    }
+    if (summary.table_at_clock_rows > 0) {
+      md += "The same with the runtime's figure scaled to the SM clock the table's figure ran at "
+            "(time × clock now / clock then): " +
+            std::to_string(summary.table_at_clock_within_3pct) + " of " +
+            std::to_string(summary.table_at_clock_rows) + " within 3 %, worst " +
+            fixed(100.0 * summary.worst_table_at_clock_dev, 2) + " % (" +
+            summary.worst_table_at_clock_row + ").\n";
     }
   }
   return md;

@@ -22,6 +22,10 @@ struct TimingRow {
   double table_ms = 0.0;   ///< what the table recorded when it was tuned
   /// The default cuBLAS call's figure the table recorded beside it (same rounds), or 0.
   double table_cublas_ms = 0.0;
+  /// The board the table's figure was measured on (its rounds' median SM clock and
+  /// temperature), or 0 where the table does not say.
+  int table_board_mhz = 0;
+  int table_board_c = 0;
   std::string path;        ///< the runtime's GemmPath for the call ("tuned" is the point)
   std::string rule;        ///< the table rule the runtime matched
   std::vector<double> tuner_ms;    ///< per round: median of the tuner protocol, ms per call
@@ -52,6 +56,12 @@ struct TimingRow {
   /// the table with each side's board state taken out by the cuBLAS call timed beside it;
   /// nullopt when a figure is missing.
   std::optional<double> table_ratio_vs_cublas() const;
+  /// Median SM clock over the rounds that read the sensors (0 without any).
+  double board_clock_median() const;
+  /// runtime median × (this run's clock / the table's clock) / table_ms: the runtime against
+  /// the table with the figure scaled to the table's SM clock, as a GEMM bound by the SMs
+  /// scales; nullopt when a figure or either clock is missing.
+  std::optional<double> table_ratio_at_clock() const;
   /// runtime / tuner of the medians; nullopt when either is missing.
   std::optional<double> ratio() const;
   /// Timed on the tuned path with no note: the rows the summary counts.
@@ -81,6 +91,11 @@ struct TimingSummary {
   int table_vs_cublas_within_3pct = 0;
   double worst_table_vs_cublas_dev = 0.0;
   std::string worst_table_vs_cublas_row;
+  /// The same, for table_ratio_at_clock().
+  int table_at_clock_rows = 0;
+  int table_at_clock_within_3pct = 0;
+  double worst_table_at_clock_dev = 0.0;
+  std::string worst_table_at_clock_row;
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

@@ -342,6 +342,10 @@ std::vector<Trial> trials_from_table(TuningTable const& table, std::string const
       t.spread_hi_ms = e.spread->hi_ms;
       t.spread_rounds = e.spread->rounds;
     }
+    if (e.board) {
+      t.board_sm_clock_mhz = e.board->sm_clock_mhz;
+      t.board_temperature_c = e.board->temperature_c;
+    }
     t.provenance = provenance;
     if (e.vendor() && !e.cublas_version.empty()) {
       // A vendor pick belongs to the cuBLAS it was timed with; the export gives it back.

@@ -717,9 +717,13 @@ TuningTable SqliteTrialStore::to_table(TableFilter const& filter, std::string ge
         t.spread_hi_ms >= t.time_ms) {
       spread = TableSpread{t.spread_lo_ms, t.spread_hi_ms, t.spread_rounds};
     }
-    builder.add_entry(t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt,
-                      alternatives(gpu_id, t), spread, own_figure,
-                      is_version_text(t.provenance.cublas) ? t.provenance.cublas : std::string());
+    TableEntry& entry = builder.add_entry(
+        t.gpu, t.problem, t.config, t.time_ms, tflops, cublas, cublaslt, alternatives(gpu_id, t),
+        spread, own_figure,
+        is_version_text(t.provenance.cublas) ? t.provenance.cublas : std::string());
+    if (t.board_sm_clock_mhz > 0 && t.board_temperature_c > 0) {
+      entry.board = TableBoard{t.board_sm_clock_mhz, t.board_temperature_c};
+    }
   }
   for (auto const& [g, timings] : groups) {
     for (auto const& choice : choose_defaults(timings)) {

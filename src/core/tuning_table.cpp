@@ -31,6 +31,8 @@ constexpr std::int64_t kMaxId = (std::int64_t{1} << 31) - 1;
 // vector-backed objects quadratic).
 constexpr std::size_t kMaxTableObjectKeys = 64;
 constexpr std::int64_t kMaxSmCount = 100000;
+constexpr std::int64_t kMaxBoardClockMhz = 10000;      // far above any GPU clock
+constexpr std::int64_t kMaxBoardTemperatureC = 200;   // far above any throttle point
 constexpr std::int64_t kMaxShapes = (std::int64_t{1} << 31) - 1;
 constexpr std::size_t kMaxNameLength = 256;
 constexpr std::size_t kMaxShortText = 64;
@@ -269,7 +271,7 @@ class TableReader {
     object(e, path,
            {"gpu", "precision", "layout", "m", "n", "k", "align", "kernel", "time_ms", "tflops",
             "cublas_ms", "cublaslt_ms", "ratio_cublas", "ratio_cublaslt", "alternatives",
-            "spread", "vendor", "own", "cublas_version"});
+            "spread", "vendor", "own", "cublas_version", "board"});
     TableEntry out;
     out.gpu = gpu_ref(e, path, table);
     out.problem.precision = precision(e, path);
@@ -287,8 +289,21 @@ class TableReader {
     check_ratio(e, path, "ratio_cublaslt", "cublaslt_ms", out.ratio_cublaslt());
     out.alternatives = alternatives(e, path, out.kernel);
     out.spread = spread(e, path, out.time_ms);
+    out.board = board(e, path);
     vendor_fields(e, path, out);
     return out;
+  }
+
+  /// The optional "board" of an entry: {sm_clock_mhz, temperature_c}, both positive integers.
+  std::optional<TableBoard> board(Json const& e, std::string const& path) const {
+    auto it = e.find("board");
+    if (it == e.end() || it->is_null()) return std::nullopt;
+    std::string const p = join(path, "board");
+    object(*it, p, {"sm_clock_mhz", "temperature_c"});
+    TableBoard b;
+    b.sm_clock_mhz = static_cast<int>(integer(*it, p, "sm_clock_mhz", 1, kMaxBoardClockMhz));
+    b.temperature_c = static_cast<int>(integer(*it, p, "temperature_c", 1, kMaxBoardTemperatureC));
+    return b;
   }
 
   /// "vendor" (true exactly when the kernel is a vendor call), "cublas_version" (required for a
@@ -608,6 +623,10 @@ std::string format_tuning_table(TuningTable const& t) {
       entries.back()["spread"] = OrderedJson{
           {"lo_ms", e.spread->lo_ms}, {"hi_ms", e.spread->hi_ms}, {"rounds", e.spread->rounds}};
     }
+    if (e.board) {
+      entries.back()["board"] = OrderedJson{{"sm_clock_mhz", e.board->sm_clock_mhz},
+                                            {"temperature_c", e.board->temperature_c}};
+    }
     if (e.vendor()) {
       entries.back()["vendor"] = true;
       if (!e.cublas_version.empty()) entries.back()["cublas_version"] = e.cublas_version;
@@ -661,7 +680,7 @@ int TuningTableBuilder::add_gpu(GpuIdentity const& gpu) {
   return id;
 }
 
-void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& problem,
+TableEntry& TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& problem,
                                    KernelConfig const& kernel, double time_ms, double tflops,
                                    std::optional<double> cublas_ms,
                                    std::optional<double> cublaslt_ms,
@@ -684,6 +703,7 @@ void TuningTableBuilder::add_entry(GpuIdentity const& gpu, Problem const& proble
     e.cublas_version = std::move(cublas_version);
   }
   table_.entries.push_back(std::move(e));
+  return table_.entries.back();
 }
 
 void TuningTableBuilder::add_default(GpuIdentity const& gpu, Precision precision, Layout layout,

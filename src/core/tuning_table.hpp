@@ -54,6 +54,15 @@ struct TableSpread {
   bool operator==(TableSpread const&) const = default;
 };
 
+/// The board while an entry's figure was measured (its re-time's rounds): the median SM clock
+/// and temperature. Under the power cap one GEMM runs several percent apart in two processes
+/// at different clocks; a later timing of the entry can be read beside the clock it ran at.
+struct TableBoard {
+  int sm_clock_mhz = 0;   ///< > 0
+  int temperature_c = 0;  ///< > 0
+  bool operator==(TableBoard const&) const = default;
+};
+
 /// Our own fastest kernel of a problem whose pick is a vendor call.
 struct TableOwnFigure {
   KernelConfig kernel;   ///< never a vendor id
@@ -82,6 +91,9 @@ struct TableEntry {
   /// cuBLASLt algorithm id belongs to the cuBLAS that listed it; the runtime runs one only under
   /// that version. Required for cublaslt picks, "" otherwise.
   std::string cublas_version;
+  /// The board of the figure's rounds; absent for figures never re-timed and in tables written
+  /// before it was recorded.
+  std::optional<TableBoard> board;
 
   /// Whether the pick is a vendor call (cublas:default or a cublaslt algorithm).
   bool vendor() const;
@@ -149,8 +161,9 @@ class TuningTableBuilder {
 
   /// The id of a GPU, adding it on first use.
   int add_gpu(GpuIdentity const& gpu);
-  /// Adds the winner for one problem (align 0 is resolved from packed storage).
-  void add_entry(GpuIdentity const& gpu, Problem const& problem, KernelConfig const& kernel,
+  /// Adds the winner for one problem (align 0 is resolved from packed storage). The entry is
+  /// returned for its optional fields (board); the reference is valid until the next add.
+  TableEntry& add_entry(GpuIdentity const& gpu, Problem const& problem, KernelConfig const& kernel,
                  double time_ms, double tflops, std::optional<double> cublas_ms,
                  std::optional<double> cublaslt_ms,
                  std::vector<TableAlternative> alternatives = {},

@@ -216,12 +216,51 @@ TEST(RuntimeTimingReport, BoardStateOfTheRoundsIsShownAndKept) {
   warm.temperature_c = 48;
   rows[0].round_board = {hot, warm, hot, unread};  // an unread round counts for neither figure
   std::string const md = to_markdown(rows, summarize(rows), "");
-  EXPECT_NE(md.find("| 1500, 48–61 | tuned |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1500, 48–61 | – | – | tuned |"), std::string::npos) << md;
   nlohmann::json const j = to_json_report(rows, summarize(rows), {});
   EXPECT_EQ(j["entries"][0]["rounds_board"].size(), 4u);
   EXPECT_EQ(j["entries"][0]["rounds_board"][1]["sm_clock_mhz"], 1980);
   rows[0].round_board.clear();
-  EXPECT_NE(to_markdown(rows, summarize(rows), "").find("| – | tuned |"), std::string::npos);
+  EXPECT_NE(to_markdown(rows, summarize(rows), "").find("| – | – | – | tuned |"),
+            std::string::npos);
+}
+
+TEST(RuntimeTimingReport, TheTableComparedAtTheClockItsFigureRanAt) {
+  // a: 10 % slower than the table at 10 % lower clock, as an SM-bound GEMM runs: at the
+  // table's clock it matches. b: slower at the same clock. c: the table has no board.
+  std::vector<TimingRow> rows{row("a", {1.1}, {1.1}), row("b", {1.1}, {1.1}),
+                              row("c", {1.0}, {1.0})};
+  PowerFigures slow, unread;
+  slow.sm_clock_mhz = 1350;
+  slow.temperature_c = 60;
+  for (TimingRow& r : rows) {
+    r.table_ms = 1.0;
+    r.round_board = {slow, unread, slow};
+  }
+  rows[0].table_board_mhz = 1500;
+  rows[0].table_board_c = 55;
+  rows[1].table_board_mhz = 1350;
+  rows[1].table_board_c = 60;
+  EXPECT_DOUBLE_EQ(rows[0].board_clock_median(), 1350.0);
+  ASSERT_TRUE(rows[0].table_ratio_at_clock());
+  EXPECT_NEAR(*rows[0].table_ratio_at_clock(), 1.1 * 1350.0 / 1500.0, 1e-12);
+  EXPECT_NEAR(*rows[1].table_ratio_at_clock(), 1.1, 1e-12);
+  EXPECT_FALSE(rows[2].table_ratio_at_clock());
+  rows[1].round_board.clear();  // no sensors in this run: no clock to scale by
+  EXPECT_FALSE(rows[1].table_ratio_at_clock());
+  rows[1].round_board = {slow};
+  TimingSummary const s = summarize(rows);
+  EXPECT_EQ(s.table_at_clock_rows, 2);
+  EXPECT_EQ(s.table_at_clock_within_3pct, 1);
+  EXPECT_EQ(s.worst_table_at_clock_row, "b fp16 NT");
+  std::string const md = to_markdown(rows, s, "");
+  EXPECT_NE(md.find("| 1350, 60–60 | 1500, 55 | 0.9900 | tuned |"), std::string::npos) << md;
+  EXPECT_NE(md.find("ran at (time × clock now / clock then): 1 of 2 within 3 %"),
+            std::string::npos) << md;
+  nlohmann::json const j = to_json_report(rows, s, {});
+  EXPECT_EQ(j["entries"][0]["table_board_sm_clock_mhz"], 1500);
+  EXPECT_TRUE(j["entries"][2]["table_ratio_at_clock"].is_null());
+  EXPECT_EQ(j["summary"]["table_at_clock_within_3pct"], 1);
 }
 
 TEST(RuntimeTimingReport, JsonCarriesRoundsAndNullsForMissingFigures) {

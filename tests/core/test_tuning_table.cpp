@@ -36,7 +36,8 @@ Problem shape(std::int64_t m, std::int64_t n, std::int64_t k, int align,
 TuningTable sample_table() {
   TuningTableBuilder b("2025-06-01T12:00:00Z");
   b.add_entry(h200(), shape(4096, 4096, 4096, 16), parse_kernel_id("simt:BM=128,BN=128,BK=8"),
-              2.5, 55.0, 3.0, 2.0, {}, TableSpread{2.45, 2.6, 6});
+              2.5, 55.0, 3.0, 2.0, {}, TableSpread{2.45, 2.6, 6})
+      .board = TableBoard{1755, 61};
   b.add_entry(h200(), shape(1000, 1000, 1000, 4), parse_kernel_id("simt:BM=64,BN=64,BK=8"),
               0.25, 8.0, std::nullopt, std::nullopt,
               {{parse_kernel_id("simt:BM=32,BN=64,BK=8"), 0.9},
@@ -283,6 +284,16 @@ std::vector<Malformed> malformed_cases() {
        "entries[1].spread.rounds: expected an integer in [1, 1000], got 0"},
       {"SpreadUnknownKey", edit([](Json& j) { j["entries"][1]["spread"]["median"] = 1; }),
        "entries[1].spread.median: unknown key"},
+      {"BoardZeroClock", edit([](Json& j) { j["entries"][1]["board"]["sm_clock_mhz"] = 0; }),
+       "entries[1].board.sm_clock_mhz: expected an integer in [1, 10000], got 0"},
+      {"BoardFractionalTemperature",
+       edit([](Json& j) { j["entries"][1]["board"]["temperature_c"] = 60.5; }),
+       "entries[1].board.temperature_c: expected an integer in [1, 200], got 60.5"},
+      {"BoardMissingTemperature",
+       edit([](Json& j) { j["entries"][1]["board"].erase("temperature_c"); }),
+       "entries[1].board.temperature_c"},
+      {"BoardUnknownKey", edit([](Json& j) { j["entries"][1]["board"]["power_w"] = 650; }),
+       "entries[1].board.power_w: unknown key"},
       {"AlternativeBadKernel", edit([](Json& j) { j["entries"][0]["alternatives"][1]["kernel"] = "x"; }),
        "entries[0].alternatives[1].kernel: bad kernel id 'x'"},
   };
@@ -333,6 +344,20 @@ TEST(TuningTable, SpreadRoundTripsAndIsOptional) {
   Json const j = Json::parse(format_tuning_table(t));
   EXPECT_EQ(j["entries"][1]["spread"], (Json{{"lo_ms", 2.45}, {"hi_ms", 2.6}, {"rounds", 6}}));
   EXPECT_FALSE(j["entries"][0].contains("spread"));  // tables without spreads read as before
+}
+
+TEST(TuningTable, BoardRoundTripsAndIsOptional) {
+  TuningTable const t = sample_table();
+  ASSERT_EQ(t.entries[1].problem.m, 4096);
+  ASSERT_TRUE(t.entries[1].board.has_value());
+  EXPECT_EQ(*t.entries[1].board, (TableBoard{1755, 61}));
+  EXPECT_FALSE(t.entries[0].board.has_value());
+  EXPECT_EQ(parse_tuning_table(format_tuning_table(t)), t);
+  Json j = Json::parse(format_tuning_table(t));
+  EXPECT_EQ(j["entries"][1]["board"], (Json{{"sm_clock_mhz", 1755}, {"temperature_c", 61}}));
+  EXPECT_FALSE(j["entries"][0].contains("board"));
+  j["entries"][1]["board"] = nullptr;  // null reads as absent, as the other optional fields
+  EXPECT_FALSE(parse_tuning_table(j.dump()).entries[1].board.has_value());
 }
 
 

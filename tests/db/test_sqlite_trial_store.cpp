@@ -167,6 +167,8 @@ TEST_F(Store, BestAppliesTheTieRuleAmongReTimedTrials) {
     t.spread_lo_ms = ms * 0.99;
     t.spread_hi_ms = ms * 1.01;
     t.spread_rounds = 6;
+    t.board_sm_clock_mhz = 1605;
+    t.board_temperature_c = 58;
     return t;
   };
   store.record_trial(retimed("simt:V=9", 2.000));
@@ -188,6 +190,15 @@ TEST_F(Store, BestAppliesTheTieRuleAmongReTimedTrials) {
   ASSERT_TRUE(table.entries[0].spread.has_value());
   EXPECT_EQ(table.entries[0].spread->rounds, 6);
   EXPECT_DOUBLE_EQ(table.entries[0].spread->lo_ms, 2.010 * 0.99);
+  // And the board its rounds ran on; a trial that stored none exports none.
+  ASSERT_TRUE(table.entries[0].board.has_value());
+  EXPECT_EQ(*table.entries[0].board, (TableBoard{1605, 58}));
+  Trial plain = trial(h200(), problem(512, 512, 512), "simt:V=1", Disposition::kOk, 0.1);
+  store.record_trial(plain);
+  TuningTable const both = store.to_table({}, "2026-12-01T00:00:00Z");
+  ASSERT_EQ(both.entries.size(), 2u);
+  EXPECT_EQ(both.entries[0].problem.m, 512);
+  EXPECT_FALSE(both.entries[0].board.has_value());
 }
 
 

@@ -137,7 +137,7 @@ TEST(Import, AlternativesComeBackFromARoundTrip) {
 
 
 // A table with vendor picks comes back out of the cache as it went in: the pick, its cuBLAS
-// version, its spread and our own best kernel beside it.
+// version, its spread, its board and our own best kernel beside it.
 TEST(Import, VendorPicksRoundTripThroughTheCache) {
   TempDir dir;
   Problem const p = problem(512, 512, 512);
@@ -146,7 +146,8 @@ TEST(Import, VendorPicksRoundTripThroughTheCache) {
       "COMPUTE=0");
   TuningTableBuilder b("2026-12-02T00:00:00Z");
   b.add_entry(h200(), p, lt, 0.0035, 76.7, 0.0037, 0.0035, {}, TableSpread{0.00349, 0.00352, 6},
-              TableOwnFigure{parse_kernel_id(kFast), 0.0042}, "13.1.0");
+              TableOwnFigure{parse_kernel_id(kFast), 0.0042}, "13.1.0")
+      .board = TableBoard{1980, 52};
   b.add_entry(h200(), problem(128, 128, 128), cublas_default(), 0.002, 2.1, 0.002, 0.0021, {},
               TableSpread{0.0019, 0.0021, 6}, std::nullopt, "13.1.0");
   TuningTable const table = b.build();
@@ -161,7 +162,10 @@ TEST(Import, VendorPicksRoundTripThroughTheCache) {
   ASSERT_TRUE(e.own.has_value());
   EXPECT_EQ(e.own->kernel.id(), kFast);
   EXPECT_DOUBLE_EQ(e.own->time_ms, 0.0042);
+  ASSERT_TRUE(e.board.has_value());
+  EXPECT_EQ(*e.board, (TableBoard{1980, 52}));
   EXPECT_EQ(back.entries[0].kernel.id(), "cublas:default");
+  EXPECT_FALSE(back.entries[0].board.has_value());
   TableFilter own_only;
   own_only.own_only = true;
   TuningTable const ours = store.to_table(own_only, "2026-12-02T00:00:00Z");
