@@ -4,19 +4,24 @@ many (GPU, precision, layout, shape) export the same kernel, and where they diff
 two figures lie within the recorded spreads (each entry's `spread`) of each other.
 
 usage: bench/winner_flips.py TABLE_A TABLE_B OUT_STEM [--title TEXT]
-writes OUT_STEM.md and OUT_STEM.json
+writes OUT_STEM.md and OUT_STEM.json. A side may be several tables joined by commas (one search
+finished in two runs); an entry present in more than one of them is refused.
 """
 import argparse
 import json
 
 
-def entries(path):
-    t = json.load(open(path))
-    gpus = {g["id"]: g["name"] for g in t["gpus"]}
+def entries(paths):
     out = {}
-    for e in t["entries"]:
-        key = (gpus[e["gpu"]], e["precision"], e["layout"], f'{e["m"]}x{e["n"]}x{e["k"]}', e["align"])
-        out[key] = e
+    for path in paths.split(","):
+        t = json.load(open(path))
+        gpus = {g["id"]: g["name"] for g in t["gpus"]}
+        for e in t["entries"]:
+            key = (gpus[e["gpu"]], e["precision"], e["layout"], f'{e["m"]}x{e["n"]}x{e["k"]}',
+                   e["align"])
+            if key in out:
+                raise SystemExit(f"winner_flips.py: {path}: {key} is already in an earlier table")
+            out[key] = e
     return out
 
 
