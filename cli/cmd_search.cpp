@@ -43,6 +43,7 @@ struct SearchArgs {
   int retime = 3;
   bool no_early_stop = false;
   bool no_vendor = false;
+  bool again = false;
   std::string command_line;
 };
 
@@ -155,6 +156,8 @@ void print_report(SearchReport const& r, bool json) {
                         {"warm_start", p.warm_start},
                         {"dispositions", p.dispositions},
                         {"wall_s", p.wall_s},
+                        {"finished_by", p.finished_by > 0 ? nlohmann::json(p.finished_by)
+                                                          : nlohmann::json(nullptr)},
                         {"cublas_ms", p.baseline.cublas_ms},
                         {"cublaslt_ms", p.baseline.cublaslt_ms}};
       auto figure = [&p](std::optional<Trial> const& t) -> nlohmann::json {
@@ -279,6 +282,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.job_timeout_s = a.timeout_s;
   opts.early_stop = !a.no_early_stop;
   opts.vendor_candidates = !a.no_vendor;
+  opts.again = a.again;
   opts.arguments = a.command_line;
   // One compile in flight per compile thread: with fewer, the GPU waited for compiles on the
   // fp32 simt space (70% busy at 8 in flight on the H200's 16 cores), and the replay found
@@ -335,6 +339,9 @@ void setup_search(CLI::App& app, AppContext& ctx) {
   sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
   sub->add_flag("--no-vendor", a->no_vendor,
                 "Time cuBLAS and cuBLASLt as baselines only, not as candidates the pick may take");
+  sub->add_flag("--again", a->again,
+                "Search shapes a search with the same settings already finished (new trials and "
+                "a new re-time); without it they are reported from the cache");
   sub->callback([a, &ctx, sub] {
     std::ostringstream cl;
     cl << "search";

@@ -82,6 +82,12 @@ void ProgressBar::trial_done(Trial const& trial, std::optional<Trial> const& bes
 void ProgressBar::problem_finished(ProblemOutcome const& outcome) {
   if (quiet_) return;
   clear_line();
+  if (outcome.finished_by > 0) {
+    std::cerr << "done " << outcome.problem.describe() << ": finished by search "
+              << outcome.finished_by << " with the same settings, nothing run (--again searches "
+              << "it again)" << std::endl;
+    return;
+  }
   std::cerr << "done " << outcome.problem.describe() << ": " << outcome.evaluated
             << " evaluated, " << outcome.resumed << " already in the cache";
   for (auto const& [d, n] : outcome.dispositions) {

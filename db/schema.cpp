@@ -134,13 +134,35 @@ ALTER TABLE baselines ADD COLUMN cublaslt_lo_ms REAL NOT NULL DEFAULT 0;
 ALTER TABLE baselines ADD COLUMN cublaslt_hi_ms REAL NOT NULL DEFAULT 0;
 )sql";
 
+/// Version 4: the board (median SM clock, temperature) of a re-timed trial's rounds.
 constexpr std::string_view kMigration4 = R"sql(
 ALTER TABLE trials ADD COLUMN board_sm_clock_mhz INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN board_temperature_c INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<std::string_view, 4> kMigrations = {kMigration1, kMigration2, kMigration3,
-                                                         kMigration4};
+/// Version 5: the problems a search finished, under the settings that decided its search, so
+/// the same search run again skips them instead of searching and re-timing them anew.
+constexpr std::string_view kMigration5 = R"sql(
+CREATE TABLE finished_problems (
+  id INTEGER PRIMARY KEY,
+  search_id INTEGER NOT NULL REFERENCES searches (id),
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  settings TEXT NOT NULL,
+  finished_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX finished_problems_by_problem
+  ON finished_problems (gpu_id, m, n, k, precision, layout, align);
+)sql";
+
+constexpr std::array<std::string_view, 5> kMigrations = {kMigration1, kMigration2, kMigration3,
+                                                         kMigration4, kMigration5};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
 constexpr std::chrono::milliseconds kBusyTimeout{10000};

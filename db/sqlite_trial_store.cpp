@@ -161,6 +161,7 @@ struct SqliteTrialStore::Impl {
   Statement insert_search;
   Statement update_search;
   Statement insert_baseline;
+  Statement insert_finished;
   // Reads.
   Statement find_trial;
   Statement trials_for;
@@ -174,6 +175,7 @@ struct SqliteTrialStore::Impl {
   Statement list_searches;
   Statement export_rows;
   Statement first_ok_times;
+  Statement finished_by;
 
   Impl(std::filesystem::path const& path, Access access)
       : db(open_cache(path, access == Access::kReadOnly ? Database::Mode::kReadOnly
@@ -207,6 +209,10 @@ struct SqliteTrialStore::Impl {
                         "cublas_hi_ms, cublaslt_lo_ms, cublaslt_hi_ms) VALUES (?1, ?5, ?6, "
                         "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
                         "?22)"),
+        insert_finished(db,
+                        "INSERT INTO finished_problems (search_id, gpu_id, m, n, k, precision, "
+                        "layout, align, settings, finished_at) VALUES (?11, ?1, ?5, ?6, ?7, ?8, "
+                        "?9, ?10, ?12, ?13)"),
         find_trial(db, sql({"SELECT ", kTrialColumns, "WHERE ", kGpuIs, "AND ", kProblemIs,
                             "AND t.kernel_id = ?11 AND p.driver = ?12 AND p.cuda_runtime = ?13 "
                             "AND p.nvrtc = ?14 AND p.cublas = ?15 AND p.gemmtune_version = ?16 "
@@ -270,7 +276,13 @@ struct SqliteTrialStore::Impl {
                        "SELECT t.kernel_id, t.time_ms, MIN(t.attempt) FROM trials t "
                        "WHERE t.gpu_id = ?1 AND t.m = ?5 AND t.n = ?6 AND t.k = ?7 "
                        "AND t.precision = ?8 AND t.layout = ?9 AND t.align = ?10 "
-                       "AND t.disposition = 'ok' AND t.time_ms > 0 GROUP BY t.kernel_id") {}
+                       "AND t.disposition = 'ok' AND t.time_ms > 0 GROUP BY t.kernel_id"),
+        finished_by(db,
+                    "SELECT f.search_id FROM finished_problems f JOIN gpus g ON g.id = f.gpu_id "
+                    "WHERE g.name = ?1 AND g.cc_major = ?2 AND g.cc_minor = ?3 "
+                    "AND g.sm_count = ?4 AND f.m = ?5 AND f.n = ?6 AND f.k = ?7 "
+                    "AND f.precision = ?8 AND f.layout = ?9 AND f.align = ?10 "
+                    "AND f.settings = ?11 ORDER BY f.id DESC LIMIT 1") {}
 
   void require_writable(char const* what) const {
     if (read_only) {
@@ -468,6 +480,37 @@ void SqliteTrialStore::record_baseline(GpuIdentity const& gpu, Problem const& pr
     s.run();
   }
   tx.commit();
+}
+
+void SqliteTrialStore::record_finished_problem(std::int64_t search_id, GpuIdentity const& gpu,
+                                               Problem const& problem,
+                                               std::string const& settings) {
+  impl_->require_writable("record a finished problem");
+  Problem const p = checked_problem(problem);
+  Impl& d = *impl_;
+  Transaction tx(d.db);
+  std::int64_t const gpu_id = d.ensure_gpu(gpu);
+  {
+    auto use = d.insert_finished.use();
+    Statement& s = d.insert_finished;
+    s.bind(1, gpu_id);
+    bind_problem(s, p);
+    s.bind(11, search_id).bind(12, std::string_view(settings)).bind(13, now_seconds());
+    s.run();
+  }
+  tx.commit();
+}
+
+std::optional<std::int64_t> SqliteTrialStore::finished_by(GpuIdentity const& gpu,
+                                                          Problem const& problem,
+                                                          std::string const& settings) {
+  Statement& s = impl_->finished_by;
+  auto use = s.use();
+  bind_gpu(s, gpu);
+  bind_problem(s, problem.resolved());
+  s.bind(11, std::string_view(settings));
+  if (!s.step()) return std::nullopt;
+  return s.column_int(0);
 }
 
 std::optional<BaselineResult> SqliteTrialStore::find_baseline(GpuIdentity const& gpu,

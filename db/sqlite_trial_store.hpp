@@ -85,6 +85,10 @@ class SqliteTrialStore final : public TrialStore {
                                   Provenance const& provenance) override;
   std::vector<Trial> trials_for(GpuIdentity const& gpu, Problem const& problem) override;
   std::vector<Problem> tuned_problems(GpuIdentity const& gpu, Precision precision) override;
+  void record_finished_problem(std::int64_t search_id, GpuIdentity const& gpu,
+                               Problem const& problem, std::string const& settings) override;
+  std::optional<std::int64_t> finished_by(GpuIdentity const& gpu, Problem const& problem,
+                                          std::string const& settings) override;
   void record_baseline(GpuIdentity const& gpu, Problem const& problem,
                        BaselineResult const& baseline, Provenance const& provenance) override;
   std::optional<BaselineResult> find_baseline(GpuIdentity const& gpu,

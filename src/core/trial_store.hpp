@@ -45,6 +45,15 @@ class TrialStore {
   /// layout and alignment): the shapes a warm start can learn from.
   virtual std::vector<Problem> tuned_problems(GpuIdentity const& gpu, Precision precision) = 0;
 
+  /// Marks `problem` finished by search `search_id` (its search loop and final re-time ran to the
+  /// end) under `settings`: everything besides the problem that decides its search (families,
+  /// strategy, budget, seed, timing, provenance). A later search with the same settings skips it.
+  virtual void record_finished_problem(std::int64_t search_id, GpuIdentity const& gpu,
+                                       Problem const& problem, std::string const& settings) = 0;
+  /// The newest search that finished `problem` under exactly `settings`, if any.
+  virtual std::optional<std::int64_t> finished_by(GpuIdentity const& gpu, Problem const& problem,
+                                                  std::string const& settings) = 0;
+
   /// Stores a cuBLAS / cuBLASLt baseline for a problem on a GPU.
   virtual void record_baseline(GpuIdentity const& gpu, Problem const& problem,
                                BaselineResult const& baseline, Provenance const& provenance) = 0;

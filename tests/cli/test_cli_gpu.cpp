@@ -124,13 +124,25 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   CliRun qt = run_cli({"--json", "query", "--table", dir + "/table.json", "--shape", "256x256x256"});
   ASSERT_EQ(qt.exit_code, 0) << qt.err;
   EXPECT_EQ(nlohmann::json::parse(qt.out)[0]["kernel"], qj["kernel"]);
-  // Resume: the same search again redoes nothing.
-  CliRun again = run_cli({"--json", "--cache-dir", dir, "search", "--shape", "256x256x256",
-                          "--family", "blocktile_2d", "--strategy", "random", "--budget", "12",
-                          "--target-ms", "2", "--repeats", "3"},
-                         db);
+  // The same search again: the shape it finished is answered from the cache, nothing runs.
+  std::vector<std::string> const same{"--json", "--cache-dir", dir, "search", "--shape",
+                                      "256x256x256", "--family", "blocktile_2d", "--strategy",
+                                      "random", "--budget", "12", "--target-ms", "2",
+                                      "--repeats", "3"};
+  CliRun repeat = run_cli(same, db);
+  ASSERT_EQ(repeat.exit_code, 0) << repeat.err;
+  auto const rj = nlohmann::json::parse(repeat.out);
+  EXPECT_FALSE(rj["problems"][0]["finished_by"].is_null()) << repeat.out;
+  EXPECT_EQ(rj["problems"][0]["evaluated"], 0);
+  EXPECT_EQ(rj["problems"][0]["resumed"], 0);
+  EXPECT_EQ(rj["problems"][0]["best"]["kernel"], qj["kernel"]);
+  // --again searches it, and the resume redoes nothing stored.
+  std::vector<std::string> again_args = same;
+  again_args.push_back("--again");
+  CliRun again = run_cli(again_args, db);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   auto const aj = nlohmann::json::parse(again.out);
+  EXPECT_TRUE(aj["problems"][0]["finished_by"].is_null());
   EXPECT_EQ(aj["problems"][0]["evaluated"], 0);
   EXPECT_EQ(aj["problems"][0]["resumed"], 12);
   EXPECT_EQ(aj["problems"][0]["retimed"], 0);

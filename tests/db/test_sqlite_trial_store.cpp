@@ -247,6 +247,22 @@ TEST_F(Store, VendorPicksExportWithOurBestBesideThemOrAreLeftOut) {
   EXPECT_FALSE(own.entries[0].own.has_value());
 }
 
+TEST_F(Store, FinishedProblemsAreFoundOnlyUnderTheirSettings) {
+  Problem const p = problem(4096, 4096, 4096);
+  EXPECT_FALSE(store.finished_by(h200(), p, "{\"budget\":3}"));
+  std::int64_t const a = store.begin_search("first");
+  std::int64_t const b = store.begin_search("second");
+  store.record_finished_problem(a, h200(), p, "{\"budget\":3}");
+  store.record_finished_problem(b, h200(), p, "{\"budget\":3}");
+  store.record_finished_problem(a, h200(), problem(512, 512, 512), "{\"budget\":3}");
+  EXPECT_EQ(store.finished_by(h200(), p, "{\"budget\":3}"), b);  // the newest
+  EXPECT_FALSE(store.finished_by(h200(), p, "{\"budget\":30}"));
+  EXPECT_FALSE(store.finished_by(a100(), p, "{\"budget\":3}"));
+  EXPECT_FALSE(store.finished_by(h200(), problem(4096, 4096, 2048), "{\"budget\":3}"));
+  // Align 0 means the packed storage's class, as for every other key.
+  EXPECT_EQ(store.finished_by(h200(), problem(512, 512, 512, 0), "{\"budget\":3}"), a);
+}
+
 TEST_F(Store, Baselines) {
   Problem const p = problem(4096, 4096, 4096);
   EXPECT_FALSE(store.find_baseline(h200(), p).has_value());

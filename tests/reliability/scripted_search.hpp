@@ -156,6 +156,14 @@ class JournalingStore : public TrialStore {
   std::optional<BaselineResult> find_baseline(GpuIdentity const& g, Problem const& p) override {
     return inner_.find_baseline(g, p);
   }
+  void record_finished_problem(std::int64_t id, GpuIdentity const& g, Problem const& p,
+                               std::string const& s) override {
+    inner_.record_finished_problem(id, g, p, s);
+  }
+  std::optional<std::int64_t> finished_by(GpuIdentity const& g, Problem const& p,
+                                          std::string const& s) override {
+    return inner_.finished_by(g, p, s);
+  }
 
  private:
   TrialStore& inner_;

@@ -57,6 +57,27 @@ class MemoryStore : public TrialStore {
     return baselines.back();
   }
 
+  void record_finished_problem(std::int64_t search_id, GpuIdentity const& gpu,
+                               Problem const& problem, std::string const& settings) override {
+    finished.push_back({search_id, gpu, problem.resolved(), settings});
+  }
+  std::optional<std::int64_t> finished_by(GpuIdentity const& gpu, Problem const& problem,
+                                          std::string const& settings) override {
+    for (auto it = finished.rbegin(); it != finished.rend(); ++it) {
+      if (it->gpu == gpu && it->problem == problem.resolved() && it->settings == settings) {
+        return it->search_id;
+      }
+    }
+    return std::nullopt;
+  }
+
+  struct Finished {
+    std::int64_t search_id;
+    GpuIdentity gpu;
+    Problem problem;
+    std::string settings;
+  };
+  std::vector<Finished> finished;
   std::vector<SearchRecord> searches;
   std::vector<Trial> trials;
   std::vector<BaselineResult> baselines;

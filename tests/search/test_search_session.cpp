@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "src/core/error.hpp"
 #include "src/core/median.hpp"
@@ -78,13 +81,67 @@ TEST(SearchSession, TheSameBudgetedSearchTwiceRunsNothingNew) {
   SearchOptions o = options_for(fam);
   o.strategy = "random";
   o.budget.evaluations = 6;
-  SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+  SearchReport const first = SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
   int compiles = 0;
+  int const evals = gpu.evals;
   SearchReport r = SearchSession(gpu, store, fake_compile(&compiles), "/tmp").run(o);
+  // Finished by the first search under the same settings: answered from the cache.
+  EXPECT_EQ(r.problems[0].finished_by, first.search_id);
   EXPECT_EQ(r.problems[0].evaluated, 0);
+  EXPECT_EQ(r.problems[0].resumed, 0);
+  EXPECT_EQ(compiles, 0);
+  EXPECT_EQ(gpu.evals, evals);
+  EXPECT_EQ(store.trials.size(), 6u);
+  ASSERT_TRUE(r.problems[0].best && first.problems[0].best);
+  EXPECT_EQ(r.problems[0].best->config.id(), first.problems[0].best->config.id());
+  EXPECT_DOUBLE_EQ(r.problems[0].baseline.cublas_ms, 2.0);  // the stored baseline
+  // --again searches it: every proposal is already in the cache, so still nothing new.
+  o.again = true;
+  r = SearchSession(gpu, store, fake_compile(&compiles), "/tmp").run(o);
+  EXPECT_EQ(r.problems[0].finished_by, 0);
   EXPECT_EQ(r.problems[0].resumed, 6);
   EXPECT_EQ(compiles, 0);
   EXPECT_EQ(store.trials.size(), 6u);
+}
+
+/// A finished problem is skipped only by a search with the same settings: another budget, seed
+/// or family set searches it, and a problem cut short is searched by the next run.
+TEST(SearchSession, OnlyTheSameSettingsSkipAFinishedProblem) {
+  TestFamily fam;
+  MemoryStore store;
+  ScriptedGpu gpu;
+  SearchOptions o = options_for(fam);
+  o.strategy = "random";
+  o.budget.evaluations = 4;
+  o.problems = {parse_shape("64x64x64"), parse_shape("32x32x32")};
+  SearchSession session(gpu, store, fake_compile(), "/tmp");
+  session.run(o);
+  ASSERT_EQ(store.finished.size(), 2u);
+  std::string const settings = session.search_settings(o);
+  EXPECT_EQ(store.finished[0].settings, settings);
+  for (auto change : std::vector<std::function<void(SearchOptions&)>>{
+           [](SearchOptions& x) { x.budget.evaluations = 5; },
+           [](SearchOptions& x) { x.seed = 2; },
+           [](SearchOptions& x) { x.budget.seconds = 30; },
+           [](SearchOptions& x) { x.retime_top = 2; },
+           [](SearchOptions& x) { x.vendor_candidates = false; },
+           [](SearchOptions& x) { x.timing.repeats += 1; }}) {
+    SearchOptions other = o;
+    change(other);
+    EXPECT_NE(session.search_settings(other), settings);
+  }
+  SearchOptions same = o;
+  same.arguments = "another command line";  // what is recorded, not what decides the search
+  same.job_timeout_s = 7;
+  EXPECT_EQ(session.search_settings(same), settings);
+
+  SearchOptions more = o;
+  more.budget.evaluations = 6;
+  SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(more);
+  EXPECT_EQ(r.problems[0].finished_by, 0);
+  EXPECT_EQ(r.problems[0].resumed, 4);
+  EXPECT_EQ(r.problems[0].evaluated, 2);
+  EXPECT_EQ(store.finished.size(), 4u);
 }
 
 TEST(SearchSession, RandomStrategyWithinBudget) {
@@ -578,7 +635,9 @@ TEST(SearchSession, AResumedSearchKeepsItsCublasLtAlgorithm) {
   SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
   std::size_t const rows = store.trials.size();
   VendorGpu again(2.0, 1.9);
-  SearchReport const r = SearchSession(again, store, fake_compile(), "/tmp").run(o);
+  SearchOptions repeat = o;
+  repeat.again = true;  // without it the finished problem is not searched at all
+  SearchReport const r = SearchSession(again, store, fake_compile(), "/tmp").run(repeat);
   ASSERT_FALSE(again.jobs.empty());
   EXPECT_EQ(again.jobs[0].cublaslt_kernel, kLtId);  // timed again, not chosen again
   EXPECT_EQ(r.problems[0].vendor_trials, 0);
@@ -664,6 +723,7 @@ TEST(SearchSession, AnInterruptedReTimeStoresNothingUnmeasured) {
   SearchReport const r = SearchSession(gpu, store, fake_compile(), "/tmp").run(vendor_options(fam));
   clear_interrupt();
   EXPECT_TRUE(r.interrupted);
+  EXPECT_TRUE(store.finished.empty());  // cut short: the next run searches it again
   int skipped = 0;
   for (Trial const& t : store.trials) skipped += t.disposition == Disposition::kSkipped;
   EXPECT_EQ(skipped, 2);  // the two spilling configs of the search itself

@@ -255,15 +255,30 @@ SearchReport SearchSession::run(SearchOptions const& options) {
                 " (use --dry-run --arch sm_XX to compile without a GPU)");
   }
   report.search_id = store_.begin_search(options.arguments);
+  std::string const settings = search_settings(options);
   for (Problem const& raw : options.problems) {
     if (interrupted()) {
       report.interrupted = true;
       break;
     }
-    ProblemOutcome outcome =
-        tune_problem(raw.resolved(), options, report.phases, report.search_id);
+    Problem const problem = raw.resolved();
+    // The same search run again (after an interruption, or a suite re-run) goes on where it
+    // stopped: a problem it finished is answered from the cache, not searched and re-timed anew.
+    if (!options.again) {
+      if (std::optional<std::int64_t> const by =
+              store_.finished_by(device_.gpu, problem, settings)) {
+        report.problems.push_back(finished_outcome(problem, *by));
+        if (progress_) progress_->problem_finished(report.problems.back());
+        continue;
+      }
+    }
+    ProblemOutcome outcome = tune_problem(problem, options, report.phases, report.search_id);
     report.problems.push_back(outcome);
     if (progress_) progress_->problem_finished(outcome);
+    // Cut short (Ctrl-C, a stopped device), the problem is not finished: the next run resumes it.
+    if (!interrupted() && !gpu_.stopped()) {
+      store_.record_finished_problem(report.search_id, device_.gpu, problem, settings);
+    }
     if (interrupted()) report.interrupted = true;
     if (gpu_.stopped()) {
       report.device_stopped = true;
@@ -274,6 +289,62 @@ SearchReport SearchSession::run(SearchOptions const& options) {
   report.worker_restarts = gpu_.restarts();
   if (!report.interrupted) store_.finish_search(report.search_id, report.phases.to_json());
   return report;
+}
+
+std::string SearchSession::search_settings(SearchOptions const& options) const {
+  nlohmann::json families = nlohmann::json::array();
+  std::vector<Family const*> sorted = options.families;
+  std::sort(sorted.begin(), sorted.end(),
+            [](Family const* a, Family const* b) { return a->name() < b->name(); });
+  for (Family const* f : sorted) {
+    Provenance const p = provenance_for(*f);
+    families.push_back({{"name", std::string(f->name())},
+                        {"template_hash", p.template_hash},
+                        {"compile_options", p.compile_options}});
+  }
+  Provenance const v = vendor_provenance();
+  nlohmann::json const j{
+      {"families", families},
+      {"strategy", options.strategy},
+      {"budget", {{"evaluations", options.budget.evaluations},
+                  {"seconds", options.budget.seconds}}},
+      {"seed", options.seed},
+      {"timing", options.timing},
+      {"final_timing", options.final_timing},
+      {"retime", {{"top", options.retime_top},
+                  {"rounds", options.retime_rounds},
+                  {"settle_ms", options.retime_settle_ms}}},
+      {"early_stop", options.early_stop ? options.early_stop_factor : 0.0},
+      {"warm_start", options.warm_start},
+      {"vendor_candidates", options.vendor_candidates},
+      {"compile_ahead", options.compile_ahead},
+      {"versions", {{"driver", v.driver},
+                    {"cuda_runtime", v.cuda_runtime},
+                    {"nvrtc", nvrtc_version()},
+                    {"cublas", v.cublas},
+                    {"gemmtune", std::string(gemmtune_version())}}}};
+  return j.dump();
+}
+
+ProblemOutcome SearchSession::finished_outcome(Problem const& problem, std::int64_t by) {
+  ProblemOutcome o;
+  o.problem = problem;
+  o.finished_by = by;
+  o.strategy = "finished";
+  // The newest verified trial of each config, as the store's best() ranks them.
+  std::set<std::string> seen;
+  std::vector<Trial> verified, own;
+  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
+    if (!seen.insert(t.config.id()).second || t.disposition != Disposition::kOk) continue;
+    verified.push_back(t);
+    if (!is_vendor(t.config)) own.push_back(t);
+  }
+  if (!verified.empty()) o.best = verified[pick_trial(verified)];
+  if (!own.empty()) o.best_own = own[pick_trial(own)];
+  if (std::optional<BaselineResult> const b = store_.find_baseline(device_.gpu, problem)) {
+    o.baseline = *b;
+  }
+  return o;
 }
 
 ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions const& options,

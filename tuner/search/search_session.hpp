@@ -60,6 +60,9 @@ struct SearchOptions {
   /// re-timed in the same rounds, stored as cublas / cublaslt trials), so the pick never loses
   /// to them (DESIGN.md §6). Off: they are timed as baselines only.
   bool vendor_candidates = true;
+  /// Search every problem, also those a search with the same settings (search_settings()) has
+  /// finished on this GPU; off, those are reported from the cache and nothing runs for them.
+  bool again = false;
   std::string arguments;         ///< recorded with the search
 };
 
@@ -83,6 +86,9 @@ struct ProblemOutcome {
   /// Why the re-time left (some of) the quick figures standing: a candidate that would not
   /// compile again, a request that failed, baselines that missed rounds. Empty when it did not.
   std::string retime_note;
+  /// The search that had finished this problem under the same settings: this run reported it
+  /// from the cache and ran nothing for it (0 when it was searched).
+  std::int64_t finished_by = 0;
   double wall_s = 0.0;
 };
 
@@ -152,10 +158,19 @@ class SearchSession {
   /// Provenance of vendor trials and baselines: the device's driver, runtime and cuBLAS
   /// versions (an algorithm id belongs to the cuBLAS that listed it), no template or options.
   Provenance vendor_provenance() const;
+  /// Everything besides the problem that decides what a search of it does and finds, as one
+  /// canonical text (compact JSON, sorted keys): the families with their provenance, strategy,
+  /// budget, seed, both timings, the re-time's settings, early stop, warm start, vendor
+  /// candidates and the compile lag (a guided strategy's plan depends on it). The device must
+  /// be known (after run() has started, or device() called on the evaluator).
+  std::string search_settings(SearchOptions const& options) const;
 
  private:
   ProblemOutcome tune_problem(Problem const& problem, SearchOptions const& options,
                               PhaseTimes& phases, std::int64_t search_id);
+  /// A problem finished before by search `by` under the same settings, as the cache holds it:
+  /// the pick and our best by the tie rule over its verified trials, the newest baseline.
+  ProblemOutcome finished_outcome(Problem const& problem, std::int64_t by);
   /// Re-times the best few candidates of `problem` and cuBLAS with the full protocol, in
   /// alternating rounds, and stores the figures as new trials (they supersede the quick ones).
   /// The re-time's rounds as one evaluate() or baseline() request per entry and round, in
