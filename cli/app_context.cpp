@@ -112,20 +112,25 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
                                       std::string const& shapes_file, Precision precision,
                                       Layout layout, int align) {
   std::vector<Problem> out;
-  // Precision, layout and align are the same for every shape here: M, N, K tell shapes apart.
+  // A shapes-file line may name its own precision and layout; align is the same for all.
   std::unordered_set<std::string> seen;
-  auto add = [&](std::string const& text) {
-    Problem p = parse_shape(text, precision, layout);
+  auto add = [&](std::string const& text, Precision line_precision, Layout line_layout) {
+    Problem p = parse_shape(text, line_precision, line_layout);
     p.align = align;
     if (align != 0 && p.packed_alignment() < align) {
       throw UsageError("shape " + p.shape() + " cannot be " + std::to_string(align) +
                        "-byte aligned with packed leading dimensions (its class is " +
                        std::to_string(p.packed_alignment()) + ")");
     }
-    if (!seen.insert(p.shape()).second) return;  // a shape given twice is tuned once
+    // A problem given twice is tuned once.
+    if (!seen.insert(p.shape() + " " + std::string(to_string(p.precision)) + " " +
+                     std::string(to_string(p.layout)))
+             .second) {
+      return;
+    }
     out.push_back(p);
   };
-  for (auto const& s : shapes) add(s);
+  for (auto const& s : shapes) add(s, precision, layout);
   if (!shapes_file.empty()) {
     // An ifstream opens a directory without complaint and then reads nothing, which would
     // end in a misleading "no shape given".
@@ -151,13 +156,28 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
       }
       std::size_t first = line.find_first_not_of(" \t");
       if (first == std::string::npos) continue;
-      std::istringstream words(line.substr(first));
-      std::string word, joined;
-      while (words >> word) joined += (joined.empty() ? "" : "x") + word;
+      std::istringstream stream(line.substr(first));
+      std::vector<std::string> words;
+      for (std::string word; stream >> word;) words.push_back(word);
+      // "M N K" or "MxNxK", then optionally the line's own precision and layout.
+      std::size_t const dims = words[0].find('x') != std::string::npos ? 1 : 3;
+      std::string joined;
+      for (std::size_t i = 0; i < std::min(dims, words.size()); ++i) {
+        joined += (joined.empty() ? "" : "x") + words[i];
+      }
+      std::string const where = shapes_file + ":" + std::to_string(lineno) + ": ";
+      Precision line_precision = precision;
+      Layout line_layout = layout;
+      if (words.size() > dims + 2) {
+        throw UsageError(where + "'" + words[dims + 2] +
+                         "' after the precision and layout (expected M N K [precision] [layout])");
+      }
       try {
-        add(joined);
-      } catch (UsageError const& e) {
-        throw UsageError(shapes_file + ":" + std::to_string(lineno) + ": " + e.what());
+        if (words.size() > dims) line_precision = parse_precision(words[dims]);
+        if (words.size() > dims + 1) line_layout = parse_layout(words[dims + 1]);
+        add(joined, line_precision, line_layout);
+      } catch (Error const& e) {
+        throw UsageError(where + e.what());
       }
     }
   }

@@ -23,6 +23,7 @@ void setup_ladder(CLI::App& app, AppContext& ctx);
 void setup_devices(CLI::App& app, AppContext& ctx);
 void setup_worker(CLI::App& app, AppContext& ctx);
 void setup_replay(CLI::App& app, AppContext& ctx);
+void setup_shapes(CLI::App& app, AppContext& ctx);
 
 /// Exit status a subcommand's callback asks for (3 = no result); main returns it.
 int& command_status();

@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   setup_list(app, ctx);
   setup_show(app, ctx);
   setup_report(app, ctx);
+  setup_shapes(app, ctx);
   setup_bench(app, ctx);
   setup_space(app, ctx);
   setup_ladder(app, ctx);

@@ -488,6 +488,26 @@ TEST(Cli, NonFileCachesAndOddShapesFiles) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 2) << r.out;  // 2 shapes
 
+  // A line may carry its own precision and layout; the same M N K in another precision or
+  // layout is another problem, and the command line's precision is the default.
+  std::string const mixed = dir + "/mixed.txt";
+  std::ofstream(mixed) << "64 64 64 fp16 NT\n64 64 64\n64x64x64 bf16  # a comment\n"
+                          "64 64 64 fp16 NT\n";
+  r = run_cli({"--json", "search", "--shapes-file", mixed, "--precision", "fp16", "--dry-run",
+               "--family", "mma", "--max-configs", "1"},
+              dir + "/cache.db");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 3) << r.out;
+  for (auto const& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"64 64 64 fp17\n", "bad.txt:1: bad precision 'fp17'"},
+           {"64 64 64\n64 64 64 bf16 NX\n", "bad.txt:2: bad layout 'NX'"},
+           {"64x64x64 fp16 NT extra\n", "bad.txt:1: 'extra' after the precision and layout"}}) {
+    std::ofstream(dir + "/bad.txt") << text;
+    r = run_cli({"search", "--shapes-file", dir + "/bad.txt", "--dry-run"}, dir + "/cache.db");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
+
   std::string const nul = dir + "/nul.txt";
   {
     std::ofstream out(nul, std::ios::binary);
@@ -498,6 +518,62 @@ TEST(Cli, NonFileCachesAndOddShapesFiles) {
   r = run_cli({"search", "--shapes-file", nul, "--dry-run"}, dir + "/cache.db");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("nul.txt:2: a NUL byte"), std::string::npos) << r.err;
+}
+
+// `shapes` writes a model's shapes file that `search --shapes-file` reads back, each line with
+// its precision and layout; bad input is a usage error naming what is wrong.
+TEST(Cli, ShapesOfAModelFeedASearch) {
+  std::string const dir = temp_dir("shapes");
+  std::ofstream(dir + "/config.json")
+      << R"({"model_type": "qwen2", "hidden_size": 1536, "intermediate_size": 8960,
+             "num_attention_heads": 12, "num_key_value_heads": 2, "num_hidden_layers": 28,
+             "vocab_size": 151936})";
+  CliRun r = run_cli({"shapes", "--hf-config", dir + "/config.json", "--tokens", "16,64",
+                      "--no-lm-head", "--precision", "fp16", "-o", dir + "/shapes.txt"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("8 shapes"), std::string::npos) << r.err;  // 4 sizes × 2 token counts
+  std::ifstream in(dir + "/shapes.txt");
+  std::string const text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("16 8960 1536 fp16 NT  # gate_proj, up_proj: 56 calls per forward"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("64 256 1536 fp16 NT  # k_proj, v_proj"), std::string::npos) << text;
+  r = run_cli({"--json", "search", "--shapes-file", dir + "/shapes.txt", "--dry-run", "--family",
+               "mma", "--max-configs", "1"},
+              dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 8) << r.out;
+
+  CliRun j = run_cli({"--json", "shapes", "--hf-config", dir + "/config.json", "--tokens", "1",
+                      "--tp", "2", "--fused"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto const shapes = nlohmann::json::parse(j.out)["shapes"];
+  ASSERT_EQ(shapes.size(), 5u);  // heaviest first: gate_up, down, the LM head, qkv, o
+  EXPECT_EQ(shapes[0]["layers"][0], "gate_up_proj");
+  EXPECT_EQ(shapes[0]["n"], 8960);  // 2 · 8960 / 2
+  EXPECT_EQ(shapes[2]["layers"][0], "lm_head");
+  EXPECT_EQ(shapes[2]["n"], 75968);  // 151936 / 2
+  EXPECT_EQ(shapes[3]["n"], 1024);   // (12 + 2 · 2) · 128 / 2
+
+  for (auto const& [args, expected] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"shapes"}, "give the model: --hf-config"},
+           {{"shapes", "--hf-config", dir + "/missing.json"}, "cannot read config"},
+           {{"shapes", "--hf-config", dir + "/config.json", "--tokens", "1:x:pow2"},
+            "bad token count"},
+           {{"shapes", "--hf-config", dir + "/config.json", "--precision", "fp8"},
+            "bad precision 'fp8'"}}) {
+    CliRun bad = run_cli(args);
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_NE(bad.err.find(expected), std::string::npos) << bad.err;
+  }
+  std::ofstream(dir + "/moe.json") << R"({"hidden_size": 4096, "num_attention_heads": 32,
+      "num_hidden_layers": 32, "vocab_size": 32000, "intermediate_size": 14336,
+      "num_local_experts": 8})";
+  CliRun moe = run_cli({"shapes", "--hf-config", dir + "/moe.json"});
+  EXPECT_EQ(moe.exit_code, 1) << moe.err;
+  EXPECT_NE(moe.err.find("moe.json: num_local_experts: a mixture-of-experts model"),
+            std::string::npos)
+      << moe.err;
 }
 
 // SIGTERM during a dry run: exit 130 within a compile, not after the sixteen queued ahead, the
