@@ -1,5 +1,6 @@
 // `gemmtune shapes`: the shapes file of a model, from its Hugging Face config.json and a token
-// range, heaviest GEMMs first, for `search --shapes-file`.
+// range or from the GEMMs PyTorch's TunableOp recorded, heaviest first, for `search
+// --shapes-file`.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,15 +13,18 @@
 #include "src/core/file_output.hpp"
 #include "src/core/fixed_text.hpp"
 #include "tuner/shapes/model_shapes.hpp"
+#include "tuner/shapes/tunableop_shapes.hpp"
 
 namespace gemmtune {
 namespace {
 
-/// A config.json is a few kB; anything this large is not one.
-constexpr std::uintmax_t kMaxConfigBytes = std::uintmax_t{16} << 20;
+/// A config.json is a few kB and a TunableOp record a few MB at most; anything this large is
+/// neither.
+constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
 
 struct ShapesArgs {
   std::string hf_config;
+  std::string tunableop;
   std::string tokens = "1:16384:pow2";
   int tensor_parallel = 1;
   bool fused = false;
@@ -30,30 +34,119 @@ struct ShapesArgs {
   std::string out = "-";
 };
 
-std::string read_config(std::string const& path) {
+std::string read_input(std::string const& path, char const* what) {
+  std::string const named = std::string(what) + " '" + path + "'";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw UsageError("cannot read config '" + path + "': it is a directory");
+    throw UsageError("cannot read " + named + ": it is a directory");
   }
   auto const size = std::filesystem::file_size(path, ec);
-  if (ec) throw UsageError("cannot read config '" + path + "': " + ec.message());
-  if (size > kMaxConfigBytes) {
-    throw UsageError("config '" + path + "' is " + std::to_string(size) +
-                     " bytes; a config.json is at most " + std::to_string(kMaxConfigBytes));
+  if (ec) throw UsageError("cannot read " + named + ": " + ec.message());
+  if (size > kMaxInputBytes) {
+    throw UsageError(named + " is " + std::to_string(size) + " bytes; more than " +
+                     std::to_string(kMaxInputBytes) + " is no " + what);
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read config '" + path + "'");
+  if (!in) throw UsageError("cannot read " + named);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
+/// The shapes of a TunableOp record, heaviest first by FLOPs times calls.
+std::vector<ModelShape> recorded_shapes(TunableOpShapes const& r) {
+  std::vector<ModelShape> out;
+  double total = 0.0;
+  for (RecordedGemm const& g : r.gemms) {
+    ModelShape s;
+    s.problem = g.problem;
+    s.layers = {g.op};
+    s.calls = g.calls;
+    s.flop_share = g.problem.flops() * static_cast<double>(g.calls);
+    total += s.flop_share;
+    out.push_back(s);
+  }
+  for (ModelShape& s : out) s.flop_share /= total;
+  std::stable_sort(out.begin(), out.end(), [](ModelShape const& a, ModelShape const& b) {
+    return a.flop_share > b.flop_share;
+  });
+  return out;
+}
+
+void write_shapes(ShapesArgs const& a, AppContext& ctx, std::string const& text,
+                  std::string const& summary) {
+  if (a.out == "-") {
+    std::cout << text;
+  } else {
+    write_file_safely(a.out, text, "shapes file");
+    if (!ctx.options.quiet) std::cerr << "wrote " << a.out << ": " << summary << std::endl;
+  }
+}
+
+nlohmann::json shapes_json(std::vector<ModelShape> const& shapes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (ModelShape const& s : shapes) {
+    list.push_back({{"m", s.problem.m},
+                    {"n", s.problem.n},
+                    {"k", s.problem.k},
+                    {"precision", to_string(s.problem.precision)},
+                    {"layout", to_string(s.problem.layout)},
+                    {"layers", s.layers},
+                    {"calls", s.calls},
+                    {"flop_share", s.flop_share}});
+  }
+  return list;
+}
+
+void run_tunableop(ShapesArgs const& a, AppContext& ctx) {
+  TunableOpShapes const r = read_tunableop_csv(read_input(a.tunableop, "TunableOp record"),
+                                               a.tunableop);
+  std::string skipped;
+  for (auto const& [op, n] : r.skipped) {
+    skipped += (skipped.empty() ? "" : ", ") + op + " ×" + std::to_string(n);
+  }
+  if (r.gemms.empty()) {
+    throw Error(a.tunableop + ": no GEMM gemmtune tunes" +
+                (skipped.empty() ? std::string() : " (skipped: " + skipped + ")"));
+  }
+  std::vector<ModelShape> const shapes = recorded_shapes(r);
+  std::string text;
+  if (ctx.options.json) {
+    nlohmann::json skipped_json = nlohmann::json::array();
+    for (auto const& [op, n] : r.skipped) skipped_json.push_back({{"op", op}, {"lines", n}});
+    text = nlohmann::json{{"tunableop", a.tunableop},
+                          {"shapes", shapes_json(shapes)},
+                          {"skipped", skipped_json}}
+               .dump(2) +
+           "\n";
+  } else {
+    std::vector<std::string> header{
+        "GEMMs PyTorch's TunableOp recorded in " +
+        std::filesystem::path(a.tunableop).filename().string() +
+        " (gemmtune shapes); row-major M N K precision layout per line, float read as fp32"};
+    if (!skipped.empty()) header.push_back("not tuned by gemmtune, left out: " + skipped);
+    text = format_shapes_file(shapes, header, "record", "the record's GEMM FLOPs");
+  }
+  write_shapes(a, ctx, text,
+               std::to_string(shapes.size()) + " shapes" +
+                   (skipped.empty() ? std::string() : "; left out: " + skipped));
+}
+
 void run_shapes(ShapesArgs const& a, AppContext& ctx) {
-  if (a.hf_config.empty()) throw UsageError("give the model: --hf-config config.json");
+  if (!a.hf_config.empty() && !a.tunableop.empty()) {
+    throw UsageError("--hf-config and --tunableop are two sources: give one");
+  }
+  if (!a.tunableop.empty()) {
+    run_tunableop(a, ctx);
+    return;
+  }
+  if (a.hf_config.empty()) {
+    throw UsageError("give the model: --hf-config config.json (or --tunableop untuned.csv)");
+  }
   Precision const precision = parse_precision(a.precision);
   Layout const layout = parse_layout(a.layout);
   std::vector<std::int64_t> const tokens = parse_token_counts(a.tokens);
-  DecoderDims const dims = read_decoder_config(read_config(a.hf_config), a.hf_config);
+  DecoderDims const dims = read_decoder_config(read_input(a.hf_config, "config"), a.hf_config);
   ModelShapeOptions options;
   options.tensor_parallel = a.tensor_parallel;
   options.fused = a.fused;
@@ -67,18 +160,8 @@ void run_shapes(ShapesArgs const& a, AppContext& ctx) {
                      {"model_type", dims.model_type},
                      {"tensor_parallel", a.tensor_parallel},
                      {"fused", a.fused},
-                     {"tokens", tokens},
-                     {"shapes", nlohmann::json::array()}};
-    for (ModelShape const& s : shapes) {
-      j["shapes"].push_back({{"m", s.problem.m},
-                             {"n", s.problem.n},
-                             {"k", s.problem.k},
-                             {"precision", to_string(s.problem.precision)},
-                             {"layout", to_string(s.problem.layout)},
-                             {"layers", s.layers},
-                             {"calls", s.calls},
-                             {"flop_share", s.flop_share}});
-    }
+                     {"tokens", tokens}};
+    j["shapes"] = shapes_json(shapes);
     text = j.dump(2) + "\n";
   } else {
     std::string const model = dims.model_type.empty() ? "model" : dims.model_type + " model";
@@ -93,16 +176,10 @@ void run_shapes(ShapesArgs const& a, AppContext& ctx) {
              "; token counts " + a.tokens + "; M N K precision layout per line (NT: y = x·Wᵀ, W "
              "N×K as torch.nn.Linear stores it)"});
   }
-  if (a.out == "-") {
-    std::cout << text;
-  } else {
-    write_file_safely(a.out, text, "shapes file");
-    if (!ctx.options.quiet) {
-      std::cerr << "wrote " << a.out << ": " << shapes.size() << " shapes (" << gemms.size()
-                << " layers × " << tokens.size() << " token counts, layers of one size sharing "
-                << "a line)" << std::endl;
-    }
-  }
+  write_shapes(a, ctx, text,
+               std::to_string(shapes.size()) + " shapes (" + std::to_string(gemms.size()) +
+                   " layers × " + std::to_string(tokens.size()) +
+                   " token counts, layers of one size sharing a line)");
 }
 
 }  // namespace
@@ -110,9 +187,12 @@ void run_shapes(ShapesArgs const& a, AppContext& ctx) {
 void setup_shapes(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<ShapesArgs>();
   CLI::App* sub = app.add_subcommand(
-      "shapes", "A shapes file of a model's GEMMs from its Hugging Face config.json");
+      "shapes", "A shapes file of a model's GEMMs from its Hugging Face config.json or a TunableOp record");
   sub->add_option("--hf-config", a->hf_config, "The model's config.json (a decoder: Llama, "
                                                "Mistral, Qwen, Gemma, GPT-2, ...)");
+  sub->add_option("--tunableop", a->tunableop,
+                  "Instead: the GEMMs PyTorch's TunableOp recorded (tunableop_untuned*.csv or a "
+                  "results file)");
   sub->add_option("--tokens", a->tokens,
                   "Token counts M: a comma list of integers and sweeps A:B:pow2 or A:B:STEP")
       ->capture_default_str();

@@ -566,6 +566,40 @@ TEST(Cli, ShapesOfAModelFeedASearch) {
     EXPECT_EQ(bad.exit_code, 2) << bad.err;
     EXPECT_NE(bad.err.find(expected), std::string::npos) << bad.err;
   }
+  // A TunableOp record: torch's column-major signatures as row-major problems, FP8 left out.
+  std::ofstream(dir + "/untuned.csv")
+      << "Validator,PT_VERSION,2.11.0\n"
+         "GemmTunableOp_BFloat16_TN,tn_1024_16_4096_ld_4096_4096_1024\n"
+         "GemmTunableOp_BFloat16_TN,tn_1024_16_4096_ld_4096_4096_1024\n"
+         "GemmTunableOp_Half_NN,nn_512_64_256\n"
+         "ScaledGemmTunableOp_Float8_e4m3fn_Float8_e4m3fn_BFloat16_TN,tn_64_64_64\n";
+  CliRun t = run_cli({"shapes", "--tunableop", dir + "/untuned.csv", "-o", dir + "/rec.txt"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find("2 shapes; left out: ScaledGemmTunableOp"), std::string::npos) << t.err;
+  std::ifstream rin(dir + "/rec.txt");
+  std::string const rec((std::istreambuf_iterator<char>(rin)), std::istreambuf_iterator<char>());
+  EXPECT_NE(rec.find("\n16 1024 4096 bf16 NT  # GemmTunableOp: 2 calls per record"),
+            std::string::npos)
+      << rec;
+  EXPECT_NE(rec.find("\n64 512 256 fp16 NN  # GemmTunableOp: 1 call per record"),
+            std::string::npos)
+      << rec;
+  r = run_cli({"--json", "search", "--shapes-file", dir + "/rec.txt", "--dry-run", "--family",
+               "mma", "--max-configs", "1"},
+              dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 2) << r.out;
+  CliRun both = run_cli({"shapes", "--tunableop", dir + "/untuned.csv", "--hf-config",
+                         dir + "/config.json"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("two sources"), std::string::npos) << both.err;
+  std::ofstream(dir + "/fp8.csv") << "ScaledGemmTunableOp_Float8_e4m3fn_BFloat16_TN,tn_64_64_64\n";
+  CliRun none = run_cli({"shapes", "--tunableop", dir + "/fp8.csv"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no GEMM gemmtune tunes (skipped: ScaledGemmTunableOp"),
+            std::string::npos)
+      << none.err;
+
   std::ofstream(dir + "/moe.json") << R"({"hidden_size": 4096, "num_attention_heads": 32,
       "num_hidden_layers": 32, "vocab_size": 32000, "intermediate_size": 14336,
       "num_local_experts": 8})";

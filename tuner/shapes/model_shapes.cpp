@@ -258,7 +258,8 @@ std::vector<ModelShape> model_shapes(std::vector<ModelGemm> const& gemms,
 }
 
 std::string format_shapes_file(std::vector<ModelShape> const& shapes,
-                               std::vector<std::string> const& header) {
+                               std::vector<std::string> const& header, std::string_view per,
+                               std::string_view share_of) {
   std::string out;
   for (std::string const& line : header) out += "# " + line + "\n";
   for (ModelShape const& s : shapes) {
@@ -267,8 +268,9 @@ std::string format_shapes_file(std::vector<ModelShape> const& shapes,
     out += std::to_string(s.problem.m) + " " + std::to_string(s.problem.n) + " " +
            std::to_string(s.problem.k) + " " + std::string(to_string(s.problem.precision)) + " " +
            std::string(to_string(s.problem.layout)) + "  # " + layers + ": " +
-           std::to_string(s.calls) + (s.calls == 1 ? " call" : " calls") + " per forward, " + fixed(100.0 * s.flop_share, 1) +
-           " % of its GEMM FLOPs at this token count\n";
+           std::to_string(s.calls) + (s.calls == 1 ? " call" : " calls") + " per " +
+           std::string(per) + ", " + fixed(100.0 * s.flop_share, 1) + " % of " +
+           std::string(share_of) + "\n";
   }
   return out;
 }

@@ -78,8 +78,10 @@ std::vector<ModelShape> model_shapes(std::vector<ModelGemm> const& gemms,
                                      Layout layout);
 
 /// The shapes file: `header` lines as comments, then "M N K precision layout  # layers, calls
-/// per forward, share" per shape, readable by `search --shapes-file`.
+/// per `per`, share of `share_of`" per shape, readable by `search --shapes-file`.
 std::string format_shapes_file(std::vector<ModelShape> const& shapes,
-                               std::vector<std::string> const& header);
+                               std::vector<std::string> const& header,
+                               std::string_view per = "forward",
+                               std::string_view share_of = "its GEMM FLOPs at this token count");
 
 }  // namespace gemmtune
