@@ -1,6 +1,6 @@
 // `gemmtune shapes`: the shapes file of a model, from its Hugging Face config.json and a token
-// range or from the GEMMs PyTorch's TunableOp recorded, heaviest first, for `search
-// --shapes-file`.
+// range, or from the GEMMs PyTorch ran (a TunableOp record, a profiler trace), heaviest first,
+// for `search --shapes-file`.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +13,7 @@
 #include "src/core/file_output.hpp"
 #include "src/core/fixed_text.hpp"
 #include "tuner/shapes/model_shapes.hpp"
+#include "tuner/shapes/profiler_shapes.hpp"
 #include "tuner/shapes/tunableop_shapes.hpp"
 
 namespace gemmtune {
@@ -25,6 +26,7 @@ constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
 struct ShapesArgs {
   std::string hf_config;
   std::string tunableop;
+  std::string torch_trace;
   std::string tokens = "1:16384:pow2";
   int tensor_parallel = 1;
   bool fused = false;
@@ -53,23 +55,20 @@ std::string read_input(std::string const& path, char const* what) {
   return text.str();
 }
 
-/// The shapes of a TunableOp record, heaviest first by FLOPs times calls.
-std::vector<ModelShape> recorded_shapes(TunableOpShapes const& r) {
-  std::vector<ModelShape> out;
+/// Recorded GEMMs as shapes-file lines, heaviest first by `weight` (time or FLOPs × calls).
+std::vector<ModelShape> heaviest_first(std::vector<ModelShape> shapes) {
   double total = 0.0;
-  for (RecordedGemm const& g : r.gemms) {
-    ModelShape s;
-    s.problem = g.problem;
-    s.layers = {g.op};
-    s.calls = g.calls;
-    s.flop_share = g.problem.flops() * static_cast<double>(g.calls);
-    total += s.flop_share;
-    out.push_back(s);
-  }
-  for (ModelShape& s : out) s.flop_share /= total;
-  std::stable_sort(out.begin(), out.end(), [](ModelShape const& a, ModelShape const& b) {
+  for (ModelShape const& s : shapes) total += s.flop_share;
+  for (ModelShape& s : shapes) s.flop_share = total > 0 ? s.flop_share / total : 0.0;
+  std::stable_sort(shapes.begin(), shapes.end(), [](ModelShape const& a, ModelShape const& b) {
     return a.flop_share > b.flop_share;
   });
+  return shapes;
+}
+
+std::string skipped_text(std::vector<std::pair<std::string, std::int64_t>> const& skipped) {
+  std::string out;
+  for (auto const& [what, n] : skipped) out += (out.empty() ? "" : ", ") + what + " ×" + std::to_string(n);
   return out;
 }
 
@@ -98,50 +97,81 @@ nlohmann::json shapes_json(std::vector<ModelShape> const& shapes) {
   return list;
 }
 
-void run_tunableop(ShapesArgs const& a, AppContext& ctx) {
-  TunableOpShapes const r = read_tunableop_csv(read_input(a.tunableop, "TunableOp record"),
-                                               a.tunableop);
-  std::string skipped;
-  for (auto const& [op, n] : r.skipped) {
-    skipped += (skipped.empty() ? "" : ", ") + op + " ×" + std::to_string(n);
+/// Writes the shapes of a record (TunableOp or a trace): `source_line` heads the file.
+void write_recorded(ShapesArgs const& a, AppContext& ctx, std::string const& path,
+                    std::vector<ModelShape> const& shapes,
+                    std::vector<std::pair<std::string, std::int64_t>> const& skipped,
+                    std::string const& source_line, std::string const& share_of) {
+  std::string const left_out = skipped_text(skipped);
+  if (shapes.empty()) {
+    throw Error(path + ": no GEMM gemmtune tunes" +
+                (left_out.empty() ? std::string() : " (skipped: " + left_out + ")"));
   }
-  if (r.gemms.empty()) {
-    throw Error(a.tunableop + ": no GEMM gemmtune tunes" +
-                (skipped.empty() ? std::string() : " (skipped: " + skipped + ")"));
-  }
-  std::vector<ModelShape> const shapes = recorded_shapes(r);
   std::string text;
   if (ctx.options.json) {
     nlohmann::json skipped_json = nlohmann::json::array();
-    for (auto const& [op, n] : r.skipped) skipped_json.push_back({{"op", op}, {"lines", n}});
-    text = nlohmann::json{{"tunableop", a.tunableop},
-                          {"shapes", shapes_json(shapes)},
-                          {"skipped", skipped_json}}
+    for (auto const& [what, n] : skipped) skipped_json.push_back({{"what", what}, {"count", n}});
+    text = nlohmann::json{{"source", path}, {"shapes", shapes_json(shapes)}, {"skipped", skipped_json}}
                .dump(2) +
            "\n";
   } else {
-    std::vector<std::string> header{
-        "GEMMs PyTorch's TunableOp recorded in " +
-        std::filesystem::path(a.tunableop).filename().string() +
-        " (gemmtune shapes); row-major M N K precision layout per line, float read as fp32"};
-    if (!skipped.empty()) header.push_back("not tuned by gemmtune, left out: " + skipped);
-    text = format_shapes_file(shapes, header, "record", "the record's GEMM FLOPs");
+    std::vector<std::string> header{source_line};
+    if (!left_out.empty()) header.push_back("not tuned by gemmtune, left out: " + left_out);
+    text = format_shapes_file(shapes, header, "record", share_of);
   }
   write_shapes(a, ctx, text,
                std::to_string(shapes.size()) + " shapes" +
-                   (skipped.empty() ? std::string() : "; left out: " + skipped));
+                   (left_out.empty() ? std::string() : "; left out: " + left_out));
+}
+
+void run_tunableop(ShapesArgs const& a, AppContext& ctx) {
+  TunableOpShapes const r = read_tunableop_csv(read_input(a.tunableop, "TunableOp record"),
+                                               a.tunableop);
+  std::vector<ModelShape> shapes;
+  for (RecordedGemm const& g : r.gemms) {
+    shapes.push_back({g.problem, {g.op}, g.calls, g.problem.flops() * static_cast<double>(g.calls)});
+  }
+  write_recorded(a, ctx, a.tunableop, heaviest_first(shapes), r.skipped,
+                 "GEMMs PyTorch's TunableOp recorded in " +
+                     std::filesystem::path(a.tunableop).filename().string() +
+                     " (gemmtune shapes); row-major M N K precision layout per line, float read "
+                     "as fp32",
+                 "the record's GEMM FLOPs");
+}
+
+void run_trace(ShapesArgs const& a, AppContext& ctx) {
+  TraceShapes const t =
+      read_profiler_trace(read_input(a.torch_trace, "profiler trace"), a.torch_trace);
+  bool timed = false;
+  for (TracedGemm const& g : t.gemms) timed = timed || g.duration_us > 0;
+  std::vector<ModelShape> shapes;
+  for (TracedGemm const& g : t.gemms) {
+    double const weight = timed ? g.duration_us : g.problem.flops() * static_cast<double>(g.calls);
+    shapes.push_back({g.problem, {g.op}, g.calls, weight});
+  }
+  write_recorded(a, ctx, a.torch_trace, heaviest_first(shapes), t.skipped,
+                 "GEMMs of the PyTorch profiler trace " +
+                     std::filesystem::path(a.torch_trace).filename().string() +
+                     " (gemmtune shapes); row-major M N K precision layout per line",
+                 timed ? "the trace's GEMM time" : "the trace's GEMM FLOPs (no durations)");
 }
 
 void run_shapes(ShapesArgs const& a, AppContext& ctx) {
-  if (!a.hf_config.empty() && !a.tunableop.empty()) {
-    throw UsageError("--hf-config and --tunableop are two sources: give one");
+  int const sources = !a.hf_config.empty() + !a.tunableop.empty() + !a.torch_trace.empty();
+  if (sources > 1) {
+    throw UsageError("--hf-config, --tunableop and --torch-trace are separate sources: give one");
   }
   if (!a.tunableop.empty()) {
     run_tunableop(a, ctx);
     return;
   }
+  if (!a.torch_trace.empty()) {
+    run_trace(a, ctx);
+    return;
+  }
   if (a.hf_config.empty()) {
-    throw UsageError("give the model: --hf-config config.json (or --tunableop untuned.csv)");
+    throw UsageError("give the model: --hf-config config.json (or --tunableop untuned.csv, "
+                     "--torch-trace trace.json)");
   }
   Precision const precision = parse_precision(a.precision);
   Layout const layout = parse_layout(a.layout);
@@ -187,12 +217,15 @@ void run_shapes(ShapesArgs const& a, AppContext& ctx) {
 void setup_shapes(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<ShapesArgs>();
   CLI::App* sub = app.add_subcommand(
-      "shapes", "A shapes file of a model's GEMMs from its Hugging Face config.json or a TunableOp record");
+      "shapes", "A shapes file of a model's GEMMs from its Hugging Face config.json, a TunableOp record or a profiler trace");
   sub->add_option("--hf-config", a->hf_config, "The model's config.json (a decoder: Llama, "
                                                "Mistral, Qwen, Gemma, GPT-2, ...)");
   sub->add_option("--tunableop", a->tunableop,
                   "Instead: the GEMMs PyTorch's TunableOp recorded (tunableop_untuned*.csv or a "
                   "results file)");
+  sub->add_option("--torch-trace", a->torch_trace,
+                  "Instead: the GEMMs of a PyTorch profiler trace (Chrome-trace JSON, "
+                  "record_shapes=True)");
   sub->add_option("--tokens", a->tokens,
                   "Token counts M: a comma list of integers and sweeps A:B:pow2 or A:B:STEP")
       ->capture_default_str();

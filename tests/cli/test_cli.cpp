@@ -592,7 +592,21 @@ TEST(Cli, ShapesOfAModelFeedASearch) {
   CliRun both = run_cli({"shapes", "--tunableop", dir + "/untuned.csv", "--hf-config",
                          dir + "/config.json"});
   EXPECT_EQ(both.exit_code, 2);
-  EXPECT_NE(both.err.find("two sources"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("separate sources"), std::string::npos) << both.err;
+  // A profiler trace: a linear's addmm counted once, ordered by recorded time.
+  std::ofstream(dir + "/trace.json") << R"({"traceEvents": [
+    {"ph": "X", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 0, "dur": 90,
+     "args": {"Input Dims": [[2, 8, 1536], [8960, 1536]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+    {"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 80,
+     "args": {"Input Dims": [[16, 1536], [1536, 8960]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+    {"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 200, "dur": 20,
+     "args": {"Input Dims": [[64, 64], [64, 128]], "Input type": ["c10::Half", "c10::Half"]}}]})";
+  CliRun tr = run_cli({"shapes", "--torch-trace", dir + "/trace.json"});
+  ASSERT_EQ(tr.exit_code, 0) << tr.err;
+  EXPECT_NE(tr.out.find("\n16 8960 1536 bf16 NT  # aten::linear: 1 call per record, 80.0 % of "
+                        "the trace's GEMM time\n64 128 64 fp16 NN  # aten::mm"),
+            std::string::npos)
+      << tr.out;
   std::ofstream(dir + "/fp8.csv") << "ScaledGemmTunableOp_Float8_e4m3fn_BFloat16_TN,tn_64_64_64\n";
   CliRun none = run_cli({"shapes", "--tunableop", dir + "/fp8.csv"});
   EXPECT_EQ(none.exit_code, 1);
