@@ -1,6 +1,7 @@
 // `gemmtune shapes`: the shapes file of a model, from its Hugging Face config.json and a token
 // range, or from the GEMMs PyTorch ran (a TunableOp record, a profiler trace), heaviest first,
 // for `search --shapes-file`.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,7 +12,6 @@
 #include "cli/commands.hpp"
 #include "src/core/error.hpp"
 #include "src/core/file_output.hpp"
-#include "src/core/fixed_text.hpp"
 #include "tuner/shapes/model_shapes.hpp"
 #include "tuner/shapes/profiler_shapes.hpp"
 #include "tuner/shapes/tunableop_shapes.hpp"
@@ -19,8 +19,8 @@
 namespace gemmtune {
 namespace {
 
-/// A config.json is a few kB and a TunableOp record a few MB at most; anything this large is
-/// neither.
+/// A config.json is a few kB, a TunableOp record or a profiler trace a few MB; anything this
+/// large is none of them.
 constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{64} << 20;
 
 struct ShapesArgs {
@@ -55,7 +55,8 @@ std::string read_input(std::string const& path, char const* what) {
   return text.str();
 }
 
-/// Recorded GEMMs as shapes-file lines, heaviest first by `weight` (time or FLOPs × calls).
+/// Recorded GEMMs as shapes-file lines, heaviest first: each line's flop_share holds its weight
+/// (recorded time, or FLOPs × calls) on the way in and its share of the total on the way out.
 std::vector<ModelShape> heaviest_first(std::vector<ModelShape> shapes) {
   double total = 0.0;
   for (ModelShape const& s : shapes) total += s.flop_share;
