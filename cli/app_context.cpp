@@ -17,6 +17,7 @@
 #include "src/nvrtc/compile_pool.hpp"
 #include "src/nvrtc/compiler.hpp"
 #include "tuner/search/worker_evaluator.hpp"
+#include "tuner/shapes/shape_sweep.hpp"
 
 namespace gemmtune {
 
@@ -114,7 +115,7 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
   std::vector<Problem> out;
   // A shapes-file line may name its own precision and layout; align is the same for all.
   std::unordered_set<std::string> seen;
-  auto add = [&](std::string const& text, Precision line_precision, Layout line_layout) {
+  auto add_one = [&](std::string const& text, Precision line_precision, Layout line_layout) {
     Problem p = parse_shape(text, line_precision, line_layout);
     p.align = align;
     if (align != 0 && p.packed_alignment() < align) {
@@ -129,6 +130,10 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
       return;
     }
     out.push_back(p);
+  };
+  // A shape may sweep its dimensions (1:8192:pow2x4096x4096).
+  auto add = [&](std::string const& text, Precision line_precision, Layout line_layout) {
+    for (std::string const& one : expand_shape_sweep(text)) add_one(one, line_precision, line_layout);
   };
   for (auto const& s : shapes) add(s, precision, layout);
   if (!shapes_file.empty()) {

@@ -72,7 +72,8 @@ class AppContext {
   std::optional<DeviceReport> device_;
 };
 
-/// Shapes from --shape values and a --shapes-file (lines "M N K" or "MxNxK", '#' comments).
+/// Shapes from --shape values and a --shapes-file (lines "M N K" or "MxNxK", then optionally
+/// the line's precision and layout; '#' comments); a dimension may be a sweep A:B:pow2 or A:B:S.
 std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
                                       std::string const& shapes_file, Precision precision,
                                       Layout layout, int align);

@@ -498,6 +498,12 @@ TEST(Cli, NonFileCachesAndOddShapesFiles) {
               dir + "/cache.db");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 3) << r.out;
+  // A --shape sweeps its dimensions: M = 16, 32, 64.
+  r = run_cli({"--json", "search", "--shape", "16:64:pow2x64x64", "--precision", "fp16",
+               "--dry-run", "--family", "mma", "--max-configs", "1"},
+              dir + "/cache.db");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["families"][0]["compiled"], 3) << r.out;
   for (auto const& [text, expected] : std::vector<std::pair<std::string, std::string>>{
            {"64 64 64 fp17\n", "bad.txt:1: bad precision 'fp17'"},
            {"64 64 64\n64 64 64 bf16 NX\n", "bad.txt:2: bad layout 'NX'"},

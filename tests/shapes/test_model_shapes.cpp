@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/core/error.hpp"
+#include "tuner/shapes/shape_sweep.hpp"
 
 namespace gemmtune {
 namespace {
@@ -136,6 +137,22 @@ TEST(ModelShapes, TokenCountsAndSweeps) {
   for (char const* bad : {"", "0", "1,,2", "a", "1.5", "8:4:pow2", "1:8", "1:8:0", "1:8:x",
                           "1:2:3:4", "16777217", "-4"}) {
     EXPECT_THROW(parse_token_counts(bad), UsageError) << bad;
+  }
+}
+
+TEST(ModelShapes, ShapeSweepsExpandMSlowest) {
+  EXPECT_EQ(expand_shape_sweep("4096x4096x4096"), (std::vector<std::string>{"4096x4096x4096"}));
+  EXPECT_EQ(expand_shape_sweep("1:4:pow2x64x32:64:32"),
+            (std::vector<std::string>{"1x64x32", "1x64x64", "2x64x32", "2x64x64", "4x64x32",
+                                      "4x64x64"}));
+  EXPECT_EQ(expand_shape_sweep("1:2:pow2,7x8x8").size(), 3u);
+  EXPECT_THROW(expand_shape_sweep("1:4:pow2x64"), UsageError);
+  EXPECT_THROW(expand_shape_sweep("1:4096:1x1:2:1x1:2:1"), UsageError);  // 16384 problems
+  try {
+    expand_shape_sweep("1:4:powx8x8");
+    FAIL();
+  } catch (UsageError const& e) {
+    EXPECT_NE(std::string(e.what()).find("bad size '1:4:pow'"), std::string::npos) << e.what();
   }
 }
 

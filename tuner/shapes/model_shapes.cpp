@@ -2,14 +2,13 @@
 #include "tuner/shapes/model_shapes.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
 #include "src/core/fixed_text.hpp"
+#include "tuner/shapes/shape_sweep.hpp"
 
 namespace gemmtune {
 namespace {
@@ -71,16 +70,6 @@ std::int64_t divided(std::int64_t value, int by, std::string const& what) {
                 " (" + std::to_string(value) + ")");
   }
   return value / by;
-}
-
-std::int64_t parse_count(std::string_view text, std::string_view item) {
-  std::int64_t v = 0;
-  auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > kMaxDim) {
-    throw UsageError("bad token count '" + std::string(item) + "': expected integers from 1 to " +
-                     std::to_string(kMaxDim) + ", a sweep A:B:pow2 or A:B:STEP");
-  }
-  return v;
 }
 
 }  // namespace
@@ -189,36 +178,7 @@ std::vector<ModelGemm> decoder_gemms(DecoderDims const& d, ModelShapeOptions con
 }
 
 std::vector<std::int64_t> parse_token_counts(std::string_view text) {
-  std::set<std::int64_t> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t const comma = std::min(text.find(',', start), text.size());
-    std::string_view const item = text.substr(start, comma - start);
-    start = comma + 1;
-    if (item.empty()) throw UsageError("bad token counts '" + std::string(text) + "': an empty item");
-    std::size_t const c1 = item.find(':');
-    if (c1 == std::string_view::npos) {
-      out.insert(parse_count(item, item));
-      continue;
-    }
-    std::size_t const c2 = item.find(':', c1 + 1);
-    if (c2 == std::string_view::npos || item.find(':', c2 + 1) != std::string_view::npos) {
-      throw UsageError("bad token sweep '" + std::string(item) + "': expected A:B:pow2 or A:B:STEP");
-    }
-    std::int64_t const a = parse_count(item.substr(0, c1), item);
-    std::int64_t const b = parse_count(item.substr(c1 + 1, c2 - c1 - 1), item);
-    std::string_view const step = item.substr(c2 + 1);
-    if (b < a) {
-      throw UsageError("bad token sweep '" + std::string(item) + "': the end is below the start");
-    }
-    if (step == "pow2") {
-      for (std::int64_t v = a; v <= b; v *= 2) out.insert(v);
-    } else {
-      std::int64_t const s = parse_count(step, item);
-      for (std::int64_t v = a; v <= b; v += s) out.insert(v);
-    }
-  }
-  return {out.begin(), out.end()};
+  return parse_sizes(text, "token count");
 }
 
 std::vector<ModelShape> model_shapes(std::vector<ModelGemm> const& gemms,
