@@ -32,7 +32,8 @@ wait "$pid" 2>/dev/null || true
 before=$(count_trials)
 echo "killed the search (pid $pid) with SIGKILL after $before stored trials"
 
-"$G" --db "$db" --json "${args[@]}" > /tmp/resume.json
+# --again: the killed run may have finished the shape first; the check wants it searched.
+"$G" --db "$db" --json "${args[@]}" --again > /tmp/resume.json
 after=$(count_trials)
 python3 - "$before" "$after" /tmp/resume.json <<'PY'
 import json, sys

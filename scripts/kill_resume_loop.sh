@@ -34,7 +34,8 @@ for ((i = 1; i <= kills; i++)); do
   echo "kill $i: trials $before -> $after, integrity $check"
   [[ $check == ok ]] || { echo "FAIL: integrity check says $check"; exit 1; }
 done
-"$G" --db "$db" --json "${args[@]}" > /tmp/kill_loop_final.json
+# --again: a run the kills missed may have finished the shape; the check wants it searched.
+"$G" --db "$db" --json "${args[@]}" --again > /tmp/kill_loop_final.json
 python3 - "$db" /tmp/kill_loop_final.json "$lost" <<'PY'
 import json, sqlite3, sys
 con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)

@@ -87,6 +87,8 @@ TEST(SearchSession, TheSameBudgetedSearchTwiceRunsNothingNew) {
   SearchReport r = SearchSession(gpu, store, fake_compile(&compiles), "/tmp").run(o);
   // Finished by the first search under the same settings: answered from the cache.
   EXPECT_EQ(r.problems[0].finished_by, first.search_id);
+  EXPECT_EQ(r.problems[0].candidates, first.problems[0].candidates);
+  EXPECT_EQ(r.problems[0].pruned, first.problems[0].pruned);
   EXPECT_EQ(r.problems[0].evaluated, 0);
   EXPECT_EQ(r.problems[0].resumed, 0);
   EXPECT_EQ(compiles, 0);

@@ -267,7 +267,7 @@ SearchReport SearchSession::run(SearchOptions const& options) {
     if (!options.again) {
       if (std::optional<std::int64_t> const by =
               store_.finished_by(device_.gpu, problem, settings)) {
-        report.problems.push_back(finished_outcome(problem, *by));
+        report.problems.push_back(finished_outcome(problem, options, *by));
         if (progress_) progress_->problem_finished(report.problems.back());
         continue;
       }
@@ -326,11 +326,14 @@ std::string SearchSession::search_settings(SearchOptions const& options) const {
   return j.dump();
 }
 
-ProblemOutcome SearchSession::finished_outcome(Problem const& problem, std::int64_t by) {
+ProblemOutcome SearchSession::finished_outcome(Problem const& problem,
+                                               SearchOptions const& options, std::int64_t by) {
   ProblemOutcome o;
   o.problem = problem;
   o.finished_by = by;
   o.strategy = "finished";
+  o.candidates = static_cast<int>(
+      valid_candidates(options.families, problem, device_.limits, &o.pruned).size());
   // The newest verified trial of each config, as the store's best() ranks them.
   std::set<std::string> seen;
   std::vector<Trial> verified, own;

@@ -170,7 +170,8 @@ class SearchSession {
                               PhaseTimes& phases, std::int64_t search_id);
   /// A problem finished before by search `by` under the same settings, as the cache holds it:
   /// the pick and our best by the tie rule over its verified trials, the newest baseline.
-  ProblemOutcome finished_outcome(Problem const& problem, std::int64_t by);
+  ProblemOutcome finished_outcome(Problem const& problem, SearchOptions const& options,
+                                  std::int64_t by);
   /// Re-times the best few candidates of `problem` and cuBLAS with the full protocol, in
   /// alternating rounds, and stores the figures as new trials (they supersede the quick ones).
   /// The re-time's rounds as one evaluate() or baseline() request per entry and round, in
