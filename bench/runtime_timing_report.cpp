@@ -99,6 +99,18 @@ bool TimingRow::clean() const {
   return path == "tuned";
 }
 
+void TableAgreement::add(std::optional<double> ratio, std::string const& row) {
+  if (!ratio) return;
+  double const dev = std::abs(*ratio - 1.0);
+  if (rows == 0 || dev > worst_dev) {
+    worst_dev = dev;
+    worst_row = row;
+  }
+  ++rows;
+  // A hair of tolerance, so 3.000 % printed as 3.00 is counted as within.
+  if (dev <= 0.03 + 1e-9) ++within_3pct;
+}
+
 TimingSummary summarize(std::vector<TimingRow> const& rows) {
   TimingSummary s;
   s.rows = static_cast<int>(rows.size());
@@ -117,25 +129,10 @@ TimingSummary summarize(std::vector<TimingRow> const& rows) {
     s.worst_added_us = added.empty() ? extra : std::max(s.worst_added_us, extra);
     added.push_back(extra);
     cublas.push_back(r.host_us_cublas);
-    // Counts a ratio against the table into one of the two tallies.
-    auto tally = [&](std::optional<double> ratio, int& rows_counted, int& within, double& worst,
-                     std::string& worst_row) {
-      if (!ratio) return;
-      double const tdev = std::abs(*ratio - 1.0);
-      if (rows_counted == 0 || tdev > worst) {
-        worst = tdev;
-        worst_row = r.shape + " " + r.precision + " " + r.layout;
-      }
-      ++rows_counted;
-      // A hair of tolerance, so 3.000 % printed as 3.00 is counted as within.
-      if (tdev <= 0.03 + 1e-9) ++within;
-    };
-    tally(r.table_ratio(), s.table_rows, s.table_within_3pct, s.worst_table_dev,
-          s.worst_table_row);
-    tally(r.table_ratio_vs_cublas(), s.table_vs_cublas_rows, s.table_vs_cublas_within_3pct,
-          s.worst_table_vs_cublas_dev, s.worst_table_vs_cublas_row);
-    tally(r.table_ratio_at_clock(), s.table_at_clock_rows, s.table_at_clock_within_3pct,
-          s.worst_table_at_clock_dev, s.worst_table_at_clock_row);
+    std::string const row = r.shape + " " + r.precision + " " + r.layout;
+    s.table.add(r.table_ratio(), row);
+    s.table_vs_cublas.add(r.table_ratio_vs_cublas(), row);
+    s.table_at_clock.add(r.table_ratio_at_clock(), row);
   }
   s.clean_rows = static_cast<int>(devs.size());
   s.median_abs_dev = median(devs);
@@ -198,18 +195,18 @@ nlohmann::json to_json_report(std::vector<TimingRow> const& rows, TimingSummary 
                   {"median_host_us_added", summary.median_added_us},
                   {"worst_host_us_added", summary.worst_added_us},
                   {"median_host_us_cublas", summary.median_cublas_us},
-                  {"table_rows", summary.table_rows},
-                  {"table_within_3pct", summary.table_within_3pct},
-                  {"worst_abs_table_ratio_minus_1", summary.worst_table_dev},
-                  {"worst_table_row", summary.worst_table_row},
-                  {"table_vs_cublas_rows", summary.table_vs_cublas_rows},
-                  {"table_vs_cublas_within_3pct", summary.table_vs_cublas_within_3pct},
-                  {"worst_abs_table_ratio_vs_cublas_minus_1", summary.worst_table_vs_cublas_dev},
-                  {"worst_table_vs_cublas_row", summary.worst_table_vs_cublas_row},
-                  {"table_at_clock_rows", summary.table_at_clock_rows},
-                  {"table_at_clock_within_3pct", summary.table_at_clock_within_3pct},
-                  {"worst_abs_table_ratio_at_clock_minus_1", summary.worst_table_at_clock_dev},
-                  {"worst_table_at_clock_row", summary.worst_table_at_clock_row}};
+                  {"table_rows", summary.table.rows},
+                  {"table_within_3pct", summary.table.within_3pct},
+                  {"worst_abs_table_ratio_minus_1", summary.table.worst_dev},
+                  {"worst_table_row", summary.table.worst_row},
+                  {"table_vs_cublas_rows", summary.table_vs_cublas.rows},
+                  {"table_vs_cublas_within_3pct", summary.table_vs_cublas.within_3pct},
+                  {"worst_abs_table_ratio_vs_cublas_minus_1", summary.table_vs_cublas.worst_dev},
+                  {"worst_table_vs_cublas_row", summary.table_vs_cublas.worst_row},
+                  {"table_at_clock_rows", summary.table_at_clock.rows},
+                  {"table_at_clock_within_3pct", summary.table_at_clock.within_3pct},
+                  {"worst_abs_table_ratio_at_clock_minus_1", summary.table_at_clock.worst_dev},
+                  {"worst_table_at_clock_row", summary.table_at_clock.worst_row}};
   return j;
 }
 
@@ -257,27 +254,22 @@ std::string to_markdown(std::vector<TimingRow> const& rows, TimingSummary const&
           "queueing the same launches directly: median " + fixed(summary.median_added_us, 2) +
           " µs, worst " + fixed(summary.worst_added_us, 2) + " µs; a cuBLAS call of the same " +
           "problem takes a median " + fixed(summary.median_cublas_us, 2) + " µs the same way.\n";
-    if (summary.table_rows > 0) {
-      md += "Runtime against the table's figure: " + std::to_string(summary.table_within_3pct) +
-            " of " + std::to_string(summary.table_rows) + " within 3 %, worst |runtime/table − 1| = " +
-            fixed(100.0 * summary.worst_table_dev, 2) + " % (" + summary.worst_table_row + ").\n";
-    }
-    if (summary.table_vs_cublas_rows > 0) {
-      md += "The same with each side divided by the cuBLAS call timed beside it (the board's "
-            "state taken out): " +
-            std::to_string(summary.table_vs_cublas_within_3pct) + " of " +
-            std::to_string(summary.table_vs_cublas_rows) + " within 3 %, worst " +
-            fixed(100.0 * summary.worst_table_vs_cublas_dev, 2) + " % (" +
-            summary.worst_table_vs_cublas_row + ").\n";
-    }
-    if (summary.table_at_clock_rows > 0) {
-      md += "The same with the runtime's figure scaled to the SM clock the table's figure ran at "
-            "(time × clock now / clock then): " +
-            std::to_string(summary.table_at_clock_within_3pct) + " of " +
-            std::to_string(summary.table_at_clock_rows) + " within 3 %, worst " +
-            fixed(100.0 * summary.worst_table_at_clock_dev, 2) + " % (" +
-            summary.worst_table_at_clock_row + ").\n";
-    }
+    // One line per agreement: what it compares, then "N of M within 3 %, worst X % (row)".
+    auto line = [&md](TableAgreement const& a, std::string const& what, std::string const& worst) {
+      if (a.rows == 0) return;
+      md += what + std::to_string(a.within_3pct) + " of " + std::to_string(a.rows) +
+            " within 3 %, worst " + worst + fixed(100.0 * a.worst_dev, 2) + " % (" + a.worst_row +
+            ").\n";
+    };
+    line(summary.table, "Runtime against the table's figure: ", "|runtime/table − 1| = ");
+    line(summary.table_vs_cublas,
+         "The same with each side divided by the cuBLAS call timed beside it (the board's state "
+         "taken out): ",
+         "");
+    line(summary.table_at_clock,
+         "The same with the runtime's figure scaled to the SM clock the table's figure ran at "
+         "(time × clock now / clock then): ",
+         "");
   }
   return md;
 }

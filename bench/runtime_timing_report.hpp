@@ -68,6 +68,16 @@ struct TimingRow {
   bool clean() const;
 };
 
+/// How one ratio against the table came out over the rows that have it.
+struct TableAgreement {
+  int rows = 0;
+  int within_3pct = 0;      ///< |ratio − 1| ≤ 3 %
+  double worst_dev = 0.0;   ///< largest |ratio − 1|
+  std::string worst_row;    ///< "shape precision layout" of that row
+  /// Counts one row's ratio (nothing when absent).
+  void add(std::optional<double> ratio, std::string const& row);
+};
+
 /// Over the clean rows: median and worst |ratio − 1|.
 struct TimingSummary {
   int rows = 0;
@@ -82,20 +92,11 @@ struct TimingSummary {
   double worst_added_us = 0.0;
   double median_cublas_us = 0.0;  ///< of host_us_cublas over clean rows
   /// Runtime against the table's figure, over the clean rows with a table figure.
-  int table_rows = 0;
-  int table_within_3pct = 0;      ///< |runtime/table − 1| ≤ 3 %
-  double worst_table_dev = 0.0;   ///< largest |runtime/table − 1|
-  std::string worst_table_row;
+  TableAgreement table;
   /// The same, for table_ratio_vs_cublas().
-  int table_vs_cublas_rows = 0;
-  int table_vs_cublas_within_3pct = 0;
-  double worst_table_vs_cublas_dev = 0.0;
-  std::string worst_table_vs_cublas_row;
+  TableAgreement table_vs_cublas;
   /// The same, for table_ratio_at_clock().
-  int table_at_clock_rows = 0;
-  int table_at_clock_within_3pct = 0;
-  double worst_table_at_clock_dev = 0.0;
-  std::string worst_table_at_clock_row;
+  TableAgreement table_at_clock;
 };
 
 TimingSummary summarize(std::vector<TimingRow> const& rows);

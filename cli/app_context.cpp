@@ -124,11 +124,7 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
                        std::to_string(p.packed_alignment()) + ")");
     }
     // A problem given twice is tuned once.
-    if (!seen.insert(p.shape() + " " + std::string(to_string(p.precision)) + " " +
-                     std::string(to_string(p.layout)))
-             .second) {
-      return;
-    }
+    if (!seen.insert(p.describe()).second) return;
     out.push_back(p);
   };
   // A shape may sweep its dimensions (1:8192:pow2x4096x4096).

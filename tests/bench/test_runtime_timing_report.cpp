@@ -166,10 +166,10 @@ TEST(RuntimeTimingReport, SummaryCountsEntriesWithin3PercentOfTheTable) {
   rows[2].table_ms = 1.0;   // 0.950: outside
   rows[4].table_ms = 1.0;   // not clean: not counted
   TimingSummary const s = summarize(rows);  // d has no table figure
-  EXPECT_EQ(s.table_rows, 3);
-  EXPECT_EQ(s.table_within_3pct, 2);
-  EXPECT_NEAR(s.worst_table_dev, 0.05, 1e-12);
-  EXPECT_EQ(s.worst_table_row, "c fp16 NT");
+  EXPECT_EQ(s.table.rows, 3);
+  EXPECT_EQ(s.table.within_3pct, 2);
+  EXPECT_NEAR(s.table.worst_dev, 0.05, 1e-12);
+  EXPECT_EQ(s.table.worst_row, "c fp16 NT");
   EXPECT_FALSE(rows[3].table_ratio());
   std::string const md = to_markdown(rows, s, "");
   EXPECT_NE(md.find("Runtime against the table's figure: 2 of 3 within 3 %, worst "
@@ -190,14 +190,14 @@ TEST(RuntimeTimingReport, TheTableComparedWithCublasTakenOutOfBothSides) {
   }
   rows[2].cublas_ms.clear();  // cuBLAS not timed: no such figure
   TimingSummary const s = summarize(rows);
-  EXPECT_EQ(s.table_within_3pct, 1);  // c only
+  EXPECT_EQ(s.table.within_3pct, 1);  // c only
   ASSERT_TRUE(rows[0].table_ratio_vs_cublas());
   EXPECT_NEAR(*rows[0].table_ratio_vs_cublas(), 1.0, 1e-12);
   EXPECT_NEAR(*rows[1].table_ratio_vs_cublas(), 1.15 / 1.08, 1e-12);
   EXPECT_FALSE(rows[2].table_ratio_vs_cublas());
-  EXPECT_EQ(s.table_vs_cublas_rows, 2);
-  EXPECT_EQ(s.table_vs_cublas_within_3pct, 1);
-  EXPECT_EQ(s.worst_table_vs_cublas_row, "b fp16 NT");
+  EXPECT_EQ(s.table_vs_cublas.rows, 2);
+  EXPECT_EQ(s.table_vs_cublas.within_3pct, 1);
+  EXPECT_EQ(s.table_vs_cublas.worst_row, "b fp16 NT");
   std::string const md = to_markdown(rows, s, "");
   EXPECT_NE(md.find("| 2.0000, 2.1600 | 1.0000 |"), std::string::npos) << md;
   EXPECT_NE(md.find("(the board's state taken out): 1 of 2 within 3 %"), std::string::npos) << md;
@@ -250,9 +250,9 @@ TEST(RuntimeTimingReport, TheTableComparedAtTheClockItsFigureRanAt) {
   EXPECT_FALSE(rows[1].table_ratio_at_clock());
   rows[1].round_board = {slow};
   TimingSummary const s = summarize(rows);
-  EXPECT_EQ(s.table_at_clock_rows, 2);
-  EXPECT_EQ(s.table_at_clock_within_3pct, 1);
-  EXPECT_EQ(s.worst_table_at_clock_row, "b fp16 NT");
+  EXPECT_EQ(s.table_at_clock.rows, 2);
+  EXPECT_EQ(s.table_at_clock.within_3pct, 1);
+  EXPECT_EQ(s.table_at_clock.worst_row, "b fp16 NT");
   std::string const md = to_markdown(rows, s, "");
   EXPECT_NE(md.find("| 1350, 60–60 | 1500, 55 | 0.9900 | tuned |"), std::string::npos) << md;
   EXPECT_NE(md.find("ran at (time × clock now / clock then): 1 of 2 within 3 %"),

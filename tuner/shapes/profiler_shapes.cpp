@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -83,26 +84,23 @@ TraceShapes read_profiler_trace(std::string_view json_text, std::string_view sou
     gemm_events.push_back(ev);
   }
   for (auto& [thread, spans] : linears) std::sort(spans.begin(), spans.end());
-  // The enclosing linear of an event on its thread, if any.
-  auto inside_linear = [&](Event const& ev) {
+  using Span = std::pair<double, double>;
+  // The linear that encloses an event on its thread (the event's own span excluded), if any.
+  auto enclosing_linear = [&](Event const& ev) -> std::optional<Span> {
     auto it = linears.find(ev.thread);
-    if (it == linears.end()) return false;
-    for (auto const& [start, end] : it->second) {
-      if (start > ev.ts) break;
-      if (start <= ev.ts && ev.ts + ev.dur <= end && !(start == ev.ts && end == ev.ts + ev.dur)) {
-        return true;
-      }
+    if (it == linears.end()) return std::nullopt;
+    Span const own{ev.ts, ev.ts + ev.dur};
+    for (Span const& span : it->second) {
+      if (span.first > ev.ts) break;
+      if (span.second >= own.second && span != own) return span;
     }
-    return false;
+    return std::nullopt;
   };
   // The linears with an mm or addmm inside: their child is the GEMM that ran.
-  std::map<std::string, std::vector<std::pair<double, double>>> parents;
+  std::set<std::pair<std::string, Span>> parents;
   for (Event const& ev : gemm_events) {
-    if ((ev.name == "aten::mm" || ev.name == "aten::addmm") && inside_linear(ev)) {
-      for (auto const& span : linears[ev.thread]) {
-        if (span.first <= ev.ts && ev.ts + ev.dur <= span.second) parents[ev.thread].push_back(span);
-      }
-    }
+    if (ev.name != "aten::mm" && ev.name != "aten::addmm") continue;
+    if (std::optional<Span> const span = enclosing_linear(ev)) parents.emplace(ev.thread, *span);
   }
 
   TraceShapes out;
@@ -118,12 +116,9 @@ TraceShapes read_profiler_trace(std::string_view json_text, std::string_view sou
       skip(ev.name + " (batched)");
       continue;
     }
-    if (ev.name == "aten::linear") {
-      auto const p = parents.find(ev.thread);
-      if (p != parents.end() && std::find(p->second.begin(), p->second.end(),
-                                          std::make_pair(ev.ts, ev.ts + ev.dur)) != p->second.end()) {
-        continue;  // its mm or addmm is counted
-      }
+    if (ev.name == "aten::linear" &&
+        parents.count({ev.thread, Span{ev.ts, ev.ts + ev.dur}}) > 0) {
+      continue;  // its mm or addmm is counted
     }
     Json const* dims = nullptr;
     Json const* types = nullptr;
@@ -189,14 +184,13 @@ TraceShapes read_profiler_trace(std::string_view json_text, std::string_view sou
       p.n = w[1];
       std::optional<bool> const ta = transposed(strides, a);
       std::optional<bool> const tb = transposed(strides, a + 1);
-      bool const in_linear = inside_linear(ev);
+      bool const in_linear = enclosing_linear(ev).has_value();
       bool const t_a = ta.value_or(false);
       bool const t_b = tb.value_or(in_linear);
       p.layout = t_a ? (t_b ? Layout::kTT : Layout::kTN) : (t_b ? Layout::kNT : Layout::kNN);
       if (in_linear) op = "aten::linear";
     }
-    std::string const key = p.shape() + " " + std::string(to_string(p.precision)) + " " +
-                            std::string(to_string(p.layout));
+    std::string const key = p.describe();
     auto const [it, fresh] = index.try_emplace(key, out.gemms.size());
     if (fresh) out.gemms.push_back({p, 0, 0.0, op});
     ++out.gemms[it->second].calls;

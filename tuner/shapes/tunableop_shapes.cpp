@@ -98,8 +98,7 @@ TunableOpShapes read_tunableop_csv(std::string_view text, std::string_view sourc
     std::string layout{static_cast<char>(std::toupper(static_cast<unsigned char>(trans[1]))),
                        static_cast<char>(std::toupper(static_cast<unsigned char>(trans[0])))};
     problem.layout = parse_layout(layout);
-    std::string const key = problem.shape() + " " + std::string(to_string(problem.precision)) +
-                            " " + std::string(to_string(problem.layout));
+    std::string const key = problem.describe();
     auto const [it, fresh] = index.try_emplace(key, out.gemms.size());
     if (fresh) out.gemms.push_back({problem, 0, std::string(op)});
     ++out.gemms[it->second].calls;
