@@ -1,4 +1,11 @@
-"""Turns `gemmtune --json search` output into the benchmark record: JSON and a Markdown table."""
+"""Turns `gemmtune --json search` output into the benchmark record: JSON and a Markdown table.
+
+   summarize.py SEARCH_JSON[,SEARCH_JSON...] DEVICE_JSON WALL_S OUT_JSON OUT_MD ARGS
+
+Several search records (comma-joined) are one suite run over several calls: each problem's
+record is taken from the last file that holds it. A vendor figure whose tolerance pass failed
+(`cublas_verdict` / `cublaslt_verdict` of the record) is shown, marked, and left out of "the
+best vendor": a pick need not match a result it would be wrong to ship."""
 import json
 import math
 import sys
@@ -11,11 +18,19 @@ ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
 
 
 def main():
-    search_path, device_path, wall_s, out_json, out_md, args = sys.argv[1:7]
-    search = json.load(open(search_path))
+    search_paths, device_path, wall_s, out_json, out_md, args = sys.argv[1:7]
+    searches = [json.load(open(path)) for path in search_paths.split(",")]
+    search = searches[-1]
+    problems = {}
+    for one in searches:
+        for p in one["problems"]:
+            pr = p["problem"]
+            key = (pr["m"], pr["n"], pr["k"], pr["precision"], pr["layout"], pr.get("align"))
+            problems.pop(key, None)  # the later record, in the later run's order
+            problems[key] = p
     device = json.load(open(device_path))
     rows = []
-    for p in search["problems"]:
+    for p in problems.values():
         prob = p["problem"]
         m, n, k = prob["m"], prob["n"], prob["k"]
         e = ELEMENT_BYTES[prob["precision"]]
@@ -25,6 +40,13 @@ def main():
                "dispositions": p["dispositions"]}
         if p.get("retime_note"):
             row["retime_note"] = p["retime_note"]
+        # Records before verdicts were written hold only verified vendor figures' ratios.
+        wrong = {name for name in ("cublas", "cublaslt")
+                 if p.get(f"{name}_verdict") not in (None, "ok", "skipped")}
+        if wrong:
+            row["vendor_wrong"] = sorted(wrong)
+        vendors = [v for name, v in (("cublas", p["cublas_ms"]), ("cublaslt", p["cublaslt_ms"]))
+                   if v and v > 0 and name not in wrong]
         b = p.get("best")
         if b:
             t = b["time_ms"]
@@ -35,7 +57,6 @@ def main():
                         "gbps": gbps, "pct_copy": 100 * gbps / (COPY_TBPS * 1000),
                         "memory_bound": m <= 64,
                         "ratio_cublas": b["ratio_cublas"], "ratio_cublaslt": b["ratio_cublaslt"]})
-            vendors = [v for v in (p["cublas_ms"], p["cublaslt_ms"]) if v and v > 0]
             if vendors:
                 row["ratio_best_vendor"] = min(vendors) / t
             if b.get("spread"):
@@ -47,7 +68,6 @@ def main():
             row["own_kernel"] = own["kernel"]
             row["own_ratio_cublas"] = own["ratio_cublas"]
             row["own_ratio_cublaslt"] = own["ratio_cublaslt"]
-            vendors = [v for v in (p["cublas_ms"], p["cublaslt_ms"]) if v and v > 0]
             if vendors:
                 row["own_ratio_best_vendor"] = min(vendors) / own["time_ms"]
         rows.append(row)
@@ -98,8 +118,11 @@ def main():
                    else f"{r['pct_peak']:.0f}% of {r['precision']} peak")
             spread = (f"{r['spread_pct'][0]:+.1f}/{r['spread_pct'][1]:+.1f}% "
                       f"({r['spread_rounds']})" if r.get("spread_pct") else "-")
+            mark = {name: " ✗" if name in r.get("vendor_wrong", ()) else ""
+                    for name in ("cublas", "cublaslt")}
             md.write(f"| {r['shape']} | `{r['kernel']}` | {r['tflops']:.2f} | {eff} | "
-                     f"{r['ratio_cublas']:.3f} | {r['ratio_cublaslt']:.3f} | "
+                     f"{r['ratio_cublas']:.3f}{mark['cublas']} | "
+                     f"{r['ratio_cublaslt']:.3f}{mark['cublaslt']} | "
                      f"{fmt(r.get('ratio_best_vendor'))} | {spread} | "
                      f"{fmt(r.get('own_ratio_cublas'))} | {fmt(r.get('own_ratio_best_vendor'))} | "
                      f"{r['tuning_s']:.0f} |\n")
@@ -109,6 +132,12 @@ def main():
                      f"kernels: {fmt(own_geo)} vs cuBLAS, {fmt(own_geo_best)} vs the best of the "
                      f"two. Picks at or above 0.99× the best vendor figure: {never_lose} of "
                      f"{len(picks)}.\n")
+        wrong = [r for r in rows if r.get("vendor_wrong")]
+        if wrong:
+            md.write(f"\n✗: a vendor figure that failed the tolerance pass ({len(wrong)} of "
+                     f"{len(rows)} shapes: "
+                     + ", ".join(f"{r['shape']} ({' and '.join(r['vendor_wrong'])})" for r in wrong)
+                     + "); it is shown but left out of the best vendor figure.\n")
         notes = [r for r in rows if r.get("retime_note")]
         if notes:
             md.write("\nWhere the re-time left quick figures standing:\n\n")

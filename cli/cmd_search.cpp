@@ -182,6 +182,16 @@ void print_report(SearchReport const& r, bool json) {
         return f;
       };
       pj["cublaslt_kernel"] = p.baseline.cublaslt_kernel;
+      // A vendor figure that failed the tolerance pass is no competitor a pick must match; its
+      // verdict goes with the figure so a summary can tell.
+      pj["cublas_verdict"] = to_string(p.baseline.cublas_verdict);
+      pj["cublaslt_verdict"] = to_string(p.baseline.cublaslt_verdict);
+      if (!p.baseline.cublaslt_rejected.empty()) {
+        nlohmann::json& rejected = pj["cublaslt_rejected"] = nlohmann::json::array();
+        for (VendorRejection const& x : p.baseline.cublaslt_rejected) {
+          rejected.push_back({{"kernel", x.kernel}, {"err_ratio", x.err_ratio}});
+        }
+      }
       pj["vendor_trials"] = p.vendor_trials;
       pj["best"] = figure(p.best);
       pj["best_own"] = figure(p.best_own);

@@ -212,6 +212,12 @@ void to_json(json& j, BaselineResult const& v) {
     j["cublaslt_err_ratio"] = v.cublaslt_err_ratio;
     j["verdict_reason"] = v.verdict_reason;
   }
+  if (!v.cublaslt_rejected.empty()) {
+    json& rejected = j["cublaslt_rejected"] = json::array();
+    for (VendorRejection const& r : v.cublaslt_rejected) {
+      rejected.push_back({{"kernel", r.kernel}, {"err_ratio", r.err_ratio}, {"reason", r.reason}});
+    }
+  }
   if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
   if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
@@ -236,6 +242,14 @@ void from_json(json const& j, BaselineResult& v) {
   v.cublas_err_ratio = j.value("cublas_err_ratio", 0.0);
   v.cublaslt_err_ratio = j.value("cublaslt_err_ratio", 0.0);
   v.verdict_reason = j.value("verdict_reason", std::string());
+  v.cublaslt_rejected.clear();
+  if (auto const it = j.find("cublaslt_rejected"); it != j.end()) {
+    for (json const& r : *it) {
+      v.cublaslt_rejected.push_back({r.at("kernel").get<std::string>(),
+                                     r.at("err_ratio").get<double>(),
+                                     r.at("reason").get<std::string>()});
+    }
+  }
   v.cublas_power = {};
   v.cublaslt_power = {};
   if (auto const it = j.find("cublas_power"); it != j.end()) it->get_to(v.cublas_power);

@@ -102,6 +102,14 @@ struct BaselineJob {
   bool verify = false;
 };
 
+/// A cuBLASLt algorithm a verified baseline passed over: faster in the short timings than the
+/// one it names, but wrong by the tolerance pass.
+struct VendorRejection {
+  std::string kernel;  ///< canonical cublaslt id
+  double err_ratio = 0.0;
+  std::string reason;
+};
+
 struct BaselineResult {
   bool ok = false;
   std::string reason;
@@ -121,6 +129,9 @@ struct BaselineResult {
   double cublas_err_ratio = 0.0;
   double cublaslt_err_ratio = 0.0;
   std::string verdict_reason;
+  /// Faster cuBLASLt algorithms that failed the tolerance pass before cublaslt_kernel passed
+  /// it (or, when none passed, before the last one tried), fastest first.
+  std::vector<VendorRejection> cublaslt_rejected;
   double cublas_min_ms = 0.0, cublas_max_ms = 0.0;      ///< fastest and slowest repeat
   double cublaslt_min_ms = 0.0, cublaslt_max_ms = 0.0;  ///< of the winning algorithm
   double cublas_host_us = 0.0;    ///< host time of one cublasGemmEx call, apart from the GPU

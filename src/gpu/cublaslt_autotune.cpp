@@ -135,6 +135,16 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
         if (h.state != CUBLAS_STATUS_SUCCESS || !lt_read_algo(h.algo, compute, c)) continue;
         ranked.push_back(c);
         add(c);
+        // The heuristic often ranks split-K summed in place in the output type first; in bf16
+        // and fp16 at large K those partial sums fail the tolerance pass, so the same algorithm
+        // with FP32 partial sums is timed beside it.
+        if (c.split_k > 1 && c.reduction != CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE &&
+            (capability<std::uint32_t>(h.algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK) &
+             CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE) != 0) {
+          LtAlgoConfig v = c;
+          v.reduction = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+          add(v);
+        }
       }
     }
   }
@@ -155,7 +165,7 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
         if (split == base.split_k || split > p.k / 16) continue;
         LtAlgoConfig v = base;
         v.split_k = split;
-        v.reduction = split == 1 ? CUBLASLT_REDUCTION_SCHEME_NONE : scheme;
+        v.reduction = split == 1 ? std::int64_t{CUBLASLT_REDUCTION_SCHEME_NONE} : scheme;
         add(v);
       }
     }
@@ -277,7 +287,7 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
     }
     std::vector<Candidate> const candidates = enumerate(p, d, compute);
     out.algos_checked = static_cast<int>(candidates.size());
-    std::vector<std::pair<double, std::size_t>> ranked;  // short figure, candidate
+    std::vector<LtRankedAlgo> ranked;
     out.algo_index = -1;
     out.algos_tried = 0;
     auto const start = std::chrono::steady_clock::now();
@@ -309,22 +319,19 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
         continue;
       }
       ++out.algos_tried;
-      ranked.emplace_back(t.median_ms, i);
+      ranked.push_back({cand.config, static_cast<int>(i), t.median_ms});
     }
     if (ranked.empty()) continue;
     // Fastest first; equal figures in the heuristic's order.
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](auto const& a, auto const& b) { return a.first < b.first; });
-    auto const index = static_cast<int>(ranked.front().second);
+    std::stable_sort(ranked.begin(), ranked.end(), [](LtRankedAlgo const& a, LtRankedAlgo const& b) {
+      return a.short_ms < b.short_ms;
+    });
     int const tried = out.algos_tried, checked = out.algos_checked;
-    out = time_one(p, candidates[static_cast<std::size_t>(index)].config, pool, spec, sensors);
-    out.algo_index = index;
+    out = time_one(p, ranked.front().config, pool, spec, sensors);
+    out.algo_index = ranked.front().index;
     out.algos_tried = tried;
     out.algos_checked = checked;
-    for (std::size_t r = 1; r < ranked.size() && r <= static_cast<std::size_t>(kLtRunnersUp);
-         ++r) {
-      out.runners_up.push_back(candidates[ranked[r].second].config);
-    }
+    out.ranked = std::move(ranked);
     if (out.ok && compute == 1) {
       out.reason = "cuBLASLt ran no pedantic FP32 algorithm; used CUBLAS_COMPUTE_32F (no TF32)";
     }

@@ -1,5 +1,6 @@
 // cuBLASLt's algorithms for one problem as candidates (DESIGN.md §6): the heuristic's top
-// results plus a bounded set of one-knob variations of the best of them (split-K, CTA swizzling)
+// results (each split-K one also with its partial sums reduced in the compute type, where it
+// offers that), plus a bounded set of one-knob variations of the best of them (split-K, CTA swizzling)
 // and of the other algorithm ids cublasLtMatmulAlgoGetIds lists, each rebuilt from its canonical
 // config and kept only when cublasLtMatmulAlgoCheck accepts it. All are timed with a short
 // protocol and the winner with the full one; or one given algorithm is prepared and timed.
@@ -31,20 +32,31 @@ inline constexpr int kLtMaxCandidates = 48;
 /// Wall time the short timings of one problem's candidates may take before the rest are
 /// passed over (each is a few ms on small problems, 100 ms and more at 8192³ in fp32).
 inline constexpr double kLtTimingCapMs = 1500.0;
-/// Algorithms after the fastest of the short protocol that a result names, fastest first: the
-/// short figures of algorithms a few per cent apart swap places from run to run, so a final
+/// Algorithms after the chosen one of the short protocol that a baseline names, fastest first:
+/// the short figures of algorithms a few per cent apart swap places from run to run, so a final
 /// re-time times these beside the winner rather than trusting the short ranking.
 inline constexpr int kLtRunnersUp = 2;
+/// Algorithms after the fastest that a verified baseline tries, in short-timing order, when the
+/// faster ones fail the tolerance pass (split-K summed in place in bf16 fails it at large K).
+inline constexpr int kLtVerifyFallbacks = 6;
 /// Workspace offered to cuBLASLt's algorithms.
 inline constexpr std::size_t kLtWorkspaceBytes = std::size_t{64} << 20;
+
+/// One candidate that ran in the short protocol.
+struct LtRankedAlgo {
+  LtAlgoConfig config;
+  int index = -1;         ///< 0-based position among the candidates (heuristic results first)
+  double short_ms = 0.0;  ///< its short-protocol median
+};
 
 struct LtAutotuneResult {
   bool ok = false;
   std::string reason;     ///< why not ok; or a note (compute-type fallback) when ok
   TimingResult timing;    ///< full protocol, of the winner
   LtAlgoConfig winner;    ///< the winning algorithm's whole configuration
-  /// The next fastest candidates of the short protocol (at most kLtRunnersUp), fastest first.
-  std::vector<LtAlgoConfig> runners_up;
+  /// Every candidate that ran in the short protocol, fastest first (the winner first), so a
+  /// caller whose check rejects the winner can take the next.
+  std::vector<LtRankedAlgo> ranked;
   int algo_index = -1;    ///< 0-based position of the winner among the candidates (heuristic first)
   int algos_tried = 0;    ///< candidates that ran in the short protocol
   int algos_checked = 0;  ///< candidates cuBLASLt accepted (cublasLtMatmulAlgoCheck)

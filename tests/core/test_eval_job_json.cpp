@@ -97,6 +97,22 @@ TEST(EvalJobJson, SensorFiguresTravelOnlyWhenRead) {
   EXPECT_ANY_THROW(bj.get<BaselineResult>());
 }
 
+TEST(EvalJobJson, BaselineKeepsTheCublasLtAlgorithmsItPassedOver) {
+  BaselineResult b;
+  b.ok = true;
+  EXPECT_FALSE(nlohmann::json(b).contains("cublaslt_rejected"));
+  b.cublaslt_rejected = {{"cublaslt:ALGO=24,SPLITK=4,RED=1", 2.68, "max error 2.68x the bound"},
+                         {"cublaslt:ALGO=24,SPLITK=3,RED=1", 1.5, "max error 1.5x the bound"}};
+  nlohmann::json bj = b;
+  BaselineResult const back = bj.get<BaselineResult>();
+  ASSERT_EQ(back.cublaslt_rejected.size(), 2u);
+  EXPECT_EQ(back.cublaslt_rejected[0].kernel, "cublaslt:ALGO=24,SPLITK=4,RED=1");
+  EXPECT_DOUBLE_EQ(back.cublaslt_rejected[1].err_ratio, 1.5);
+  EXPECT_EQ(back.cublaslt_rejected[0].reason, "max error 2.68x the bound");
+  bj["cublaslt_rejected"][0].erase("kernel");
+  EXPECT_ANY_THROW(bj.get<BaselineResult>());
+}
+
 TEST(EvalJobJson, RejectsUnknownTensorMapOperand) {
   EvalJob job;
   job.problem = parse_shape("8x8x8", Precision::kFP16, Layout::kNN).resolved();

@@ -253,6 +253,30 @@ TEST_F(GpuSessionTest, CublasBaselineEveryPrecisionAndLayout) {
 }
 
 
+// A verified baseline names a cuBLASLt algorithm that passes the tolerance pass where one exists:
+// on a bf16 problem with a long K and unaligned rows, cuBLASLt's fastest algorithms sum split-K
+// partials in place in bf16 and fail it; the baseline passes over them, keeps each with its
+// error, and names the next that passes.
+TEST_F(GpuSessionTest, VerifiedBaselineNamesAPassingCublasLtAlgorithm) {
+  BaselineJob job;
+  job.problem = problem(1537, 4097, 14336, Precision::kBF16, Layout::kNN);
+  job.timing = quick_timing();
+  job.verify = true;
+  BaselineResult const r = session_->baseline(job);
+  ASSERT_TRUE(r.ok) << r.reason;
+  EXPECT_EQ(r.cublaslt_verdict, Disposition::kOk) << r.verdict_reason;
+  EXPECT_LT(r.cublaslt_err_ratio, 1.0);
+  EXPECT_GT(r.cublaslt_ms, 0.0);
+  for (VendorRejection const& x : r.cublaslt_rejected) {
+    SCOPED_TRACE(x.kernel);
+    EXPECT_NE(x.kernel, r.cublaslt_kernel);
+    EXPECT_GT(x.err_ratio, 1.0);
+    EXPECT_FALSE(x.reason.empty());
+    EXPECT_EQ(vendor_reject_reason(parse_kernel_id(x.kernel)), "");
+  }
+  for (std::string const& id : r.cublaslt_runners_up) EXPECT_NE(id, r.cublaslt_kernel);
+}
+
 // The vendor as a candidate: a verified baseline names the algorithm it chose by its canonical
 // id; that id times again as the rounds of a re-time do, and evaluates as a candidate (verify,
 // time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.

@@ -190,11 +190,22 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
     KernelConfig config;
     Disposition verdict;
     double err_ratio, ms, lo, hi;
+    std::string reason;  ///< when wrong
+    bool once = false;   ///< recorded only where not stored yet, however often reported
   };
   std::vector<Figure> figures;
   if (base.cublas_ms > 0) {
     figures.push_back({cublas_default(), verdicts.cublas_verdict, verdicts.cublas_err_ratio,
-                       base.cublas_ms, base.cublas_min_ms, base.cublas_max_ms});
+                       base.cublas_ms, base.cublas_min_ms, base.cublas_max_ms,
+                       verdicts.verdict_reason, false});
+  }
+  // The faster cuBLASLt algorithms the baseline passed over are failed candidates, kept like
+  // any other (a wrong result is a finding, not noise).
+  for (VendorRejection const& r : verdicts.cublaslt_rejected) {
+    if (std::optional<LtAlgoConfig> const lt = parse_lt_algo(r.kernel)) {
+      figures.push_back({to_kernel_config(*lt), Disposition::kWrongResult, r.err_ratio, 0.0, 0.0,
+                         0.0, "cuBLASLt: " + r.reason, true});
+    }
   }
   if (base.cublaslt_ms > 0 && !base.cublaslt_kernel.empty()) {
     // The worker names the algorithm; an id that does not parse or validate is reported and
@@ -202,7 +213,7 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
     if (std::optional<LtAlgoConfig> const lt = parse_lt_algo(base.cublaslt_kernel)) {
       figures.push_back({to_kernel_config(*lt), verdicts.cublaslt_verdict,
                          verdicts.cublaslt_err_ratio, base.cublaslt_ms, base.cublaslt_min_ms,
-                         base.cublaslt_max_ms});
+                         base.cublaslt_max_ms, verdicts.verdict_reason, false});
     } else if (progress_) {
       progress_->message("cuBLASLt algorithm '" + base.cublaslt_kernel + "' of " +
                          problem.describe() + " is not a valid cublaslt id; not a candidate");
@@ -213,7 +224,7 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
   for (Figure const& f : figures) {
     // Only a verified call is a candidate; one never checked is a baseline figure only.
     if (f.verdict == Disposition::kSkipped) continue;
-    if (only_new && store_.find_trial(device_.gpu, problem, f.config, prov)) continue;
+    if ((only_new || f.once) && store_.find_trial(device_.gpu, problem, f.config, prov)) continue;
     Trial t;
     t.search_id = search_id;
     t.gpu = device_.gpu;
@@ -235,7 +246,7 @@ std::vector<Trial> SearchSession::record_vendor_trials(Problem const& problem,
                                    " rounds interleaved with the top candidates"
                              : "vendor candidate, timed as the baseline";
     } else {
-      t.reason = verdicts.verdict_reason;
+      t.reason = f.reason;
     }
     t.created_at = unix_now();
     t.board_sm_clock_mhz = board.first;
@@ -346,6 +357,22 @@ ProblemOutcome SearchSession::finished_outcome(Problem const& problem,
   if (!own.empty()) o.best_own = own[pick_trial(own)];
   if (std::optional<BaselineResult> const b = store_.find_baseline(device_.gpu, problem)) {
     o.baseline = *b;
+  }
+  // The vendor's verdicts live in its trials, not the baseline row: the newest of the default
+  // call, and of cuBLASLt the newest verified algorithm (the one a pick may have taken), else
+  // the newest tried.
+  seen.clear();
+  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {  // newest first
+    if (!seen.insert(t.config.family).second && t.disposition != Disposition::kOk) continue;
+    if (t.config.family == kCublasFamily && o.baseline.cublas_verdict == Disposition::kSkipped) {
+      o.baseline.cublas_verdict = t.disposition;
+      o.baseline.cublas_err_ratio = t.max_err_ratio;
+    } else if (t.config.family == kCublasLtFamily &&
+               o.baseline.cublaslt_verdict != Disposition::kOk) {
+      o.baseline.cublaslt_verdict = t.disposition;
+      o.baseline.cublaslt_err_ratio = t.max_err_ratio;
+      o.baseline.cublaslt_kernel = t.config.id();
+    }
   }
   return o;
 }
