@@ -3,7 +3,8 @@
 # /usr/local/cuda or $CUDA_HOME). Installs only what is missing; needs root or sudo for apt.
 set -euo pipefail
 
-packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev libxxhash-dev help2man chromium)
+packages=(cmake g++ make libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev libxxhash-dev help2man chromium
+          python3-dev python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,4 +8,5 @@ scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" -L "unit|nvrtc" --no-tests=error --output-on-failure \
   -j "$(nproc)" --timeout 900
 scripts/check_no_libcuda.sh "${BUILD_DIR:-build}"
+scripts/test_python.sh
 scripts/check_layers.sh . "${BUILD_DIR:-build}"

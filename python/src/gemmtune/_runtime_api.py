@@ -1,0 +1,176 @@
+"""gemmtune.Runtime: a tuning table's kernels for torch tensors and other CUDA arrays, on the
+caller's current stream, over the runtime library (the extension gemmtune._runtime). It checks
+what it is given, computes the layout and leading dimensions from the strides, and queues one
+call; it never synchronises, and allocates only the output of a call without `out=` (through
+torch's caching allocator)."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Optional, Tuple, Union
+
+from . import _runtime
+from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
+from ._operands import Operand, operand, precision_for, storage
+
+TABLE_ENV = "GEMMTUNE_TABLE"
+
+
+def _stream_handle(stream) -> int:
+    """A raw cudaStream_t from an int, a torch/CuPy/Numba stream object, or None (0: the
+    legacy default stream)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    for attr in ("cuda_stream", "ptr", "handle"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, int):
+            return value
+    raise ArgumentError(f"gemmtune: stream {stream!r} is not a CUDA stream handle")
+
+
+class Runtime:
+    """Runs GEMMs with the kernels of a tuning table (cuBLAS where the table has nothing that
+    can run the call), as the C++ gemmtune::Runtime does: the same lookup, the same fallbacks.
+
+    `table`: a table written by `gemmtune export` (None: every call uses cuBLAS).
+    `cubin_cache`: where compiled kernels are kept (default $GEMMTUNE_CUBIN_CACHE, else the
+    user's cache folder). `use_tuned=False` sends every call to cuBLAS, to compare against."""
+
+    def __init__(self, table: Optional[Union[str, os.PathLike]] = None,
+                 cubin_cache: Optional[Union[str, os.PathLike]] = None, use_tuned: bool = True):
+        self.table = os.fspath(table) if table is not None else None
+        self._rt = _runtime.Runtime(self.table,
+                                    os.fspath(cubin_cache) if cubin_cache is not None else None,
+                                    use_tuned)
+
+    @property
+    def table_entries(self) -> int:
+        """Entries of the loaded table (0 without one)."""
+        return self._rt.table_entries
+
+    def describe(self) -> str:
+        """One line: the table's origin and size, and the cubin cache folder."""
+        return self._rt.describe()
+
+    def __repr__(self) -> str:
+        return f"gemmtune.Runtime({self.describe()})"
+
+    def matmul(self, a, b, out=None, *, alpha: float = 1.0, beta: float = 0.0,
+               trans_a: bool = False, trans_b: bool = False, precision: Optional[str] = None,
+               stream=None, info: bool = False):
+        """out = alpha·op(a)·op(b) + beta·out, with op(x) = xᵀ where trans_x is set.
+
+        op(a) is M×K and op(b) K×N; each may be row-major or a transposed view (any leading
+        dimension), `out` (M×N) row-major. The precision follows the dtypes (float32 → fp32,
+        float16 → fp16, bfloat16 → bf16); `precision="tf32"` runs float32 operands on tensor
+        cores. Without `out`, torch tensors get a new one (beta must then be 0); other arrays
+        must pass `out`. The call is queued on `stream` (default: torch's current stream for
+        torch tensors, the stream an array's __cuda_array_interface__ names, else the legacy
+        default stream). Returns `out`, or `(out, GemmInfo)` with `info=True`. Raises
+        ArgumentError / DtypeError / DeviceError for what the call cannot take, NoDeviceError
+        without a GPU, and GemmError when CUDA or cuBLAS refused the call."""
+        oa, ob = operand(a, "a"), operand(b, "b")
+        torch = sys.modules.get("torch")
+        is_torch = torch is not None and isinstance(a, torch.Tensor)
+        if out is None:
+            if beta != 0.0:
+                raise ArgumentError("gemmtune: beta is not 0 but there is no out= to read")
+            if not is_torch:
+                raise ArgumentError("gemmtune: out= is required for arrays other than torch "
+                                    "tensors")
+        # op(x) of a stored x: the transpose swaps rows with columns and the two strides.
+        m, k, sa = (oa.cols, oa.rows, (oa.col_stride, oa.row_stride)) if trans_a else \
+                   (oa.rows, oa.cols, (oa.row_stride, oa.col_stride))
+        kb, n, sb = (ob.cols, ob.rows, (ob.col_stride, ob.row_stride)) if trans_b else \
+                    (ob.rows, ob.cols, (ob.row_stride, ob.col_stride))
+        if kb != k:
+            raise ArgumentError(f"gemmtune: op(a) is {m}×{k} and op(b) is {kb}×{n}; their inner "
+                                "dimensions differ")
+        ta, lda = storage(m, k, sa[0], sa[1], "op(a)")
+        tb, ldb = storage(k, n, sb[0], sb[1], "op(b)")
+        if out is None:
+            out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+        oc = operand(out, "out")
+        if (oc.rows, oc.cols) != (m, n):
+            raise ArgumentError(f"gemmtune: out is {oc.rows}×{oc.cols}; the product is {m}×{n}")
+        transposed_c, ldc = storage(m, n, oc.row_stride, oc.col_stride, "out")
+        if transposed_c and n > 1 and m > 1:
+            raise ArgumentError(f"gemmtune: out must be row-major (strides (ldc, 1)); its "
+                                f"strides are ({oc.row_stride}, {oc.col_stride})")
+        prec = precision_for((oa.dtype, ob.dtype, oc.dtype), precision, ("a", "b", "out"),
+                             _runtime.PRECISIONS)
+        devices = {d for d in (oa.device, ob.device, oc.device) if d is not None}
+        if len(devices) > 1:
+            raise DeviceError(f"gemmtune: the operands are on different devices "
+                              f"(a cuda:{oa.device}, b cuda:{ob.device}, out cuda:{oc.device})")
+        layout = _runtime.LAYOUTS[("T" if ta else "N") + ("T" if tb else "N")]
+        device = devices.pop() if devices else None
+        if is_torch:
+            if stream is None:
+                stream = _torch_stream(torch, device)
+            if device is not None and device != torch.cuda.current_device():
+                with torch.cuda.device(device):
+                    r = self._call(prec, layout, m, n, k, alpha, oa, lda, ob, ldb, beta, oc, ldc,
+                                   _stream_handle(stream), info)
+                return self._result(r, out, info, m, n, k, prec)
+        elif stream is None:
+            stream = oa.stream or ob.stream or oc.stream
+        r = self._call(prec, layout, m, n, k, alpha, oa, lda, ob, ldb, beta, oc, ldc,
+                       _stream_handle(stream), info)
+        return self._result(r, out, info, m, n, k, prec)
+
+    def _call(self, prec: str, layout: int, m: int, n: int, k: int, alpha: float, oa: Operand,
+              lda: int, ob: Operand, ldb: int, beta: float, oc: Operand, ldc: int, stream: int,
+              info: bool):
+        return self._rt.gemm(_runtime.PRECISIONS[prec], layout, m, n, k, float(alpha), oa.ptr,
+                             lda, ob.ptr, ldb, float(beta), oc.ptr, ldc, stream, info)
+
+    @staticmethod
+    def _result(r, out, info: bool, m: int, n: int, k: int, prec: str):
+        if r is None:
+            return out
+        gi = GemmInfo(*r)
+        if gi.status != "ok":
+            raise error_for(gi, f"{m}x{n}x{k} {prec}")
+        return (out, gi) if info else out
+
+
+def _torch_stream(torch, device: Optional[int]) -> int:
+    """torch's current stream on `device`, as a raw handle (the cheap call torch's own kernels
+    libraries use, else the public one)."""
+    index = torch.cuda.current_device() if device is None else device
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+_default: Optional[Runtime] = None
+_default_lock = threading.Lock()
+
+
+def default_runtime() -> Runtime:
+    """The process's Runtime over $GEMMTUNE_TABLE (cuBLAS only when it is unset), made on first
+    use; what gemmtune.matmul and the torch op run on."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Runtime(os.environ.get(TABLE_ENV) or None)
+    return _default
+
+
+def set_default_runtime(runtime: Optional[Runtime]) -> None:
+    """Makes `runtime` the one gemmtune.matmul and the torch op use (None: $GEMMTUNE_TABLE's
+    again, on next use)."""
+    global _default
+    with _default_lock:
+        _default = runtime
+
+
+def matmul(a, b, out=None, **kwargs):
+    """Runtime.matmul on the default runtime (default_runtime())."""
+    return default_runtime().matmul(a, b, out, **kwargs)

@@ -1,0 +1,74 @@
+"""Runtime and matmul without a GPU: tables load or are refused with the file named, every
+argument check fires before the GPU, and a valid call reports the runtime's no-device status."""
+import json
+
+import pytest
+
+import gemmtune
+from conftest import needs_no_gpu
+
+
+def test_runtime_loads_a_table_and_describes_it(table_path):
+    rt = gemmtune.Runtime(table_path, cubin_cache="/tmp/gemmtune-test-cubins")
+    entries = len(json.loads(table_path.read_text())["entries"])
+    assert rt.table_entries == entries > 0
+    assert "/tmp/gemmtune-test-cubins" in rt.describe()
+    assert gemmtune.Runtime().table_entries == 0
+
+
+def test_a_bad_table_is_refused_naming_the_file(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "gemmtune-table", "version": 1, "entries": [{}]}')
+    with pytest.raises(RuntimeError, match="broken.json"):
+        gemmtune.Runtime(bad)
+    with pytest.raises(RuntimeError, match="missing.json"):
+        gemmtune.Runtime(tmp_path / "missing.json")
+
+
+def test_argument_errors_come_before_the_gpu(fake):
+    rt = gemmtune.Runtime()
+    a, b, c = fake((8, 4)), fake((4, 16)), fake((8, 16))
+    with pytest.raises(gemmtune.ArgumentError, match="inner dimensions differ"):
+        rt.matmul(a, fake((5, 16)), c)
+    with pytest.raises(gemmtune.ArgumentError, match="out is 8×8; the product is 8×16"):
+        rt.matmul(a, b, fake((8, 8)))
+    with pytest.raises(gemmtune.ArgumentError, match="out= is required"):
+        rt.matmul(a, b)
+    with pytest.raises(gemmtune.ArgumentError, match="beta is not 0"):
+        rt.matmul(a, b, beta=1.0)
+    with pytest.raises(gemmtune.ArgumentError, match="out must be row-major"):
+        rt.matmul(a, b, fake((8, 16), strides=(4, 32)))
+    with pytest.raises(gemmtune.DtypeError, match="dtypes differ"):
+        rt.matmul(a, fake((4, 16), "<f2"), c)
+    with pytest.raises(gemmtune.ArgumentError, match="not a CUDA stream handle"):
+        rt.matmul(a, b, c, stream="default")
+    # trans_a reads a as K×M: 8×4 stored is op(a) 4×8, whose K (8) does not meet b's 4.
+    with pytest.raises(gemmtune.ArgumentError, match="op\\(a\\) is 4×8"):
+        rt.matmul(a, b, c, trans_a=True)
+
+
+@needs_no_gpu
+def test_a_valid_call_without_a_gpu_says_no_device(fake):
+    rt = gemmtune.Runtime()
+    for trans_a, trans_b in [(False, False), (True, False), (False, True), (True, True)]:
+        a = fake((4, 8) if trans_a else (8, 4))
+        b = fake((16, 4) if trans_b else (4, 16))
+        with pytest.raises(gemmtune.NoDeviceError) as e:
+            rt.matmul(a, b, fake((8, 16)), trans_a=trans_a, trans_b=trans_b, stream=0)
+        assert e.value.status == "no_device"
+        assert e.value.info.path == "none"
+        assert "no usable CUDA device" in e.value.info.detail
+        assert "8x16x4 fp32" in str(e.value)
+
+
+@needs_no_gpu
+def test_the_default_runtime_reads_the_table_environment(monkeypatch, table_path, fake):
+    monkeypatch.setenv(gemmtune.TABLE_ENV, str(table_path))
+    gemmtune.set_default_runtime(None)
+    try:
+        assert gemmtune.default_runtime().table_entries > 0
+        assert gemmtune.default_runtime() is gemmtune.default_runtime()
+        with pytest.raises(gemmtune.NoDeviceError):
+            gemmtune.matmul(fake((8, 4), "<f2"), fake((4, 16), "<f2"), fake((8, 16), "<f2"))
+    finally:
+        gemmtune.set_default_runtime(None)

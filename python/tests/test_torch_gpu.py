@@ -1,0 +1,147 @@
+"""On a GPU with torch: results against torch.matmul in every precision and layout (with and
+without a table), transposed views, the custom op under opcheck, torch.compile(fullgraph=True)
+and CUDA-graph capture. Skipped where there is no GPU or no torch."""
+import os
+
+import pytest
+
+from conftest import HAS_GPU, REPO
+
+torch = pytest.importorskip("torch") if HAS_GPU else None
+pytestmark = pytest.mark.skipif(not HAS_GPU or torch is None or not torch.cuda.is_available(),
+                                reason="needs a CUDA device and torch")
+
+import gemmtune  # noqa: E402
+
+DTYPES = {"fp32": "float32", "tf32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+# Tables of the H200's tuned shapes; elsewhere their entries simply do not match the GPU.
+TABLES = {p: REPO / "bench" / "results" / f"2026-12-03-h200-{p}-g-a.table.json"
+          for p in ("fp32", "tf32", "fp16")}
+TABLES["bf16"] = REPO / "bench" / "results" / "2026-12-03-h200-bf16-h-a.table.json"
+
+
+def reference(a, b, trans_a, trans_b):
+    ad = a.double().t() if trans_a else a.double()
+    bd = b.double().t() if trans_b else b.double()
+    return ad @ bd
+
+
+def tolerance(precision, k):
+    # Per element, relative to sqrt(K)·|a||b| scale: the inputs are N(0, 1), so the reference's
+    # entries are of size sqrt(K); half-precision outputs round to 2^-8 or 2^-11 of that.
+    unit = {"fp32": 1e-6, "tf32": 2e-3, "fp16": 2e-3, "bf16": 1.6e-2}[precision]
+    return 8 * unit * k ** 0.5
+
+
+@pytest.fixture(scope="module")
+def runtimes():
+    out = {None: gemmtune.Runtime()}
+    for p, path in TABLES.items():
+        if path.exists():
+            out[p] = gemmtune.Runtime(path)
+    return out
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32", "fp16", "bf16"])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (False, True), (True, False),
+                                              (True, True)])
+@pytest.mark.parametrize("shape", [(256, 512, 128), (1024, 1024, 1024), (37, 129, 65)])
+def test_matches_torch_matmul(runtimes, precision, trans_a, trans_b, shape):
+    m, n, k = shape
+    dtype = getattr(torch, DTYPES[precision])
+    g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
+    a = torch.randn((k, m) if trans_a else (m, k), device="cuda", dtype=dtype, generator=g)
+    b = torch.randn((n, k) if trans_b else (k, n), device="cuda", dtype=dtype, generator=g)
+    want = reference(a, b, trans_a, trans_b)
+    for rt in {runtimes[None], runtimes.get(precision, runtimes[None])}:
+        got, info = rt.matmul(a, b, trans_a=trans_a, trans_b=trans_b,
+                              precision="tf32" if precision == "tf32" else None, info=True)
+        torch.cuda.synchronize()
+        assert info.status == "ok" and info.path in ("tuned", "cublas", "cublaslt"), info
+        assert got.shape == (m, n) and got.dtype == dtype
+        err = (got.double() - want).abs().max().item()
+        assert err <= tolerance(precision, k), (info, err)
+
+
+def test_transposed_views_and_padded_rows_need_no_copy(runtimes):
+    a_store = torch.randn(512, 300, device="cuda", dtype=torch.float16)[:, :256]  # lda 300
+    b_store = torch.randn(384, 256, device="cuda", dtype=torch.float16)
+    a, b = a_store, b_store.t()  # b: a 256×384 view of a row-major 384×256 matrix
+    out = torch.empty(512, 384, device="cuda", dtype=torch.float16)
+    got = runtimes[None].matmul(a, b, out)
+    assert got.data_ptr() == out.data_ptr()
+    torch.cuda.synchronize()
+    assert (got.double() - a.double() @ b.double()).abs().max().item() <= tolerance("fp16", 256)
+    with pytest.raises(gemmtune.ArgumentError, match="make it contiguous"):
+        runtimes[None].matmul(a[:, ::2], torch.randn(128, 8, device="cuda",
+                                                     dtype=torch.float16))
+
+
+def test_alpha_beta_and_the_stream(runtimes):
+    a = torch.randn(128, 64, device="cuda")
+    b = torch.randn(64, 96, device="cuda")
+    c0 = torch.randn(128, 96, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        out = c0.clone()
+        runtimes[None].matmul(a, b, out, alpha=0.5, beta=2.0)
+    s.synchronize()
+    want = 0.5 * (a.double() @ b.double()) + 2.0 * c0.double()
+    assert (out.double() - want).abs().max().item() <= tolerance("fp32", 64)
+
+
+def test_errors_on_gpu_tensors(runtimes):
+    a = torch.randn(8, 4, device="cuda")
+    with pytest.raises(gemmtune.DeviceError, match="cpu"):
+        runtimes[None].matmul(a, torch.randn(4, 8))
+    with pytest.raises(gemmtune.DtypeError, match="float64"):
+        runtimes[None].matmul(a.double(), torch.randn(4, 8, device="cuda").double())
+    with pytest.raises(gemmtune.ArgumentError, match="2-D"):
+        runtimes[None].matmul(a[None], torch.randn(4, 8, device="cuda"))
+
+
+def test_custom_op_opcheck_compile_and_graph(runtimes):
+    import gemmtune.torch_op  # noqa: F401
+    gemmtune.set_default_runtime(runtimes.get("bf16", runtimes[None]))
+    try:
+        a = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(1024, 512, device="cuda", dtype=torch.bfloat16)
+        torch.library.opcheck(torch.ops.gemmtune.matmul.default, (a, w, 1.0, False, True))
+
+        def f(x, weight):
+            return torch.ops.gemmtune.matmul(x, weight, 1.0, False, True).relu()
+
+        compiled = torch.compile(f, fullgraph=True)
+        want = (a.double() @ w.double().t()).relu()
+        got = compiled(a, w)
+        torch.cuda.synchronize()
+        assert (got.double() - want).abs().max().item() <= tolerance("bf16", 512)
+
+        # Capture: a first call outside the graph sets up the kernel and workspace.
+        static_a = a.clone()
+        out = torch.empty(256, 1024, device="cuda", dtype=torch.bfloat16)
+        gemmtune.matmul(static_a, w, out, trans_b=True)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            gemmtune.matmul(static_a, w, out, trans_b=True)
+        static_a.copy_(torch.randn_like(static_a))
+        graph.replay()
+        torch.cuda.synchronize()
+        want = static_a.double() @ w.double().t()
+        assert (out.double() - want).abs().max().item() <= tolerance("bf16", 512)
+    finally:
+        gemmtune.set_default_runtime(None)
+
+
+def test_the_default_table_comes_from_the_environment(monkeypatch):
+    path = TABLES["fp16"]
+    if not path.exists():
+        pytest.skip(f"{path} is not in this checkout")
+    monkeypatch.setenv(gemmtune.TABLE_ENV, os.fspath(path))
+    gemmtune.set_default_runtime(None)
+    try:
+        a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+        _, info = gemmtune.matmul(a, a, info=True)
+        assert info.rule in ("exact", "nearest", "gpu_default", "arch_default"), info
+    finally:
+        gemmtune.set_default_runtime(None)
