@@ -228,15 +228,7 @@ void setup_bench(CLI::App& app, AppContext& ctx) {
   CLI::App* sub = app.add_subcommand("bench", "Verify and time one kernel (or the cached best) against cuBLAS");
   add_problem_options(*sub, a->problem, true);
   sub->add_option("--kernel", a->kernel, "Kernel id (default: the cached best for the shape)");
-  sub->add_option("--timeout", a->timeout_s, "Deadline in seconds")
-      ->check(finite_in(0.001, 86400.0))
-      ->capture_default_str();
-  sub->add_option("--target-ms", a->target_ms, "Timing: duration of one repeat")
-      ->check(finite_in(0.001, 600000.0))
-      ->capture_default_str();
-  sub->add_option("--repeats", a->repeats, "Timing: repeats")
-      ->check(integer_in(1, 1000))
-      ->capture_default_str();
+  add_timing_options(*sub, a->timeout_s, a->target_ms, a->repeats, "Timing", "Deadline in seconds");
   sub->add_option("--rounds", a->rounds,
                   "Time cuBLAS and the kernel this many times in alternation; report medians "
                   "(with a long --target-ms: the sustained, power-capped regime)")

@@ -69,11 +69,17 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       j["kernel"] = r.kernel->id();
       j["vendor"] = is_vendor(*r.kernel);
     }
-    if (r.rule == LookupRule::kNearest && r.entry_index >= 0) {
+    if ((r.rule == LookupRule::kNearest || r.rule == LookupRule::kRange) && r.entry_index >= 0) {
       // The figures of another shape would mislead: say where the kernel was measured and
       // what the cost model predicts here.
       TableEntry const& e = index.table().entries[static_cast<std::size_t>(r.entry_index)];
       j["tuned_shape"] = e.problem.shape();
+      if (r.range_index >= 0) {
+        TableRange const& range = index.table().ranges[static_cast<std::size_t>(r.range_index)];
+        for (TableRangeBucket const& b : range.buckets) {
+          if (b.m == e.problem.m) j["bucket"] = {{"m_lo", b.m_lo}, {"m_hi", b.m_hi}, {"m", b.m}};
+        }
+      }
       if (r.predicted_ms > 0) {
         j["predicted_ms"] = r.predicted_ms;
         row[3] = "~" + format_ms(r.predicted_ms);

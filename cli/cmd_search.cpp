@@ -1,6 +1,7 @@
 // `gemmtune search`: tune problems on the local GPU, or compile-check a space with --dry-run.
 #include <algorithm>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,9 @@
 #include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
 #include "src/nvrtc/compile_pool.hpp"
+#include "src/core/tie_rule.hpp"
 #include "tuner/search/dry_run.hpp"
+#include "tuner/search/range_plan.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/search/worker_evaluator.hpp"
 #include "tuner/worker/interrupt.hpp"
@@ -241,8 +244,80 @@ void print_report(SearchReport const& r, bool json) {
             << std::endl;
 }
 
+/// The range search's passes after the first (issue "Tune a model"): for each range, its points
+/// measured so far (every problem of the range's N, K, precision, layout and alignment with M
+/// inside it), and new points where neighbours' picks disagree beyond the tie band; searched
+/// with the same options until they agree, kRangePasses passes or kMaxRangePoints points.
+void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& problems,
+                   SearchOptions opts, SearchSession& session, SearchReport& report,
+                   AppContext& ctx) {
+  GpuIdentity const gpu = ctx.require_gpu().gpu;
+  for (int pass = 0; pass < kRangePasses && !report.interrupted && !report.device_stopped;
+       ++pass) {
+    std::vector<Problem> more;
+    std::set<std::string> layers;
+    for (Problem const& q : problems) {
+      for (RangeShape const& r : ranges) {
+        if (q.n != r.n || q.k != r.k || q.m < r.m_lo || q.m > r.m_hi) continue;
+        // One layer: the range's points of this precision, layout and alignment.
+        std::string const layer = std::to_string(r.m_lo) + "-" + std::to_string(r.m_hi) + "/" +
+                                  std::string(to_string(q.precision)) + "/" +
+                                  std::string(to_string(q.layout)) + "/" + std::to_string(q.align);
+        if (!layers.insert(layer).second) continue;
+        std::vector<RangePoint> points;
+        std::set<std::int64_t> have;
+        for (Problem const& x : problems) {
+          if (x.n == q.n && x.k == q.k && x.precision == q.precision && x.layout == q.layout &&
+              x.align == q.align && x.m >= r.m_lo && x.m <= r.m_hi && have.insert(x.m).second) {
+            points.push_back(range_point(x.m, ctx.store().trials_for(gpu, x.resolved())));
+          }
+        }
+        std::size_t const room = kMaxRangePoints > points.size() ? kMaxRangePoints - points.size() : 0;
+        for (std::int64_t const m : refine_range_points(points, kTieBand, kRangeMinRatio, room)) {
+          if (!have.insert(m).second) continue;
+          Problem added = q;
+          added.m = m;
+          more.push_back(added);
+        }
+      }
+    }
+    if (more.empty()) return;
+    if (!ctx.options.quiet) {
+      std::cerr << "range search: pass " << pass + 1 << " measures " << more.size()
+                << " more M where neighbouring picks disagree" << std::endl;
+    }
+    opts.problems = more;
+    SearchReport const next = session.run(opts);
+    problems.insert(problems.end(), more.begin(), more.end());
+    report.problems.insert(report.problems.end(), next.problems.begin(), next.problems.end());
+    report.interrupted = next.interrupted;
+    report.device_stopped = next.device_stopped;
+    report.worker_restarts += next.worker_restarts;
+    report.phases.wall_s += next.phases.wall_s;
+    report.phases.gpu_s += next.phases.gpu_s;
+    report.phases.baseline_s += next.phases.baseline_s;
+    report.phases.retime_s += next.phases.retime_s;
+  }
+}
+
 void run_search(SearchArgs const& a, AppContext& ctx) {
-  std::vector<Problem> problems = a.problem.collect();
+  // An M range ("1-16384x4096x4096") starts as its first points; refine_ranges adds the rest.
+  ProblemOptions points = a.problem;
+  std::vector<RangeShape> ranges;
+  points.shapes.clear();
+  for (std::string const& text : a.problem.shapes) {
+    RangeShape r;
+    if (!parse_range_shape(text, r)) {
+      points.shapes.push_back(text);
+      continue;
+    }
+    ranges.push_back(r);
+    for (std::int64_t const m : initial_range_points(r.m_lo, r.m_hi)) {
+      points.shapes.push_back(std::to_string(m) + "x" + std::to_string(r.n) + "x" +
+                              std::to_string(r.k));
+    }
+  }
+  std::vector<Problem> problems = points.collect();
   std::vector<Family const*> families = select_families(a.family);
   Budget const budget = a.budget.empty() ? Budget{} : parse_budget(a.budget);
   check_strategy_name(a.strategy);
@@ -302,6 +377,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
                         &progress);
   SearchReport r = session.run(opts);
+  if (!ranges.empty()) refine_ranges(ranges, problems, opts, session, r, ctx);
   print_report(r, ctx.options.json);
   bool all = !r.problems.empty() && r.problems.size() == problems.size();
   for (auto const& p : r.problems) all = all && p.best.has_value();
@@ -334,15 +410,8 @@ void setup_search(CLI::App& app, AppContext& ctx) {
       ->check(integer_in(1, 1000000000));
   sub->add_flag("--whole-space", a->whole_space,
                 "Dry run: compile every valid config (can take many minutes per family)");
-  sub->add_option("--timeout", a->timeout_s, "Deadline of one candidate in seconds")
-      ->check(finite_in(0.001, 86400.0))
-      ->capture_default_str();
-  sub->add_option("--target-ms", a->target_ms, "Timing while searching: duration of one repeat")
-      ->check(finite_in(0.001, 600000.0))
-      ->capture_default_str();
-  sub->add_option("--repeats", a->repeats, "Timing while searching: repeats (median taken)")
-      ->check(integer_in(1, 1000))
-      ->capture_default_str();
+  add_timing_options(*sub, a->timeout_s, a->target_ms, a->repeats, "Timing while searching",
+                     "Deadline of one candidate in seconds");
   sub->add_option("--retime", a->retime,
                   "Re-time this many of the best at the end with the full protocol, interleaved with cuBLAS")
       ->capture_default_str();

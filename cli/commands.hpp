@@ -18,6 +18,7 @@ void setup_list(CLI::App& app, AppContext& ctx);
 void setup_show(CLI::App& app, AppContext& ctx);
 void setup_report(CLI::App& app, AppContext& ctx);
 void setup_bench(CLI::App& app, AppContext& ctx);
+void setup_regret(CLI::App& app, AppContext& ctx);
 void setup_space(CLI::App& app, AppContext& ctx);
 void setup_ladder(CLI::App& app, AppContext& ctx);
 void setup_devices(CLI::App& app, AppContext& ctx);

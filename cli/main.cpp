@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   setup_report(app, ctx);
   setup_shapes(app, ctx);
   setup_bench(app, ctx);
+  setup_regret(app, ctx);
   setup_space(app, ctx);
   setup_ladder(app, ctx);
   setup_devices(app, ctx);

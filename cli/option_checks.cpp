@@ -79,4 +79,17 @@ CLI::Validator non_empty_text(std::string const& option) {
       "TEXT");
 }
 
+void add_timing_options(CLI::App& sub, double& timeout_s, double& target_ms, int& repeats,
+                        std::string const& what, std::string const& timeout_help) {
+  sub.add_option("--timeout", timeout_s, timeout_help)
+      ->check(finite_in(0.001, 86400.0))
+      ->capture_default_str();
+  sub.add_option("--target-ms", target_ms, what + ": duration of one repeat")
+      ->check(finite_in(0.001, 600000.0))
+      ->capture_default_str();
+  sub.add_option("--repeats", repeats, what + ": repeats (median taken)")
+      ->check(integer_in(1, 1000))
+      ->capture_default_str();
+}
+
 }  // namespace gemmtune

@@ -21,4 +21,9 @@ CLI::Validator seed_value();
 /// A non-empty value: an empty path must not quietly mean the default.
 CLI::Validator non_empty_text(std::string const& option);
 
+/// The timing options a command that times kernels shares: --timeout (seconds), --target-ms
+/// and --repeats, each checked; `what` starts their help ("Timing", "Timing while searching").
+void add_timing_options(CLI::App& sub, double& timeout_s, double& target_ms, int& repeats,
+                        std::string const& what, std::string const& timeout_help);
+
 }  // namespace gemmtune

@@ -21,6 +21,10 @@ std::string bucket_key(int gpu_id, Precision p, Layout l) {
   return std::to_string(gpu_id) + '/' + std::string(to_string(p)) + '/' + std::string(to_string(l));
 }
 
+std::string layer_key(int gpu_id, Precision p, Layout l, std::int64_t n, std::int64_t k) {
+  return bucket_key(gpu_id, p, l) + '/' + std::to_string(n) + ',' + std::to_string(k);
+}
+
 std::string shape_key(std::int64_t m, std::int64_t n, std::int64_t k, int align) {
   return std::to_string(m) + ',' + std::to_string(n) + ',' + std::to_string(k) + ',' +
          std::to_string(align);
@@ -31,6 +35,7 @@ std::string shape_key(std::int64_t m, std::int64_t n, std::int64_t k, int align)
 std::string_view to_string(LookupRule rule) {
   switch (rule) {
     case LookupRule::kExact: return "exact";
+    case LookupRule::kRange: return "range";
     case LookupRule::kNearest: return "nearest";
     case LookupRule::kGpuDefault: return "gpu_default";
     case LookupRule::kArchDefault: return "arch_default";
@@ -57,6 +62,16 @@ TableIndex::TableIndex(TuningTable table) : table_(std::move(table)) {
     auto const& d = table_.defaults[static_cast<std::size_t>(i)];
     buckets_[bucket_key(d.gpu, d.precision, d.layout)].defaults.push_back(i);
   }
+  for (int i = 0; i < static_cast<int>(table_.ranges.size()); ++i) {
+    auto const& r = table_.ranges[static_cast<std::size_t>(i)];
+    ranges_[layer_key(r.gpu, r.precision, r.layout, r.n, r.k)].push_back(i);
+  }
+  for (auto& [key, list] : ranges_) {
+    std::stable_sort(list.begin(), list.end(), [this](int x, int y) {
+      return table_.ranges[static_cast<std::size_t>(x)].align >
+             table_.ranges[static_cast<std::size_t>(y)].align;
+    });
+  }
   for (auto& [key, b] : buckets_) {
     std::stable_sort(b.defaults.begin(), b.defaults.end(), [this](int x, int y) {
       return table_.defaults[static_cast<std::size_t>(x)].align <
@@ -79,6 +94,41 @@ int TableIndex::pick_default(Bucket const& b, Problem const& p, KernelFilter con
     if (d.align <= p.align && (!can_run || can_run(d.kernel, p).empty())) best = i;
   }
   return best;
+}
+
+bool TableIndex::lookup_range(int gpu_id, Problem const& p, Bucket const& own,
+                              std::function<bool(KernelConfig const&)> const& runs,
+                              LookupResult& r) const {
+  auto const it = ranges_.find(layer_key(gpu_id, p.precision, p.layout, p.n, p.k));
+  if (it == ranges_.end()) return false;
+  for (int const ri : it->second) {
+    TableRange const& range = table_.ranges[static_cast<std::size_t>(ri)];
+    if (range.align > p.align || p.m < range.buckets.front().m_lo ||
+        p.m > range.buckets.back().m_hi) {
+      continue;
+    }
+    // The first bucket whose upper bound reaches M (the buckets are contiguous).
+    auto const b = std::lower_bound(range.buckets.begin(), range.buckets.end(), p.m,
+                                    [](TableRangeBucket const& x, std::int64_t m) {
+                                      return x.m_hi < m;
+                                    });
+    auto const entry = own.exact.find(shape_key(b->m, p.n, p.k, range.align));
+    if (entry == own.exact.end()) continue;
+    KernelConfig const& kernel = table_.entries[static_cast<std::size_t>(entry->second)].kernel;
+    if (!runs(kernel)) continue;
+    r.rule = LookupRule::kRange;
+    r.entry_index = entry->second;
+    r.range_index = ri;
+    r.kernel = kernel;
+    r.explanation = "range: M=" + std::to_string(p.m) + " of " + std::to_string(p.n) + "x" +
+                    std::to_string(p.k) + " " + std::string(to_string(p.precision)) + " " +
+                    std::string(to_string(p.layout)) + " is in the bucket [" +
+                    std::to_string(b->m_lo) + ", " + std::to_string(b->m_hi) +
+                    "], whose pick was measured at M=" + std::to_string(b->m) + " (a" +
+                    std::to_string(range.align) + ")";
+    return true;
+  }
+  return false;
 }
 
 LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
@@ -104,6 +154,10 @@ LookupResult TableIndex::lookup(GpuIdentity const& gpu, Problem const& asked,
       r.entry_index = exact->second;
       r.kernel = table_.entries[static_cast<std::size_t>(exact->second)].kernel;
       r.explanation = "exact: " + what + " was tuned on " + gpu.describe();
+      return r;
+    }
+    if (lookup_range(gpu_it->second, p, *own, runs, r)) {
+      r.explanation += " on " + gpu.describe();
       return r;
     }
     // Squared log2 distances to the tuned shapes of an alignment class this problem may use

@@ -1,6 +1,6 @@
 // The fallback chain that picks a kernel for a problem from a tuning table, shared by
-// `gemmtune query` and the runtime library: exact → nearest tuned shape → GPU default →
-// same-arch default → none (use cuBLAS).
+// `gemmtune query` and the runtime library: exact → M range (buckets) → nearest tuned shape →
+// GPU default → same-arch default → none (use cuBLAS).
 #pragma once
 
 #include <array>
@@ -21,13 +21,14 @@ namespace gemmtune {
 /// Which rule of the chain answered.
 enum class LookupRule {
   kExact,        ///< this GPU, this precision, layout, M, N, K and alignment class
+  kRange,        ///< this GPU, N, K, precision and layout, M inside a range's buckets
   kNearest,      ///< this GPU, nearest tuned shape whose alignment class is ≤ the problem's
   kGpuDefault,   ///< this GPU's default for (precision, layout)
   kArchDefault,  ///< the default of another GPU with the same compute capability
   kNone,         ///< nothing applies: use cuBLAS
 };
 
-/// "exact", "nearest", "gpu_default", "arch_default", "none".
+/// "exact", "range", "nearest", "gpu_default", "arch_default", "none".
 std::string_view to_string(LookupRule rule);
 
 /// The answer of a lookup. Its kernel may be a vendor call (cublas:default, a cublaslt
@@ -36,7 +37,8 @@ std::string_view to_string(LookupRule rule);
 struct LookupResult {
   LookupRule rule = LookupRule::kNone;
   std::optional<KernelConfig> kernel;  ///< nullopt for kNone
-  int entry_index = -1;    ///< into TuningTable::entries for kExact / kNearest, else -1
+  int entry_index = -1;    ///< into TuningTable::entries for kExact / kRange / kNearest, else -1
+  int range_index = -1;    ///< into TuningTable::ranges for kRange, else -1
   int default_index = -1;  ///< into TuningTable::defaults for the two default rules, else -1
   double distance = 0.0;   ///< kNearest: √Σ log2(asked / tuned)² over M, N, K
   /// kNearest with a cost model: the predicted time on the asked shape (0 without one).
@@ -90,11 +92,17 @@ class TableIndex {
   };
   Bucket const* bucket(int gpu_id, Precision p, Layout l) const;
   int pick_default(Bucket const& b, Problem const& p, KernelFilter const& can_run) const;
+  /// The kRange answer for `p`, if a range of an alignment class ≤ p's holds its M and the
+  /// bucket's kernel runs it.
+  bool lookup_range(int gpu_id, Problem const& p, Bucket const& own,
+                    std::function<bool(KernelConfig const&)> const& runs, LookupResult& r) const;
 
   TuningTable table_;
   std::vector<std::array<double, 3>> log_shapes_;     // log2 of M, N, K per entry
   std::unordered_map<std::string, int> gpu_ids_;      // identity key → TableGpu::id
   std::unordered_map<std::string, Bucket> buckets_;   // "gpu/precision/layout" → bucket
+  // "gpu/precision/layout/n,k" → range indices, widest alignment class first
+  std::unordered_map<std::string, std::vector<int>> ranges_;
 };
 
 /// One-off lookup: builds a TableIndex and asks it. Keep a TableIndex for repeated lookups.

@@ -428,6 +428,67 @@ class TableReader {
     return out;
   }
 
+  /// One range: its key, and buckets ascending, contiguous, inside [1, kMaxDim], each naming
+  /// an entry of the table (read before the ranges) at an M inside it.
+  TableRange read_range(Json const& r, std::string const& path, TuningTable const& table,
+                        std::map<std::tuple<int, Precision, Layout, std::int64_t, std::int64_t,
+                                            std::int64_t, int>,
+                                 std::size_t> const& entries) const {
+    object(r, path, {"gpu", "n", "k", "precision", "layout", "align", "buckets"});
+    TableRange out;
+    out.gpu = gpu_ref(r, path, table);
+    out.n = integer(r, path, "n", 1, kMaxDim);
+    out.k = integer(r, path, "k", 1, kMaxDim);
+    out.precision = precision(r, path);
+    out.layout = layout(r, path);
+    out.align = align(r, path);
+    std::string const bp = join(path, "buckets");
+    Json const& buckets = member(r, path, "buckets", "an array of buckets");
+    std::string const what =
+        "an array of 1 to " + std::to_string(kMaxRangeBuckets) + " buckets";
+    if (!buckets.is_array() || buckets.empty() || buckets.size() > kMaxRangeBuckets) {
+      expected(bp, what, buckets);
+    }
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+      std::string const p = index_path(bp, i);
+      Json const& b = buckets[i];
+      object(b, p, {"m_lo", "m_hi", "m"});
+      TableRangeBucket x;
+      x.m_lo = integer(b, p, "m_lo", 1, kMaxDim);
+      x.m_hi = integer(b, p, "m_hi", 1, kMaxDim);
+      x.m = integer(b, p, "m", 1, kMaxDim);
+      if (x.m_lo > x.m_hi) {
+        fail(p, "inverted: m_lo " + std::to_string(x.m_lo) + " > m_hi " + std::to_string(x.m_hi));
+      }
+      if (x.m < x.m_lo || x.m > x.m_hi) {
+        fail(join(p, "m"), "expected m_lo <= m <= m_hi, got " + std::to_string(x.m) + " outside [" +
+                               std::to_string(x.m_lo) + ", " + std::to_string(x.m_hi) + "]");
+      }
+      if (i > 0) {
+        std::int64_t const prev_hi = out.buckets.back().m_hi;
+        if (x.m_lo <= prev_hi) {
+          fail(join(p, "m_lo"), "overlaps " + index_path(bp, i - 1) + " (m_lo " +
+                                    std::to_string(x.m_lo) + " <= its m_hi " +
+                                    std::to_string(prev_hi) + ")");
+        }
+        if (x.m_lo != prev_hi + 1) {
+          fail(join(p, "m_lo"), "a gap after " + index_path(bp, i - 1) + " (expected m_lo " +
+                                    std::to_string(prev_hi + 1) + ", got " +
+                                    std::to_string(x.m_lo) + ")");
+        }
+      }
+      if (!entries.count({out.gpu, out.precision, out.layout, x.m, out.n, out.k, out.align})) {
+        fail(join(p, "m"), "no entry for " + std::to_string(x.m) + "x" + std::to_string(out.n) +
+                               "x" + std::to_string(out.k) + " " +
+                               std::string(to_string(out.precision)) + " " +
+                               std::string(to_string(out.layout)) + " a" +
+                               std::to_string(out.align) + " on GPU " + std::to_string(out.gpu));
+      }
+      out.buckets.push_back(x);
+    }
+    return out;
+  }
+
   TuningTable read(Json const& root) const {
     if (!root.is_object()) expected("", "an object", root);
     // Format and version first: a table from a newer gemmtune should say so, not complain
@@ -447,7 +508,7 @@ class TableReader {
     }
     object(root, "",
            {"format", "version", "generated_at", "gemmtune_version", "gpus", "entries",
-            "defaults"});
+            "defaults", "ranges"});
     TuningTable t;
     t.generated_at = text(root, "", "generated_at", kMaxShortText);
     t.gemmtune_version = text(root, "", "gemmtune_version", kMaxShortText);
@@ -495,6 +556,23 @@ class TableReader {
                        " (same gpu, precision, layout and align)");
       }
       t.defaults.push_back(std::move(d));
+    }
+
+    if (auto const it = root.find("ranges"); it != root.end()) {
+      if (!it->is_array()) expected("ranges", "an array", *it);
+      using RangeKey = std::tuple<int, Precision, Layout, std::int64_t, std::int64_t, int>;
+      std::map<RangeKey, std::size_t> seen_ranges;
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        std::string const path = index_path("ranges", i);
+        TableRange r = read_range((*it)[i], path, t, seen_entries);
+        auto [at, inserted] =
+            seen_ranges.emplace(RangeKey{r.gpu, r.precision, r.layout, r.n, r.k, r.align}, i);
+        if (!inserted) {
+          fail(path, "duplicate of " + index_path("ranges", at->second) +
+                         " (same gpu, precision, layout, n, k and align)");
+        }
+        t.ranges.push_back(std::move(r));
+      }
     }
     return t;
   }
@@ -648,6 +726,24 @@ std::string format_tuning_table(TuningTable const& t) {
                                    {"shapes", d.shapes}});
   }
   root["defaults"] = std::move(defaults);
+  // Written only when there are any, so tables without ranges read as before.
+  if (!t.ranges.empty()) {
+    OrderedJson ranges = OrderedJson::array();
+    for (auto const& r : t.ranges) {
+      OrderedJson buckets = OrderedJson::array();
+      for (auto const& b : r.buckets) {
+        buckets.push_back(OrderedJson{{"m_lo", b.m_lo}, {"m_hi", b.m_hi}, {"m", b.m}});
+      }
+      ranges.push_back(OrderedJson{{"gpu", r.gpu},
+                                   {"precision", to_string(r.precision)},
+                                   {"layout", to_string(r.layout)},
+                                   {"n", r.n},
+                                   {"k", r.k},
+                                   {"align", r.align},
+                                   {"buckets", std::move(buckets)}});
+    }
+    root["ranges"] = std::move(ranges);
+  }
   return root.dump(2) + "\n";
 }
 
@@ -662,6 +758,24 @@ std::string format_utc_time(std::int64_t unix_seconds) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::vector<TableRangeBucket> range_buckets(std::vector<std::int64_t> const& measured_m) {
+  std::vector<TableRangeBucket> out;
+  for (std::size_t i = 0; i < measured_m.size(); ++i) {
+    std::int64_t const m = measured_m[i];
+    std::int64_t const lo = i == 0 ? m : out.back().m_hi + 1;
+    std::int64_t hi = m;
+    if (i + 1 < measured_m.size()) {
+      // The last M nearer to m than to the next point in log space: M ≤ √(m·next).
+      std::int64_t const next = measured_m[i + 1];
+      auto const mid = static_cast<std::int64_t>(
+          std::floor(std::sqrt(static_cast<double>(m) * static_cast<double>(next))));
+      hi = std::clamp<std::int64_t>(mid, m, next - 1);
+    }
+    out.push_back({lo, hi, m});
+  }
+  return out;
 }
 
 TuningTableBuilder::TuningTableBuilder(std::string generated_at) {
@@ -726,6 +840,22 @@ TuningTable TuningTableBuilder::build() const {
   };
   std::stable_sort(t.defaults.begin(), t.defaults.end(),
                    [&](auto const& a, auto const& b) { return default_key(a) < default_key(b); });
+  // Entries that differ only in M (a sweep over a layer's token counts) become one range.
+  std::map<std::tuple<int, Precision, Layout, std::int64_t, std::int64_t, int>,
+           std::vector<std::int64_t>>
+      by_layer;
+  for (auto const& e : t.entries) {
+    by_layer[{e.gpu, e.problem.precision, e.problem.layout, e.problem.n, e.problem.k,
+              e.problem.align}]
+        .push_back(e.problem.m);
+  }
+  t.ranges.clear();
+  for (auto& [key, ms] : by_layer) {
+    if (ms.size() < 2) continue;
+    std::sort(ms.begin(), ms.end());
+    auto const& [gpu, precision, layout, n, k, align] = key;
+    t.ranges.push_back(TableRange{gpu, n, k, precision, layout, align, range_buckets(ms)});
+  }
   return parse_tuning_table(format_tuning_table(t), "exported table");
 }
 

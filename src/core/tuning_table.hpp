@@ -120,6 +120,33 @@ struct TableDefault {
   bool operator==(TableDefault const&) const = default;
 };
 
+/// One interval of M of a range: calls with M in [m_lo, m_hi] run the kernel of the table's
+/// entry at M = `m` (same GPU, N, K, precision, layout and alignment class), which lies in it.
+struct TableRangeBucket {
+  std::int64_t m_lo = 0;
+  std::int64_t m_hi = 0;
+  std::int64_t m = 0;
+  bool operator==(TableRangeBucket const&) const = default;
+};
+
+/// Most buckets one range holds.
+inline constexpr std::size_t kMaxRangeBuckets = 4096;
+
+/// M buckets of one (GPU, N, K, precision, layout, alignment class): where the token count of
+/// a layer changes from call to call, the entries measured at several M cover the whole span
+/// between the first and the last, each M going to the measured point nearest in log space.
+/// The buckets are in ascending order, contiguous, and each names an entry of the table.
+struct TableRange {
+  int gpu = 0;  ///< TableGpu::id
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  Precision precision = Precision::kFP32;
+  Layout layout = Layout::kNN;
+  int align = 16;
+  std::vector<TableRangeBucket> buckets;
+  bool operator==(TableRange const&) const = default;
+};
+
 /// A whole tuning table.
 struct TuningTable {
   std::string generated_at;      ///< ISO 8601 UTC, e.g. "2025-06-01T12:00:00Z"
@@ -127,6 +154,8 @@ struct TuningTable {
   std::vector<TableGpu> gpus;
   std::vector<TableEntry> entries;
   std::vector<TableDefault> defaults;
+  /// M buckets (absent from tables written before them, which load as without ranges).
+  std::vector<TableRange> ranges;
 
   /// The GPU with this id, or nullptr.
   TableGpu const* find_gpu(int id) const;
@@ -138,7 +167,8 @@ struct TuningTable {
 /// unknown key, a wrong type, an out-of-range value, an unknown precision or layout, a kernel id
 /// that is not canonical, a vendor id that is invalid or stands where only our kernels may (an
 /// alternative, a default, "own"), a "vendor" mark that disagrees with the kernel, a cublaslt
-/// pick without its cuBLAS version, a dangling GPU id, a duplicate entry, or another format or
+/// pick without its cuBLAS version, a dangling GPU id, a duplicate entry, a range whose buckets
+/// overlap, leave gaps, are inverted, out of bounds or name no entry, or another format or
 /// version.
 TuningTable parse_tuning_table(std::string_view text, std::string_view source = "tuning table");
 /// Reads a table file (size checked before reading); errors name the path.
@@ -152,6 +182,10 @@ void write_tuning_table(TuningTable const& table, std::filesystem::path const& p
 
 /// Unix seconds as ISO 8601 UTC ("1970-01-01T00:00:00Z").
 std::string format_utc_time(std::int64_t unix_seconds);
+
+/// The buckets over measured points m_1 < … < m_p (p ≥ 1): from m_1 to m_p, each M going to the
+/// point nearest in log space (the boundary between two points is their geometric mean).
+std::vector<TableRangeBucket> range_buckets(std::vector<std::int64_t> const& measured_m);
 
 /// Assembles a table from results (the cache export uses it). GPUs get ids in order of first use.
 class TuningTableBuilder {
@@ -174,8 +208,10 @@ class TuningTableBuilder {
   void add_default(GpuIdentity const& gpu, Precision precision, Layout layout, int align,
                    KernelConfig const& kernel, double mean_relative, int shapes);
 
-  /// The table, entries and defaults sorted by (gpu, precision, layout, shape/align), checked
-  /// by the same reader that import uses, so an export never writes a table import refuses.
+  /// The table, entries and defaults sorted by (gpu, precision, layout, shape/align), with a
+  /// range for every (gpu, N, K, precision, layout, align) whose entries are at two or more M
+  /// (range_buckets), checked by the same reader that import uses, so an export never writes a
+  /// table import refuses.
   TuningTable build() const;
 
  private:

@@ -218,6 +218,10 @@ TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
       {{"search", "--shape", "-1x2x3", "--dry-run"}, "bad shape"},
       {{"search", "--shape", "99999999999x1x1", "--dry-run"}, "larger than"},
       {{"search", "--shape", "axbxc", "--dry-run"}, "not a positive integer"},
+      {{"search", "--shape", "64-1x8x8", "--dry-run"}, "is empty or inverted"},
+      {{"search", "--shape", "1-64x8x1-8", "--dry-run"}, "only M may be a range"},
+      {{"regret", "--shape", "64x64x64"}, "regret takes an M range"},
+      {{"regret", "--shape", "1-64x64x64", "--samples", "0"}, "--samples"},
       {{"search", "--shape", "8x8x8", "--precision", "fp64", "--dry-run"}, "bad precision 'fp64'"},
       {{"search", "--shape", "8x8x8", "--layout", "XN", "--dry-run"}, "bad layout 'XN'"},
       {{"search", "--shape", "8x8x8", "--budget", "10q", "--dry-run"}, "bad budget '10q'"},
@@ -528,6 +532,17 @@ TEST(Cli, NonFileCachesAndOddShapesFiles) {
 
 // `shapes` writes a model's shapes file that `search --shapes-file` reads back, each line with
 // its precision and layout; bad input is a usage error naming what is wrong.
+// An M range starts as its first points: A, the powers of two between, B.
+TEST(Cli, RangeShapeSearchesItsFirstPoints) {
+  std::string const dir = temp_dir("range");
+  CliRun r = run_cli({"--json", "search", "--shape", "3-64x256x256", "--dry-run", "--family",
+                      "simt", "--max-configs", "1"},
+                     dir + "/cache.db");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json const j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["families"][0]["compiled"], 6) << r.out;  // 3, 4, 8, 16, 32, 64
+}
+
 TEST(Cli, ShapesOfAModelFeedASearch) {
   std::string const dir = temp_dir("shapes");
   std::ofstream(dir + "/config.json")

@@ -276,10 +276,58 @@ TEST(LookupFunction, MatchesTheIndex) {
 
 TEST(LookupRuleText, Names) {
   EXPECT_EQ(to_string(LookupRule::kExact), "exact");
+  EXPECT_EQ(to_string(LookupRule::kRange), "range");
   EXPECT_EQ(to_string(LookupRule::kNearest), "nearest");
   EXPECT_EQ(to_string(LookupRule::kGpuDefault), "gpu_default");
   EXPECT_EQ(to_string(LookupRule::kArchDefault), "arch_default");
   EXPECT_EQ(to_string(LookupRule::kNone), "none");
+}
+
+// A sweep over M of one layer (4096x4096 bf16 NT at M = 16, 256, 4096) becomes a range: every M
+// from 16 to 4096 takes the pick measured nearest in log space, exact points stay exact, and
+// M outside the sweep, another N or K, or a less-aligned problem fall through to the rest of
+// the chain.
+TEST(LookupRange, EveryMOfTheSweepTakesItsBucket) {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  for (auto const& [m, id] : {std::pair{16, "mma:R=16"}, std::pair{256, "mma:R=256"},
+                             std::pair{4096, "wgmma:R=4096"}}) {
+    b.add_entry(h200(), shape(m, 4096, 4096, 16, Precision::kBF16, Layout::kNT), kernel(id), 0.1,
+                10, 0.11, 0.105);
+  }
+  b.add_entry(h200(), shape(64, 4096, 1024, 16, Precision::kBF16, Layout::kNT),
+              kernel("mma:O=1"), 0.1, 10, 0.2, 0.2);
+  TuningTable const t = b.build();
+  ASSERT_EQ(t.ranges.size(), 1u);  // 4096x1024 has one M: no range
+  TableIndex const index(t);
+  auto at = [&](std::int64_t m, int align = 16, std::int64_t k = 4096) {
+    return index.lookup(h200(), shape(m, 4096, k, align, Precision::kBF16, Layout::kNT));
+  };
+  // Boundaries at the geometric means: sqrt(16·256) = 64, sqrt(256·4096) = 1024.
+  for (auto const& [m, id] : {std::pair{17, "mma:R=16"}, std::pair{64, "mma:R=16"},
+                             std::pair{65, "mma:R=256"}, std::pair{1024, "mma:R=256"},
+                             std::pair{1025, "wgmma:R=4096"}, std::pair{4095, "wgmma:R=4096"}}) {
+    LookupResult const r = at(m);
+    SCOPED_TRACE(m);
+    EXPECT_EQ(r.rule, LookupRule::kRange);
+    EXPECT_EQ(r.kernel->id(), id);
+    EXPECT_EQ(r.range_index, 0);
+    EXPECT_EQ(t.entries[static_cast<std::size_t>(r.entry_index)].kernel.id(), id);
+    EXPECT_NE(r.explanation.find("range: M=" + std::to_string(m)), std::string::npos)
+        << r.explanation;
+  }
+  EXPECT_EQ(at(256).rule, LookupRule::kExact);
+  EXPECT_EQ(at(15).rule, LookupRule::kNearest);
+  EXPECT_EQ(at(4097).rule, LookupRule::kNearest);
+  EXPECT_EQ(at(300, 16, 4000).rule, LookupRule::kNearest);
+  EXPECT_NE(at(300, 8).rule, LookupRule::kRange);  // tuned on 16-byte-aligned data only
+  // A bucket whose kernel cannot run the problem gives way to the rest of the chain.
+  LookupResult const refused = index.lookup(
+      h200(), shape(300, 4096, 4096, 16, Precision::kBF16, Layout::kNT),
+      [](KernelConfig const& k, Problem const&) {
+        return k.id() == "mma:R=256" ? std::string("no") : std::string();
+      });
+  EXPECT_EQ(refused.rule, LookupRule::kNearest);
+  EXPECT_NE(refused.kernel->id(), "mma:R=256");
 }
 
 TEST(LookupEmptyTable, IsNone) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -318,6 +319,77 @@ TEST_P(MalformedTable, RejectedWithPath) {
 
 INSTANTIATE_TEST_SUITE_P(TuningTable, MalformedTable, testing::ValuesIn(malformed_cases()),
                          [](auto const& info) { return info.param.name; });
+
+// ---- M ranges ----------------------------------------------------------------------------
+
+// Three M points of one layer and one of another: the builder makes one range of three
+// buckets, contiguous from the first M to the last.
+TuningTable ranged_table() {
+  TuningTableBuilder b("2025-06-01T12:00:00Z");
+  for (std::int64_t m : {1, 128, 4096}) {
+    b.add_entry(h200(), shape(m, 4096, 4096, 16, Precision::kBF16, Layout::kNT),
+                parse_kernel_id("mma:BM=" + std::to_string(m)), 0.1, 10.0, 0.1, 0.1);
+  }
+  b.add_entry(h200(), shape(64, 1024, 4096, 16, Precision::kBF16, Layout::kNT),
+              parse_kernel_id("mma:BM=64"), 0.1, 10.0, 0.1, 0.1);
+  return b.build();
+}
+
+TEST(TuningTable, BucketsSplitAtTheGeometricMeans) {
+  EXPECT_EQ(range_buckets({1, 128, 4096}),
+            (std::vector<TableRangeBucket>{{1, 11, 1}, {12, 724, 128}, {725, 4096, 4096}}));
+  EXPECT_EQ(range_buckets({7}), (std::vector<TableRangeBucket>{{7, 7, 7}}));
+  EXPECT_EQ(range_buckets({1, 2, 3}),
+            (std::vector<TableRangeBucket>{{1, 1, 1}, {2, 2, 2}, {3, 3, 3}}));
+  TuningTable const t = ranged_table();
+  ASSERT_EQ(t.ranges.size(), 1u);
+  TableRange const& r = t.ranges[0];
+  EXPECT_EQ(std::tie(r.n, r.k, r.precision, r.layout, r.align),
+            std::make_tuple(std::int64_t{4096}, std::int64_t{4096}, Precision::kBF16, Layout::kNT,
+                            16));
+  EXPECT_EQ(r.buckets, range_buckets({1, 128, 4096}));
+}
+
+TEST(TuningTable, RangesRoundTripAndTablesWithoutThemStillLoad) {
+  TuningTable const t = ranged_table();
+  std::string const text = format_tuning_table(t);
+  EXPECT_EQ(parse_tuning_table(text), t);
+  EXPECT_EQ(format_tuning_table(parse_tuning_table(text)), text);
+  // A table without ranges writes no "ranges" key and reads back without any.
+  std::string const plain = format_tuning_table(sample_table());
+  EXPECT_EQ(Json::parse(plain).count("ranges"), 0u);
+  EXPECT_TRUE(parse_tuning_table(plain).ranges.empty());
+}
+
+TEST(TuningTable, HostileRangesAreRejectedWithTheirPath) {
+  Json const valid = Json::parse(format_tuning_table(ranged_table()));
+  auto bad = [&](std::function<void(Json&)> f, std::string const& expected) {
+    Json j = valid;
+    f(j);
+    try {
+      parse_tuning_table(j.dump(), "t.json");
+      ADD_FAILURE() << "accepted: " << j["ranges"].dump();
+    } catch (Error const& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos)
+          << e.what() << "\nexpected: " << expected;
+    }
+  };
+  Json::json_pointer const b0("/ranges/0/buckets/0"), b1("/ranges/0/buckets/1");
+  bad([&](Json& j) { j[b1]["m_lo"] = 11; }, "ranges[0].buckets[1].m_lo: overlaps ranges[0].buckets[0]");
+  bad([&](Json& j) { j[b1]["m_lo"] = 13; }, "ranges[0].buckets[1].m_lo: a gap after");
+  bad([&](Json& j) { j[b0]["m_lo"] = 20; }, "ranges[0].buckets[0]: inverted");
+  bad([&](Json& j) { j[b1]["m"] = 800; }, "ranges[0].buckets[1].m: expected m_lo <= m <= m_hi");
+  bad([&](Json& j) { j[b1]["m"] = 100; }, "ranges[0].buckets[1].m: no entry for 100x4096x4096");
+  bad([&](Json& j) { j["/ranges/0/buckets/2/m_hi"_json_pointer] = std::int64_t{1} << 40; },
+      "ranges[0].buckets[2].m_hi: expected an integer in [1, 16777216]");
+  bad([&](Json& j) { j["/ranges/0/buckets"_json_pointer] = Json::array(); },
+      "ranges[0].buckets: expected an array of 1 to 4096 buckets");
+  bad([&](Json& j) { j["/ranges/0/align"_json_pointer] = 8; }, "no entry for 1x4096x4096 bf16 NT a8");
+  bad([&](Json& j) { j["/ranges/0/gpu"_json_pointer] = 5; }, "ranges[0].gpu: no GPU with id 5");
+  bad([&](Json& j) { j[b0]["weight"] = 1; }, "ranges[0].buckets[0].weight: unknown key");
+  bad([&](Json& j) { j["ranges"].push_back(j["ranges"][0]); }, "ranges[1]: duplicate of ranges[0]");
+  bad([&](Json& j) { j["ranges"] = Json::object(); }, "ranges: expected an array");
+}
 
 TEST(TuningTable, AlternativesRoundTripAndAreOptional) {
   TuningTable const t = sample_table();

@@ -8,7 +8,8 @@
 # memory=KERNEL[@PREC] (SHAPE=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
 # sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see tools/gpu-lab/stage_old.sh), loo=CACHE.db,
-# runtime-timing=TABLE_OR_CACHE, pack (last: one archive of $OUT), or any gemmtune command line.
+# runtime-timing=TABLE_OR_CACHE, python (the package's wheel, see stage_gpu.sh), pack (last: one
+# archive of $OUT), or any gemmtune command line.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -204,6 +205,20 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       step "runtime timing of $src"
       RESULTS="$out/runtime-timing-$(basename "$src" | sed 's/\.[a-z]*$//')" \
         "$root/bench/runtime_timing.sh" "$root/.gpu/gemmtune_runtime_timing" "$src" | tail -3 ;;
+    python)
+      # The Python package from the wheel stage_gpu.sh built (GPU_PYTHON), in a venv that sees
+      # the machine's torch: its tests (GPU ones included), the example, the host-cost bench.
+      step "python package"
+      venv="$tmp/gemmtune-venv"
+      rm -rf "$venv" && python3 -m venv --system-site-packages "$venv"
+      "$venv/bin/pip" install -q --no-index --find-links .gpu/wheels gemmtune pytest
+      (cd "$tmp" && GEMMTUNE_BIN="$G" "$venv/bin/python" -m pytest -q -rs "$root/python/tests" \
+        > "$out/python-tests.txt" 2>&1; echo "pytest: exit $?")
+      tail -3 "$out/python-tests.txt"
+      "$venv/bin/python" "$root/examples/tuned_linear.py" \
+        --table "$root/bench/results/2026-12-03-h200-bf16-h-a.table.json" 2>&1 | tail -8
+      "$venv/bin/python" "$root/bench/python_overhead.py" --out "$out/python-overhead" \
+        | tail -9 ;;
     pack)
       # One archive of everything under $OUT: a transfer back may keep only a few files.
       step "pack $out"

@@ -15,4 +15,9 @@ for bin in cli/gemmtune tests/gpu/test_gpu_session tests/cli/test_cli_gpu \
 done
 strip -o .gpu/libgemmtune_runtime.so.0 "$build_dir/src/runtime/libgemmtune_runtime.so.0"
 cp scripts/kill_resume_check.sh .gpu/
+# GPU_PYTHON: an interpreter of the GPU machine's Python version; the package's wheel for it,
+# and pytest's, go to .gpu/wheels (that machine reaches no package index).
+if [[ -n "${GPU_PYTHON:-}" ]]; then
+  "$GPU_PYTHON" -m pip wheel -q -w .gpu/wheels ./python pytest
+fi
 du -sh .gpu

@@ -1,0 +1,103 @@
+// Range search planning: the range syntax, the first points, when neighbours agree, and where
+// the next pass measures.
+#include "tuner/search/range_plan.hpp"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "src/core/error.hpp"
+
+namespace gemmtune {
+namespace {
+
+TEST(RangePlan, ParsesAnMRangeAndRefusesOthers) {
+  RangeShape r;
+  ASSERT_TRUE(parse_range_shape("1-16384x4096x4096", r));
+  EXPECT_EQ(std::tie(r.m_lo, r.m_hi, r.n, r.k),
+            std::make_tuple(std::int64_t{1}, std::int64_t{16384}, std::int64_t{4096},
+                            std::int64_t{4096}));
+  RangeShape untouched{7, 8, 9, 10};
+  EXPECT_FALSE(parse_range_shape("128x4096x4096", untouched));
+  EXPECT_EQ(untouched.m_lo, 7);
+  EXPECT_THROW(parse_range_shape("16-1x64x64", r), UsageError);        // inverted
+  EXPECT_THROW(parse_range_shape("8-8x64x64", r), UsageError);         // empty
+  EXPECT_THROW(parse_range_shape("1-64x1-64x64", r), UsageError);      // N range
+  EXPECT_THROW(parse_range_shape("1-64x64", r), UsageError);           // two dimensions
+  EXPECT_THROW(parse_range_shape("0-64x64x64", r), UsageError);        // out of bounds
+  EXPECT_THROW(parse_range_shape("1-99999999x64x64", r), UsageError);
+  EXPECT_THROW(parse_range_shape("a-64x64x64", r), UsageError);
+  // A leading '-' is a negative size, for the shape parser to refuse: no range.
+  EXPECT_FALSE(parse_range_shape("-1x2x3", r));
+  EXPECT_FALSE(parse_range_shape("4x-1x3", r));
+  try {
+    parse_range_shape("1-64x64x1-2", r);
+  } catch (UsageError const& e) {
+    EXPECT_NE(std::string(e.what()).find("only M may be a range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RangePlan, FirstPointsArePowersOfTwoBetweenTheEnds) {
+  EXPECT_EQ(initial_range_points(1, 16), (std::vector<std::int64_t>{1, 2, 4, 8, 16}));
+  EXPECT_EQ(initial_range_points(3, 40), (std::vector<std::int64_t>{3, 4, 8, 16, 32, 40}));
+  EXPECT_EQ(initial_range_points(100, 120), (std::vector<std::int64_t>{100, 120}));
+}
+
+RangePoint point(std::int64_t m, std::string pick, std::map<std::string, double> times) {
+  return RangePoint{m, std::move(pick), std::move(times)};
+}
+
+TEST(RangePlan, NeighboursAgreeOnOnePickOrWhenEitherServesBoth) {
+  double const band = 0.01;
+  EXPECT_TRUE(neighbours_agree(point(64, "a", {{"a", 1.0}}), point(128, "a", {{"a", 2.0}}), band));
+  // b at 128 is within 1% of a there, and a at 64 within 1% of b: either serves both.
+  EXPECT_TRUE(neighbours_agree(point(64, "a", {{"a", 1.0}, {"b", 1.005}}),
+                               point(128, "b", {{"a", 2.01}, {"b", 2.0}}), band));
+  // a is 5% slower at 128: they disagree.
+  EXPECT_FALSE(neighbours_agree(point(64, "a", {{"a", 1.0}, {"b", 1.005}}),
+                                point(128, "b", {{"a", 2.1}, {"b", 2.0}}), band));
+  // Never measured at the other's M: they disagree.
+  EXPECT_FALSE(neighbours_agree(point(64, "a", {{"a", 1.0}}), point(128, "b", {{"b", 2.0}}), band));
+  // A point with nothing verified gives no reason to measure more.
+  EXPECT_TRUE(neighbours_agree(point(64, "", {}), point(128, "b", {{"b", 2.0}}), band));
+}
+
+TEST(RangePlan, RefinesBetweenDisagreeingNeighboursWidestFirst) {
+  std::vector<RangePoint> const points{
+      point(1024, "d", {{"d", 4.0}}), point(1, "a", {{"a", 1.0}}), point(16, "a", {{"a", 1.0}}),
+      point(256, "b", {{"b", 2.0}}), point(257, "c", {{"c", 2.0}})};
+  // Sorted by M: 1-16 agree; 16-256 and 257-1024 disagree (ratios 16 and 3.98: midpoints 64
+  // and 513); 256-257 disagree but are closer than the minimum ratio.
+  EXPECT_EQ(refine_range_points(points, 0.01, 1.25, 8), (std::vector<std::int64_t>{64, 513}));
+  // With room for one, the widest gap.
+  EXPECT_EQ(refine_range_points(points, 0.01, 1.25, 1), (std::vector<std::int64_t>{64}));
+  EXPECT_TRUE(refine_range_points(points, 0.01, 1.25, 0).empty());
+  // Neighbours one apart hold no integer between them.
+  EXPECT_TRUE(refine_range_points({point(1, "a", {{"a", 1.0}}), point(2, "b", {{"b", 1.0}})},
+                                  0.01, 1.25, 8)
+                  .empty());
+}
+
+TEST(RangePlan, PointOfTrialsTakesTheNewestOfEachConfigAndTheTieRulePick) {
+  auto trial = [](std::string const& id, double ms, Disposition d) {
+    Trial t;
+    t.config = parse_kernel_id(id);
+    t.time_ms = ms;
+    t.disposition = d;
+    t.spread_rounds = 6;
+    return t;
+  };
+  // Newest first: simt:A's newest trial failed, so its older 0.5 ms does not count.
+  RangePoint const p = range_point(
+      512, {trial("simt:A=1", 0.0, Disposition::kWrongResult), trial("simt:B=1", 1.0, Disposition::kOk),
+            trial("simt:A=1", 0.5, Disposition::kOk), trial("simt:C=1", 2.0, Disposition::kOk)});
+  EXPECT_EQ(p.m, 512);
+  EXPECT_EQ(p.pick, "simt:B=1");
+  EXPECT_EQ(p.times, (std::map<std::string, double>{{"simt:B=1", 1.0}, {"simt:C=1", 2.0}}));
+}
+
+}  // namespace
+}  // namespace gemmtune

@@ -1,0 +1,56 @@
+// Where a range search over M measures (issue "Tune a model"): the first points of a range
+// [A, B] (A, the powers of two between, B), then, after each pass, the geometric midpoints of
+// neighbours whose picks disagree beyond the noise band, until they agree or are close.
+// Plain logic on measured figures; the search itself is SearchSession's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/core/trial.hpp"
+
+namespace gemmtune {
+
+/// A shape's M given as a range "A-B" (1 ≤ A < B ≤ 2²⁴), N and K fixed.
+struct RangeShape {
+  std::int64_t m_lo = 0, m_hi = 0, n = 0, k = 0;
+};
+
+/// Reads "A-BxNxK" into `out`; false (and `out` untouched) when `text` has no range. Throws
+/// UsageError for a malformed or inverted range, or a range in N or K (buckets are over M).
+bool parse_range_shape(std::string_view text, RangeShape& out);
+
+/// The first points of [lo, hi]: lo, every power of two strictly between, hi.
+std::vector<std::int64_t> initial_range_points(std::int64_t lo, std::int64_t hi);
+
+/// One measured point of a range: its pick, and every verified kernel's time there.
+struct RangePoint {
+  std::int64_t m = 0;
+  std::string pick;                      ///< the pick's kernel id ("" when nothing verified)
+  std::map<std::string, double> times;   ///< kernel id → time at this M (ms)
+};
+
+/// The RangePoint of one problem from its trials (newest first, as a store returns them): the
+/// newest trial of each config, the verified ones' times, and the tie rule's pick among them.
+RangePoint range_point(std::int64_t m, std::vector<Trial> const& trials);
+
+/// Passes of refinement after the first points, and points a range search measures at most.
+inline constexpr int kRangePasses = 4;
+inline constexpr std::size_t kMaxRangePoints = 48;
+/// Neighbours closer than this ratio in M get no point between them.
+inline constexpr double kRangeMinRatio = 1.25;
+
+/// Neighbours agree when they pick the same kernel, or when each one's pick, measured at the
+/// other's M, is within `noise` of the other's pick there (either may then serve both).
+bool neighbours_agree(RangePoint const& a, RangePoint const& b, double noise);
+
+/// New points for the next pass: the geometric midpoint of each pair of neighbours (sorted by
+/// M) that disagree and are more than `min_ratio` apart in M (and hold an integer between
+/// them); at most `limit`, widest gaps first, ascending.
+std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& points, double noise,
+                                              double min_ratio, std::size_t limit);
+
+}  // namespace gemmtune
