@@ -170,6 +170,7 @@ ReportData report_from_cache(SqliteTrialStore& store, ReportQuery const& query) 
       landscape_trials = std::move(trials);
     }
   }
+  d.ranges = report_ranges(d.shapes);
   if (landscape_problem) {
     d.landscape = landscape_of(landscape_trials, *landscape_problem, query.max_landscape_points);
   }

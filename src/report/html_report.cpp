@@ -51,6 +51,7 @@ td.id { text-align: left; font-family: monospace; font-size: 11px; word-break: b
 .bar.cublas, .legend.cublas { fill: #9a9a9a; } .bar.cublaslt, .legend.cublaslt { fill: #5c5c5c; }
 .point.own { fill: #2b7bb9; } .point.pick { fill: #e07b00; } .point.ok { fill: #2b7bb9; opacity: .6; }
 .point.fail { fill: #c62828; } .ceiling { stroke: #c62828; stroke-dasharray: 5 3; }
+.point.cublas { fill: #9a9a9a; } .ceiling.boundary { stroke: #777; stroke-dasharray: 2 3; }
 .ceiling.optimum { stroke: #2e7d32; } .curve { fill: none; stroke: #2b7bb9; stroke-width: 1.2; opacity: .8; }
 .smalls { display: flex; flex-wrap: wrap; gap: 8px; } .smalls figure { margin: 0; }
 figcaption { font-size: 12px; text-align: center; }
@@ -311,6 +312,53 @@ std::map<Precision, std::string> win_lose_lines(ReportData const& d) {
   return out;
 }
 
+/// The layer of an M curve, as its caption says it.
+std::string layer_text(Problem const& p) {
+  return "M × " + std::to_string(p.n) + " × " + std::to_string(p.k) + " " +
+         std::string(to_string(p.precision)) + " " + std::string(to_string(p.layout)) + " a" +
+         std::to_string(p.align);
+}
+
+void mcurves_section(std::ostringstream& o, ReportData const& d) {
+  o << "<section id=\"mcurves\"><h2>M curves</h2>";
+  if (d.ranges.empty()) {
+    o << "<p class=\"missing\">No layer of this source was tuned at two or more M (a range "
+         "search such as <code>--shape 1-16384x4096x4096</code>, or a model's shapes, makes "
+         "one).</p></section>";
+    return;
+  }
+  o << "<p class=\"note\">TFLOP/s against M for each layer tuned at several M: the pick "
+       "(orange), our best kernel where it is not the pick (blue) and cuBLAS (grey) at each "
+       "measured M; dashed lines are the M buckets' boundaries "
+       "(each M runs the pick measured nearest in log space).</p>";
+  for (ReportRange const& r : d.ranges) {
+    std::vector<ScatterPoint> points;
+    double lo = 0.0, hi = 0.0;
+    auto add = [&](Problem const& p, double ms, char const* cls, std::string const& what) {
+      if (!(ms > 0)) return;
+      double const v = tflops(p, ms);
+      lo = lo == 0.0 ? v : std::min(lo, v);
+      hi = std::max(hi, v);
+      points.push_back({static_cast<double>(p.m), v, cls, "M=" + std::to_string(p.m) + " " + what});
+    };
+    for (ReportShape const& s : r.points) {
+      add(s.problem, s.pick_ms, "pick", "pick " + s.pick_id);
+      if (s.own_ms > 0 && s.own_id != s.pick_id) add(s.problem, s.own_ms, "own", "own " + s.own_id);
+      add(s.problem, s.cublas_ms, "cublas", "cuBLAS");
+    }
+    std::vector<ChartLine> lines;
+    for (std::int64_t const b : r.boundaries) {
+      lines.push_back({static_cast<double>(b), lo, static_cast<double>(b), hi, "boundary",
+                       "M ≥ " + std::to_string(b)});
+    }
+    Problem const& layer = r.points.front().problem;
+    o << "<div class=\"range\" data-precision=\"" << to_string(layer.precision) << "\"><h3>"
+      << html_escape(layer_text(layer)) << "</h3>"
+      << scatter_chart(points, lines, "M (rows of A: tokens)", "TFLOP/s", true, true) << "</div>";
+  }
+  o << "</section>";
+}
+
 std::string render_html(ReportData const& d) {
   std::ostringstream o;
   o << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
@@ -326,9 +374,7 @@ std::string render_html(ReportData const& d) {
   roofline_section(o, d);
   convergence_section(o, d);
   landscape_section(o, d);
-  o << "<section id=\"mcurves\"><h2>M curves</h2><p class=\"missing\">No range searches in this "
-       "source: a range search (a shape such as 1-16384x4096x4096) is not stored by this "
-       "version.</p></section>";
+  mcurves_section(o, d);
   o << "<section id=\"ladder\"><h2>Ladder</h2><p class=\"missing\">No ladder results in this "
        "source: <code>gemmtune ladder</code> prints its table and does not store it.</p>"
        "</section>";
@@ -367,6 +413,20 @@ std::string render_markdown(ReportData const& d) {
     o << "\n";
   }
   if (d.shapes.empty()) o << "No tuned shapes in this source.\n\n";
+  for (ReportRange const& r : d.ranges) {
+    o << "## M curve: " << layer_text(r.points.front().problem)
+      << "\n\n| M | pick | µs | TFLOP/s | vs cuBLAS | own vs best vendor |\n"
+         "|---:|---|---:|---:|---:|---:|\n";
+    for (ReportShape const& s : r.points) {
+      o << "| " << s.problem.m << " | `" << s.pick_id << "` | " << fixed(s.pick_ms * 1e3, 1)
+        << " | " << fixed(tflops(s.problem, s.pick_ms), 1) << " | "
+        << ratio_text(s.cublas_ms, s.pick_ms) << " | " << ratio_text(best_vendor_ms(s), s.own_ms)
+        << " |\n";
+    }
+    o << "\nBucket boundaries (first M of each bucket after the first):";
+    for (std::int64_t const b : r.boundaries) o << " " << b;
+    o << "\n\n";
+  }
   o << "## Provenance\n\n";
   for (auto const& [k, v] : d.provenance) o << "- " << k << ": " << v << "\n";
   for (std::string const& c : d.commands) o << "- command: `" << c << "`\n";

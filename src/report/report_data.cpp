@@ -1,7 +1,11 @@
-// The ceilings the report knows without a measurement of its own.
+// The report's data helpers: shape matching, the M curves, and the ceilings the report knows
+// without a measurement of its own.
 #include "src/report/report_data.hpp"
 
 #include <algorithm>
+#include <tuple>
+
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 
@@ -15,6 +19,26 @@ bool report_wants(ReportQuery const& q, Problem const& p) {
   if (q.shapes.empty()) return true;
   return std::any_of(q.shapes.begin(), q.shapes.end(),
                      [&](Problem const& s) { return same_shape(s, p); });
+}
+
+std::vector<ReportRange> report_ranges(std::vector<ReportShape> const& shapes) {
+  std::map<std::tuple<std::int64_t, std::int64_t, Precision, Layout, int>, ReportRange> layers;
+  for (ReportShape const& s : shapes) {
+    Problem const& p = s.problem;
+    layers[{p.n, p.k, p.precision, p.layout, p.align}].points.push_back(s);
+  }
+  std::vector<ReportRange> out;
+  for (auto& [key, r] : layers) {
+    if (r.points.size() < 2) continue;
+    std::sort(r.points.begin(), r.points.end(),
+              [](ReportShape const& a, ReportShape const& b) { return a.problem.m < b.problem.m; });
+    std::vector<std::int64_t> ms;
+    for (ReportShape const& s : r.points) ms.push_back(s.problem.m);
+    std::vector<TableRangeBucket> const buckets = range_buckets(ms);
+    for (std::size_t i = 1; i < buckets.size(); ++i) r.boundaries.push_back(buckets[i].m_lo);
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm_count) {

@@ -61,6 +61,17 @@ struct ReportCeilings {
   std::string source;  ///< shown under the chart
 };
 
+/// An M curve: the tuned shapes of one layer (N, K, precision, layout and alignment class) at
+/// two or more M, ascending, with the first M of each of the table's M buckets after the first
+/// (the bucket boundaries as the export draws them: range_buckets).
+struct ReportRange {
+  std::vector<ReportShape> points;
+  std::vector<std::int64_t> boundaries;
+};
+
+/// The M curves of these shapes: every layer tuned at two or more M.
+std::vector<ReportRange> report_ranges(std::vector<ReportShape> const& shapes);
+
 struct ReportData {
   std::string title;
   std::string gpu;                    ///< name
@@ -68,6 +79,7 @@ struct ReportData {
   std::vector<ReportCurve> curves;
   std::int64_t curves_total = 0;      ///< searches with trials; > curves.size() when capped
   std::optional<ReportLandscape> landscape;
+  std::vector<ReportRange> ranges;    ///< M curves (report_ranges of the shapes)
   std::optional<ReportCeilings> ceilings;
   std::map<std::string, std::string> provenance;  ///< label -> value (driver, CUDA, ...)
   std::vector<std::string> commands;  ///< what made the data (search arguments)

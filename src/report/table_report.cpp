@@ -32,6 +32,7 @@ ReportData report_from_table(TuningTable const& table, ReportQuery const& query,
     s.cublaslt_ms = e.cublaslt_ms.value_or(0.0);
     d.shapes.push_back(std::move(s));
   }
+  d.ranges = report_ranges(d.shapes);
   if (TableGpu const* g = gpu_id >= 0 ? table.find_gpu(gpu_id) : nullptr) {
     d.gpu = g->gpu.name;
     d.ceilings = known_ceilings(g->gpu.name, g->gpu.sm_count);

@@ -73,7 +73,7 @@ class Page(HTMLParser):
         cls = a.get("class", "")
         if tag == "section":
             self.sections.append(a.get("id"))
-        if tag == "div" and "precision" in cls.split():
+        if tag == "div" and ("precision" in cls.split() or "range" in cls.split()):
             self.precision = a.get("data-precision")
         if tag == "svg":
             self.svgs.append({"section": self.sections[-1], "precision": self.precision,
@@ -119,6 +119,27 @@ for prec, stem in (("fp16", "h200-fp16-core"), ("fp32", "h200-fp32-core")):
         errors.append(f"{prec}: roofline points {[r['points'] for r in roof]}, expected {entries + owns}")
     elif not any("intensity" in l for l in roof[0]["labels"]) or "TFLOP/s" not in roof[0]["labels"]:
         errors.append(f"{prec}: roofline axis labels {roof[0]['labels']}")
+# M curves: each layer the tables hold at two or more M (4096x4096 at M 16, 128, 4096): the
+# pick, our best where it differs, and cuBLAS at each M.
+for prec, stem in (("fp16", "h200-fp16-core"), ("fp32", "h200-fp32-core")):
+    t = json.load(open(f"{root}/tests/data/report/{stem}.table.json"))
+    layers = {}
+    for e in t["entries"]:
+        layers.setdefault((e["n"], e["k"], e["layout"], e["align"]), []).append(e)
+    want = []
+    for es in layers.values():
+        if len(es) < 2: continue
+        n = 0
+        for e in es:
+            own = e["kernel"] if not e["kernel"].startswith("cublas") else (e.get("own") or {}).get("kernel")
+            n += 1 + (1 if own and own != e["kernel"] else 0) + (1 if e.get("cublas_ms") else 0)
+        want.append(n)
+    curves = [s for s in page.svgs if s["section"] == "mcurves" and s["precision"] == prec]
+    if not want: errors.append(f"{prec}: the test tables hold no layer at two M")
+    if sorted(c["points"] for c in curves) != sorted(want):
+        errors.append(f"{prec}: M curve points {[c['points'] for c in curves]}, expected {want}")
+    elif not all("TFLOP/s" in c["labels"] for c in curves):
+        errors.append(f"{prec}: M curve labels {[c['labels'] for c in curves]}")
 conv = [s for s in page.svgs if s["section"] == "convergence"]
 if [c["curves"] for c in conv] != [2, 2]:
     errors.append(f"convergence curves {[c['curves'] for c in conv]}, expected two per chart")
