@@ -82,6 +82,7 @@ def test_alpha_beta_and_the_stream(runtimes):
     b = torch.randn(64, 96, device="cuda")
     c0 = torch.randn(128, 96, device="cuda")
     s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())  # a, b and c0 were made on the current stream
     with torch.cuda.stream(s):
         out = c0.clone()
         runtimes[None].matmul(a, b, out, alpha=0.5, beta=2.0)
@@ -117,18 +118,25 @@ def test_custom_op_opcheck_compile_and_graph(runtimes):
         torch.cuda.synchronize()
         assert (got.double() - want).abs().max().item() <= tolerance("bf16", 512)
 
-        # Capture: a first call outside the graph sets up the kernel and workspace.
-        static_a = a.clone()
-        out = torch.empty(256, 1024, device="cuda", dtype=torch.bfloat16)
-        gemmtune.matmul(static_a, w, out, trans_b=True)
+        # Capture of a shape the bf16 table holds (128x4096x4096 NN, exact): a first call on
+        # the capturing stream, outside the graph, compiles and loads the kernel and sets up the
+        # stream's workspace; the replay then runs it on new inputs.
+        x = torch.randn(128, 4096, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(128, 4096, device="cuda", dtype=torch.bfloat16)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            _, info = gemmtune.matmul(x, y, out, info=True)
+        s.synchronize()
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            gemmtune.matmul(static_a, w, out, trans_b=True)
-        static_a.copy_(torch.randn_like(static_a))
+        with torch.cuda.graph(graph, stream=s):
+            gemmtune.matmul(x, y, out)
+        x.copy_(torch.randn_like(x))
         graph.replay()
         torch.cuda.synchronize()
-        want = static_a.double() @ w.double().t()
-        assert (out.double() - want).abs().max().item() <= tolerance("bf16", 512)
+        want = x.double() @ y.double()
+        assert (out.double() - want).abs().max().item() <= tolerance("bf16", 4096), info
     finally:
         gemmtune.set_default_runtime(None)
 
