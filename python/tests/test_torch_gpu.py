@@ -108,6 +108,9 @@ def test_custom_op_opcheck_compile_and_graph(runtimes):
         a = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(1024, 512, device="cuda", dtype=torch.bfloat16)
         torch.library.opcheck(torch.ops.gemmtune.matmul.default, (a, w, 1.0, False, True))
+        af = torch.randn(64, 32, device="cuda", requires_grad=True)
+        wf = torch.randn(48, 32, device="cuda", requires_grad=True)
+        torch.library.opcheck(torch.ops.gemmtune.matmul.default, (af, wf, 2.0, False, True))
 
         def f(x, weight):
             return torch.ops.gemmtune.matmul(x, weight, 1.0, False, True).relu()
@@ -137,6 +140,26 @@ def test_custom_op_opcheck_compile_and_graph(runtimes):
         torch.cuda.synchronize()
         want = x.double() @ y.double()
         assert (out.double() - want).abs().max().item() <= tolerance("bf16", 4096), info
+    finally:
+        gemmtune.set_default_runtime(None)
+
+
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (False, True), (True, False),
+                                              (True, True)])
+def test_the_op_s_gradients_match_torch(runtimes, trans_a, trans_b):
+    import gemmtune.torch_op  # noqa: F401
+    gemmtune.set_default_runtime(runtimes[None])
+    try:
+        m, n, k = 96, 80, 64
+        a = torch.randn((k, m) if trans_a else (m, k), device="cuda", requires_grad=True)
+        b = torch.randn((n, k) if trans_b else (k, n), device="cuda", requires_grad=True)
+        w = torch.randn(m, n, device="cuda")
+        (torch.ops.gemmtune.matmul(a, b, 0.5, trans_a, trans_b) * w).sum().backward()
+        ad, bd = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+        ref = 0.5 * (ad.t() if trans_a else ad) @ (bd.t() if trans_b else bd)
+        (ref * w.double()).sum().backward()
+        assert (a.grad.double() - ad.grad).abs().max().item() <= tolerance("fp32", n)
+        assert (b.grad.double() - bd.grad).abs().max().item() <= tolerance("fp32", m)
     finally:
         gemmtune.set_default_runtime(None)
 
