@@ -277,6 +277,9 @@ void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& 
           if (!have.insert(m).second) continue;
           Problem added = q;
           added.m = m;
+          // With --align, a transposed A's leading dimension is M: an M the class cannot hold
+          // is passed over, as the shapes list refuses it.
+          if (q.align != 0 && added.packed_alignment() < q.align) continue;
           more.push_back(added);
         }
       }
