@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,8 @@
 #include "src/core/tuning_table.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
-#include "tuner/search/range_plan.hpp"
+#include "tuner/search/eval_job_builder.hpp"
+#include "tuner/shapes/shape_sweep.hpp"
 #include "tuner/search/worker_evaluator.hpp"
 
 namespace gemmtune {
@@ -66,19 +68,19 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
   for (TableGpu const& g : table.gpus) {
     if (g.gpu == dev.gpu) gpu_id = g.id;
   }
+  std::set<std::pair<int, std::int64_t>> bucket_points;  // (align, M) the buckets name
   for (TableRange const& r : table.ranges) {
     if (r.gpu != gpu_id || r.n != range.n || r.k != range.k || r.precision != precision ||
         r.layout != layout) {
       continue;
     }
-    for (TableRangeBucket const& b : r.buckets) {
-      for (TableEntry const& e : table.entries) {
-        if (e.gpu == r.gpu && e.problem.m == b.m && e.problem.n == r.n && e.problem.k == r.k &&
-            e.problem.precision == precision && e.problem.layout == layout &&
-            e.problem.align == r.align) {
-          kernels.insert(e.kernel.id());
-        }
-      }
+    for (TableRangeBucket const& b : r.buckets) bucket_points.insert({r.align, b.m});
+  }
+  for (TableEntry const& e : table.entries) {
+    if (e.gpu == gpu_id && e.problem.n == range.n && e.problem.k == range.k &&
+        e.problem.precision == precision && e.problem.layout == layout &&
+        bucket_points.count({e.problem.align, e.problem.m})) {
+      kernels.insert(e.kernel.id());
     }
   }
   if (kernels.empty()) {
@@ -124,12 +126,7 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
       KernelConfig const cfg = parse_kernel_id(id);
       EvalResult r;
       if (is_vendor(cfg)) {
-        EvalJob job;
-        job.problem = p;
-        job.kernel_id = id;
-        job.seed = a.seed;
-        job.timing = timing;
-        r = ctx.gpu().evaluate(job, a.timeout_s);
+        r = ctx.gpu().evaluate(make_vendor_eval_job(cfg, p, a.seed, timing), a.timeout_s);
       } else if (Family const* f = find_family(cfg.family)) {
         r = run_candidate(ctx, *f, f->canonical(cfg), p, timing, a.seed, a.timeout_s).result;
       }

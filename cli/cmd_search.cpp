@@ -20,6 +20,7 @@
 #include "tuner/search/range_plan.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/search/worker_evaluator.hpp"
+#include "tuner/shapes/shape_sweep.hpp"
 #include "tuner/worker/interrupt.hpp"
 
 namespace gemmtune {

@@ -2,6 +2,7 @@
 #include "src/core/tie_rule.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -37,6 +38,15 @@ std::size_t pick_trial(std::span<Trial const> trials) {
     index.push_back(i);
   }
   return index.at(pick_with_ties(figures));
+}
+
+std::vector<Trial> newest_verified(std::span<Trial const> newest_first) {
+  std::set<std::string> seen;
+  std::vector<Trial> out;
+  for (Trial const& t : newest_first) {
+    if (seen.insert(t.config.id()).second && t.disposition == Disposition::kOk) out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace gemmtune

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "src/core/trial.hpp"
 
@@ -47,5 +48,10 @@ std::size_t pick_with_ties(std::span<RankedFigure const> figures);
 /// quick figures decide only problems never re-timed. What best(), export and the search's
 /// summary all answer. Throws std::invalid_argument when `trials` is empty.
 std::size_t pick_trial(std::span<Trial const> trials);
+
+/// Of one problem's trials, newest first (as a store returns them), the newest trial of each
+/// config when it is verified: what pick_trial() chooses among. A config whose newest trial
+/// failed is left out, whatever it measured before.
+std::vector<Trial> newest_verified(std::span<Trial const> newest_first);
 
 }  // namespace gemmtune

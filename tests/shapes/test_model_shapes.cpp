@@ -1,10 +1,11 @@
 // Model shapes: config.json fields, the projections of a forward pass with tensor parallelism
-// and fusion, token sweeps, and the shapes file.
+// and fusion, token sweeps and M ranges, and the shapes file.
 #include "tuner/shapes/model_shapes.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/core/error.hpp"
@@ -137,6 +138,32 @@ TEST(ModelShapes, TokenCountsAndSweeps) {
   for (char const* bad : {"", "0", "1,,2", "a", "1.5", "8:4:pow2", "1:8", "1:8:0", "1:8:x",
                           "1:2:3:4", "16777217", "-4"}) {
     EXPECT_THROW(parse_token_counts(bad), UsageError) << bad;
+  }
+}
+
+TEST(ShapeSweeps, MRangesParseAndOthersAreRefused) {
+  RangeShape r;
+  ASSERT_TRUE(parse_range_shape("1-16384x4096x4096", r));
+  EXPECT_EQ(std::tie(r.m_lo, r.m_hi, r.n, r.k),
+            std::make_tuple(std::int64_t{1}, std::int64_t{16384}, std::int64_t{4096},
+                            std::int64_t{4096}));
+  RangeShape untouched{7, 8, 9, 10};
+  EXPECT_FALSE(parse_range_shape("128x4096x4096", untouched));
+  EXPECT_EQ(untouched.m_lo, 7);
+  EXPECT_THROW(parse_range_shape("16-1x64x64", r), UsageError);        // inverted
+  EXPECT_THROW(parse_range_shape("8-8x64x64", r), UsageError);         // empty
+  EXPECT_THROW(parse_range_shape("1-64x1-64x64", r), UsageError);      // N range
+  EXPECT_THROW(parse_range_shape("1-64x64", r), UsageError);           // two dimensions
+  EXPECT_THROW(parse_range_shape("0-64x64x64", r), UsageError);        // out of bounds
+  EXPECT_THROW(parse_range_shape("1-99999999x64x64", r), UsageError);
+  EXPECT_THROW(parse_range_shape("a-64x64x64", r), UsageError);
+  // A leading '-' is a negative size, for the shape parser to refuse: no range.
+  EXPECT_FALSE(parse_range_shape("-1x2x3", r));
+  EXPECT_FALSE(parse_range_shape("4x-1x3", r));
+  try {
+    parse_range_shape("1-64x64x1-2", r);
+  } catch (UsageError const& e) {
+    EXPECT_NE(std::string(e.what()).find("only M may be a range"), std::string::npos) << e.what();
   }
 }
 

@@ -39,4 +39,15 @@ EvalJob make_eval_job(Family const& family, KernelConfig const& config, Problem 
   return job;
 }
 
+EvalJob make_vendor_eval_job(KernelConfig const& vendor, Problem const& problem,
+                             std::uint64_t seed, TimingSpec const& timing) {
+  EvalJob job;
+  job.problem = problem;
+  job.kernel_id = vendor.id();
+  job.seed = seed;
+  job.timing = timing;
+  job.exact_check = false;
+  return job;
+}
+
 }  // namespace gemmtune

@@ -20,4 +20,10 @@ EvalJob make_eval_job(Family const& family, KernelConfig const& config, Problem 
                       CompileResult const& compiled, std::string const& cubin_dir,
                       std::uint64_t seed, TimingSpec const& timing);
 
+/// The EvalJob of a vendor call (cublas:default or a cublaslt algorithm id): nothing to
+/// compile, the worker makes the call. Verified by the tolerance pass only: the exact
+/// small-integer pass is our kernels' (cuBLAS's reductions need not be exact there).
+EvalJob make_vendor_eval_job(KernelConfig const& vendor, Problem const& problem,
+                             std::uint64_t seed, TimingSpec const& timing);
+
 }  // namespace gemmtune

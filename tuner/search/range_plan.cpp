@@ -2,67 +2,11 @@
 #include "tuner/search/range_plan.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
-#include <set>
-
-#include "src/core/error.hpp"
-#include "src/core/problem.hpp"
 #include "src/core/tie_rule.hpp"
 
 namespace gemmtune {
-namespace {
-
-std::int64_t whole(std::string_view text, std::string_view shape) {
-  std::int64_t v = 0;
-  auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > kMaxDim) {
-    throw UsageError("bad range shape '" + std::string(shape) + "': '" + std::string(text) +
-                     "' is not an integer in [1, " + std::to_string(kMaxDim) + "]");
-  }
-  return v;
-}
-
-}  // namespace
-
-bool parse_range_shape(std::string_view text, RangeShape& out) {
-  // A '-' after the first character of a dimension makes a range; a leading one is a negative
-  // size, which the shape parser reports as such.
-  auto const is_range = [](std::string_view d) {
-    std::size_t const dash = d.find('-');
-    return dash != std::string_view::npos && dash > 0;
-  };
-  std::vector<std::string_view> dims;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t const x = text.find('x', start);
-    dims.push_back(text.substr(start, x == std::string_view::npos ? x : x - start));
-    if (x == std::string_view::npos) break;
-    start = x + 1;
-  }
-  bool const any = std::any_of(dims.begin(), dims.end(), is_range);
-  if (!any) return false;
-  if (dims.size() != 3) {
-    throw UsageError("bad range shape '" + std::string(text) + "': expected A-BxNxK");
-  }
-  if (is_range(dims[1]) || is_range(dims[2])) {
-    throw UsageError("bad range shape '" + std::string(text) +
-                     "': only M may be a range (the buckets are over M); sweep N or K with "
-                     "A:B:STEP");
-  }
-  std::size_t const dash = dims[0].find('-');
-  out.m_lo = whole(dims[0].substr(0, dash), text);
-  out.m_hi = whole(dims[0].substr(dash + 1), text);
-  out.n = whole(dims[1], text);
-  out.k = whole(dims[2], text);
-  if (out.m_lo >= out.m_hi) {
-    throw UsageError("bad range shape '" + std::string(text) + "': the range " +
-                     std::to_string(out.m_lo) + "-" + std::to_string(out.m_hi) +
-                     " is empty or inverted (expected A < B)");
-  }
-  return true;
-}
 
 std::vector<std::int64_t> initial_range_points(std::int64_t lo, std::int64_t hi) {
   std::vector<std::int64_t> out{lo};
@@ -76,13 +20,8 @@ std::vector<std::int64_t> initial_range_points(std::int64_t lo, std::int64_t hi)
 RangePoint range_point(std::int64_t m, std::vector<Trial> const& trials) {
   RangePoint out;
   out.m = m;
-  std::set<std::string> seen;
-  std::vector<Trial> verified;
-  for (Trial const& t : trials) {
-    if (!seen.insert(t.config.id()).second || t.disposition != Disposition::kOk) continue;
-    out.times[t.config.id()] = t.time_ms;
-    verified.push_back(t);
-  }
+  std::vector<Trial> const verified = newest_verified(trials);
+  for (Trial const& t : verified) out.times[t.config.id()] = t.time_ms;
   if (!verified.empty()) out.pick = verified[pick_trial(verified)].config.id();
   return out;
 }

@@ -1,5 +1,6 @@
-// Where a range search over M measures (issue "Tune a model"): the first points of a range
-// [A, B] (A, the powers of two between, B), then, after each pass, the geometric midpoints of
+// Where a range search over M measures (issue "Tune a model"; the range syntax is
+// tuner/shapes/shape_sweep.hpp's): the first points of a range [A, B] (A, the powers of two
+// between, B), then, after each pass, the geometric midpoints of
 // neighbours whose picks disagree beyond the noise band, until they agree or are close.
 // Plain logic on measured figures; the search itself is SearchSession's.
 #pragma once
@@ -7,21 +8,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "src/core/trial.hpp"
 
 namespace gemmtune {
-
-/// A shape's M given as a range "A-B" (1 ≤ A < B ≤ 2²⁴), N and K fixed.
-struct RangeShape {
-  std::int64_t m_lo = 0, m_hi = 0, n = 0, k = 0;
-};
-
-/// Reads "A-BxNxK" into `out`; false (and `out` untouched) when `text` has no range. Throws
-/// UsageError for a malformed or inverted range, or a range in N or K (buckets are over M).
-bool parse_range_shape(std::string_view text, RangeShape& out);
 
 /// The first points of [lo, hi]: lo, every power of two strictly between, hi.
 std::vector<std::int64_t> initial_range_points(std::int64_t lo, std::int64_t hi);

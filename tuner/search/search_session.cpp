@@ -346,13 +346,11 @@ ProblemOutcome SearchSession::finished_outcome(Problem const& problem,
   o.candidates = static_cast<int>(
       valid_candidates(options.families, problem, device_.limits, &o.pruned).size());
   // The newest verified trial of each config, as the store's best() ranks them.
-  std::set<std::string> seen;
-  std::vector<Trial> verified, own;
-  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {
-    if (!seen.insert(t.config.id()).second || t.disposition != Disposition::kOk) continue;
-    verified.push_back(t);
-    if (!is_vendor(t.config)) own.push_back(t);
-  }
+  std::vector<Trial> const trials = store_.trials_for(device_.gpu, problem);  // newest first
+  std::vector<Trial> const verified = newest_verified(trials);
+  std::vector<Trial> own;
+  std::copy_if(verified.begin(), verified.end(), std::back_inserter(own),
+               [](Trial const& t) { return !is_vendor(t.config); });
   if (!verified.empty()) o.best = verified[pick_trial(verified)];
   if (!own.empty()) o.best_own = own[pick_trial(own)];
   if (std::optional<BaselineResult> const b = store_.find_baseline(device_.gpu, problem)) {
@@ -361,8 +359,8 @@ ProblemOutcome SearchSession::finished_outcome(Problem const& problem,
   // The vendor's verdicts live in its trials, not the baseline row: the newest of the default
   // call, and of cuBLASLt the newest verified algorithm (the one a pick may have taken), else
   // the newest tried.
-  seen.clear();
-  for (Trial const& t : store_.trials_for(device_.gpu, problem)) {  // newest first
+  std::set<std::string> seen;
+  for (Trial const& t : trials) {
     if (!seen.insert(t.config.family).second && t.disposition != Disposition::kOk) continue;
     if (t.config.family == kCublasFamily && o.baseline.cublas_verdict == Disposition::kSkipped) {
       o.baseline.cublas_verdict = t.disposition;
@@ -727,14 +725,8 @@ void SearchSession::retime_top(Problem const& problem, SearchOptions const& opti
       t.config = to_kernel_config(*lt);
       t.provenance = vendor_provenance();
       t.disposition = Disposition::kOk;
-      EvalJob job;
-      job.problem = problem;
-      job.kernel_id = t.config.id();
-      job.seed = options.seed;
-      job.timing = options.final_timing;
-      job.exact_check = false;
       top.push_back(t);
-      jobs.push_back(job);
+      jobs.push_back(make_vendor_eval_job(t.config, problem, options.seed, options.final_timing));
     }
   }
   // The rounds time the cuBLASLt algorithm the first baseline chose, so its figure is one

@@ -1,6 +1,7 @@
 // Size lists and sweeps, and shapes whose dimensions are sweeps.
 #include "tuner/shapes/shape_sweep.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -10,15 +11,33 @@
 namespace gemmtune {
 namespace {
 
-std::int64_t parse_count(std::string_view text, std::string_view item, std::string_view what) {
+constexpr std::string_view kSweepForms = "a sweep A:B:pow2 or A:B:STEP";
+
+/// A size from 1 to kMaxDim; else UsageError "bad WHAT 'ITEM': expected integers from 1 to
+/// kMaxDim, FORMS".
+std::int64_t parse_count(std::string_view text, std::string_view item, std::string_view what,
+                         std::string_view forms = kSweepForms) {
   std::int64_t v = 0;
   auto const [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > kMaxDim) {
     throw UsageError("bad " + std::string(what) + " '" + std::string(item) +
-                     "': expected integers from 1 to " + std::to_string(kMaxDim) +
-                     ", a sweep A:B:pow2 or A:B:STEP");
+                     "': expected integers from 1 to " + std::to_string(kMaxDim) + ", " +
+                     std::string(forms));
   }
   return v;
+}
+
+/// The 'x'-separated dimensions of a shape text.
+std::vector<std::string_view> split_dims(std::string_view text) {
+  std::vector<std::string_view> dims;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t const x = text.find('x', start);
+    dims.push_back(text.substr(start, x == std::string_view::npos ? text.npos : x - start));
+    if (x == std::string_view::npos) break;
+    start = x + 1;
+  }
+  return dims;
 }
 
 }  // namespace
@@ -62,14 +81,7 @@ std::vector<std::int64_t> parse_sizes(std::string_view text, std::string_view wh
 
 std::vector<std::string> expand_shape_sweep(std::string_view text) {
   if (text.find(':') == std::string_view::npos) return {std::string(text)};
-  std::vector<std::string_view> dims;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t const x = text.find('x', start);
-    dims.push_back(text.substr(start, x == std::string_view::npos ? text.npos : x - start));
-    if (x == std::string_view::npos) break;
-    start = x + 1;
-  }
+  std::vector<std::string_view> const dims = split_dims(text);
   if (dims.size() != 3) {
     throw UsageError("bad shape sweep '" + std::string(text) +
                      "': expected MxNxK with sweeps A:B:pow2 or A:B:STEP in place of sizes");
@@ -93,6 +105,38 @@ std::vector<std::string> expand_shape_sweep(std::string_view text) {
     }
   }
   return out;
+}
+
+bool parse_range_shape(std::string_view text, RangeShape& out) {
+  // A '-' after the first character of a dimension makes a range; a leading one is a negative
+  // size, which the shape parser reports as such.
+  auto const is_range = [](std::string_view d) {
+    std::size_t const dash = d.find('-');
+    return dash != std::string_view::npos && dash > 0;
+  };
+  std::vector<std::string_view> const dims = split_dims(text);
+  bool const any = std::any_of(dims.begin(), dims.end(), is_range);
+  if (!any) return false;
+  if (dims.size() != 3) {
+    throw UsageError("bad range shape '" + std::string(text) + "': expected A-BxNxK");
+  }
+  if (is_range(dims[1]) || is_range(dims[2])) {
+    throw UsageError("bad range shape '" + std::string(text) +
+                     "': only M may be a range (the buckets are over M); sweep N or K with "
+                     "A:B:STEP");
+  }
+  std::size_t const dash = dims[0].find('-');
+  std::string_view const forms = "in a range A-BxNxK";
+  out.m_lo = parse_count(dims[0].substr(0, dash), text, "range shape", forms);
+  out.m_hi = parse_count(dims[0].substr(dash + 1), text, "range shape", forms);
+  out.n = parse_count(dims[1], text, "range shape", forms);
+  out.k = parse_count(dims[2], text, "range shape", forms);
+  if (out.m_lo >= out.m_hi) {
+    throw UsageError("bad range shape '" + std::string(text) + "': the range " +
+                     std::to_string(out.m_lo) + "-" + std::to_string(out.m_hi) +
+                     " is empty or inverted (expected A < B)");
+  }
+  return true;
 }
 
 }  // namespace gemmtune
