@@ -206,18 +206,22 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       RESULTS="$out/runtime-timing-$(basename "$src" | sed 's/\.[a-z]*$//')" \
         "$root/bench/runtime_timing.sh" "$root/.gpu/gemmtune_runtime_timing" "$src" | tail -3 ;;
     python)
-      # The Python package from the wheel stage_gpu.sh built (GPU_PYTHON), in a venv that sees
-      # the machine's torch: its tests (GPU ones included), the example, the host-cost bench.
+      # The Python package from the wheel stage_gpu.sh built (GPU_PYTHON), installed into a
+      # folder on PYTHONPATH of the machine's python3: that python3 is itself a virtual
+      # environment holding torch, and a venv made from it would see the base interpreter's
+      # packages, not torch.
       step "python package"
-      venv="$tmp/gemmtune-venv"
-      rm -rf "$venv" && python3 -m venv --system-site-packages "$venv"
-      "$venv/bin/pip" install -q --no-index --find-links .gpu/wheels gemmtune pytest
-      (cd "$tmp" && GEMMTUNE_BIN="$G" "$venv/bin/python" -m pytest -q -rs "$root/python/tests" \
+      site="$tmp/gemmtune-site"
+      rm -rf "$site"
+      python3 -m pip install -q --no-index --find-links .gpu/wheels --target "$site" gemmtune
+      py() { PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" python3 "$@"; }
+      python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.cuda.is_available())'
+      (cd "$tmp" && GEMMTUNE_BIN="$G" py -m pytest -q -rs -p no:cacheprovider "$root/python/tests" \
         > "$out/python-tests.txt" 2>&1; echo "pytest: exit $?")
       tail -3 "$out/python-tests.txt"
-      "$venv/bin/python" "$root/examples/tuned_linear.py" \
+      py "$root/examples/tuned_linear.py" \
         --table "$root/bench/results/2026-12-03-h200-bf16-h-a.table.json" 2>&1 | tail -8
-      "$venv/bin/python" "$root/bench/python_overhead.py" --out "$out/python-overhead" \
+      py "$root/bench/python_overhead.py" --out "$out/python-overhead" \
         | tail -9 ;;
     pack)
       # One archive of everything under $OUT: a transfer back may keep only a few files.
