@@ -101,10 +101,10 @@ int check_align(int align, Precision precision) {
   if (align != 1 && align != 2 && align != 4 && align != 8 && align != 16) {
     throw UsageError("bad --align " + std::to_string(align) + ": expected 1, 2, 4, 8 or 16 bytes");
   }
-  if (align < element_bytes(precision)) {
+  if (align < input_bytes(precision)) {
     throw UsageError("bad --align " + std::to_string(align) + ": " +
                      std::string(to_string(precision)) + " elements need at least " +
-                     std::to_string(element_bytes(precision)) + "-byte alignment");
+                     std::to_string(input_bytes(precision)) + "-byte alignment");
   }
   return align;
 }

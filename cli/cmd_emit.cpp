@@ -100,11 +100,16 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << " { cudaError_t launch(GemmArgs const&, cudaStream_t); }\n"
      << "//   GemmArgs args{M, N, K, lda, ldb, ldc, dA, dB, dC, /*workspace=*/"
      << (plan.workspace_bytes > 0 ? "dWorkspace" : "nullptr") << ", /*counters=*/"
-     << (plan.counter_bytes > 0 ? "dCounters" : "nullptr") << ", alpha, beta};\n"
+     << (plan.counter_bytes > 0 ? "dCounters" : "nullptr") << ", alpha, beta"
+     << (is_fp8(p.precision) ? ", dScaleA, dScaleB" : "") << "};\n"
      << "//   cudaError_t err = gemmtune_emitted::" << ns << "::launch(args, stream);\n"
      << "// Leading dimensions are in elements; pointers and leading dimensions must keep the\n"
      << "// alignment class " << p.align << " this config was checked for. The launch returns\n"
      << "// cudaErrorInvalidValue for another M, N or K: the grid below is planned for this shape.\n";
+  if (is_fp8(p.precision)) {
+    os << "// dScaleA, dScaleB: one float each in device memory, the per-tensor scales of A and B\n"
+       << "// (C = alpha·sa·sb·op(A)·op(B) + beta·C, C in bf16).\n";
+  }
   if (plan.counter_bytes > 0) {
     os << "// dCounters: kCounterBytes of split-K tile counters, zeroed once (cudaMemset) before the\n"
        << "// first launch; every launch leaves them zero. Calls that may overlap need their own.\n";
@@ -135,13 +140,12 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << "constexpr long long kWorkspaceBytes = " << plan.workspace_bytes << ";\n"
      << "constexpr long long kCounterBytes = " << plan.counter_bytes << ";\n\n";
   if (tma) {
-    char const* const type = p.precision == Precision::kFP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-                             : p.precision == Precision::kBF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-                                                               : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
     os << "/// Encodes one 2-D tiled descriptor over a row-major matrix (cols contiguous).\n"
-       << "inline cudaError_t encode(TmaDescriptor& out, void const* base, unsigned long long rows,\n"
-       << "                          unsigned long long cols, unsigned long long ld,\n"
-       << "                          unsigned box_rows, unsigned box_cols, CUtensorMapSwizzle swizzle) {\n"
+       << "inline cudaError_t encode(TmaDescriptor& out, CUtensorMapDataType type,\n"
+       << "                          unsigned long long element_bytes, void const* base,\n"
+       << "                          unsigned long long rows, unsigned long long cols,\n"
+       << "                          unsigned long long ld, unsigned box_rows, unsigned box_cols,\n"
+       << "                          CUtensorMapSwizzle swizzle) {\n"
        << "  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {\n"
        << "    void* f = nullptr;\n"
        << "    cudaDriverEntryPointQueryResult q{};\n"
@@ -152,11 +156,11 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
        << "  }();\n"
        << "  if (fn == nullptr) return cudaErrorNotSupported;\n"
        << "  cuuint64_t const dims[2] = {cols, rows};\n"
-       << "  cuuint64_t const strides[1] = {ld * " << element_bytes(p.precision) << "};\n"
+       << "  cuuint64_t const strides[1] = {ld * element_bytes};\n"
        << "  cuuint32_t const box[2] = {box_cols, box_rows};\n"
        << "  cuuint32_t const element_strides[2] = {1, 1};\n"
        << "  CUtensorMap map;\n"
-       << "  if (fn(&map, " << type << ", 2, const_cast<void*>(base), dims, strides, box,\n"
+       << "  if (fn(&map, type, 2, const_cast<void*>(base), dims, strides, box,\n"
        << "         element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,\n"
        << "         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)\n"
        << "    return cudaErrorInvalidValue;\n"
@@ -196,7 +200,15 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
       }
       std::string const swz = t.swizzle_bytes == 0 ? "CU_TENSOR_MAP_SWIZZLE_NONE"
                               : "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(t.swizzle_bytes) + "B";
-      os << "  err = encode(maps." << slot << ", " << base << ", " << rows << ", " << cols << ", "
+      // C of an FP8 problem is stored in its output type; A and B (and their copies) in the input's.
+      Precision const stored =
+          t.operand == TmaOperand::kC ? output_precision(p.precision) : p.precision;
+      char const* const type = stored == Precision::kFP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+                               : stored == Precision::kBF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
+                               : stored == Precision::kE4M3 ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"
+                                                            : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+      os << "  err = encode(maps." << slot << ", " << type << ", " << input_bytes(stored) << ", "
+         << base << ", " << rows << ", " << cols << ", "
          << ld << ", " << t.box_rows << ", " << t.box_cols << ", " << swz << ");\n"
          << "  if (err != cudaSuccess) return err;\n";
     }

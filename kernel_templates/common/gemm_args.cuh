@@ -11,7 +11,8 @@ constexpr int kSmemWithoutOptIn = 48 * 1024;
 /// Leading dimensions are in elements. `workspace` is scratch the launch plan asked for
 /// (split-K partials, operand copies); null when it asked for none. `counters` are the split-K
 /// tile counters the plan asked for: zero before a launch, and every launch leaves them zero;
-/// null when it asked for none.
+/// null when it asked for none. `scale_a` and `scale_b` point at one FP32 scale each in device
+/// memory for the FP8 precisions (C = alpha·sa·sb·op(A)·op(B) + beta·C); null otherwise.
 struct GemmArgs {
   long long M;
   long long N;
@@ -26,6 +27,8 @@ struct GemmArgs {
   unsigned int* counters;
   float alpha;
   float beta;
+  const float* scale_a;
+  const float* scale_b;
 };
 
 /// One TMA descriptor (CUtensorMap): 128 opaque bytes the host encodes, 64-byte aligned.

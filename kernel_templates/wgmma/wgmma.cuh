@@ -30,9 +30,10 @@
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
 //            holds at most 64 accumulators; otherwise wgmma_reduce does
-//   T        element type (wgmma_detail::ElementType): fp16, bf16 or tf32 (tf32: K-major only;
-//            wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into the
-//            workspace, and the descriptors read those)
+//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32 or e4m3 (tf32: K-major
+//            only; wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into
+//            the workspace, and the descriptors read those. e4m3: K-major only (layout NT), C is
+//            bf16 and alpha is multiplied by the per-tensor scales *scale_a · *scale_b)
 //   TA, TB   A stored K×M (MN-major in shared memory), B stored N×K (K-major in shared memory)
 //
 // Shared-memory layouts (the TMA box writes them, the wgmma descriptors read them):
@@ -79,11 +80,15 @@ constexpr int kProducerRegs = 56;
 constexpr int kConsumerRegs = 224;
 static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "setmaxnreg beyond the block's pool");
 
-__host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : 2; }
+__host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : T == kE4M3 ? 1 : 2; }
 /// K depth of one stage: one 128-byte swizzle row of K-major data.
 __host__ __device__ constexpr int block_k(int T) { return kSwizzleRow / elem_bytes(T); }
-/// K of one wgmma: 16 for 16-bit inputs, 8 for tf32.
-__host__ __device__ constexpr int mma_k(int T) { return T == kTF32 ? 8 : 16; }
+/// K of one wgmma: 16 for 16-bit inputs, 8 for tf32, 32 for FP8.
+__host__ __device__ constexpr int mma_k(int T) { return T == kTF32 ? 8 : T == kE4M3 ? 32 : 16; }
+/// The storage type of C (the epilogue's element type): bf16 for FP8 inputs, else T itself.
+__host__ __device__ constexpr int out_type(int T) { return T == kE4M3 ? kBF16 : T; }
+/// Whether T reads both operands K-major only (no transposed shared-memory layout).
+__host__ __device__ constexpr bool kmajor_only(int T) { return T == kTF32 || T == kE4M3; }
 __host__ __device__ constexpr int round_up(int a, int b) { return (a + b - 1) / b * b; }
 /// Rows (K-major) or MN columns (MN-major, whole 64-wide boxes) of an operand tile of X rows.
 __host__ __device__ constexpr int tile_extent(int X, bool mn_major) {
@@ -199,6 +204,15 @@ template <bool SCALE>
 __device__ __forceinline__ float scaled(float alpha, float v) {
   return SCALE ? alpha * v : v;
 }
+/// The epilogue's view of the arguments: for FP8 inputs alpha also carries the per-tensor
+/// scales (read once per thread), so every store path multiplies by one factor as before.
+template <int T>
+__device__ __forceinline__ GemmArgs epilogue_args(GemmArgs const& args) {
+  GemmArgs e = args;
+  if constexpr (T == kE4M3) e.alpha = args.alpha * __ldg(args.scale_a) * __ldg(args.scale_b);
+  return e;
+}
+
 /// Stores columns i and i + 1 with one access (i even, the row start aligned to 16 bytes).
 template <int T>
 __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float v1) {
@@ -587,13 +601,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   constexpr bool LAST_SLICE_SUMS = split_k::last_slice_sums(SK) && MI * ACC <= 64;
   static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
-  static_assert(T != kTF32 || (!TA && TB), "tf32 wgmma reads K-major shared operands only");
+  static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
+  constexpr int OT = out_type(T);  // the storage type of C
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
   static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
-  static_assert(EP == 0 || (SK == 1 && T != kTF32 && BN % kMnChunk == 0),
+  static_assert(EP == 0 || (SK == 1 && OT != kTF32 && BN % kMnChunk == 0),
                 "staged TMA stores write 16-bit C in whole 64-column boxes, without split-K");
   constexpr int STAGING_BYTES = staging_bytes(BM, CW, PE, EP);
   static_assert(smem_bytes(BM, BN, ST, CW, PE, EP, TA, TB) ==
@@ -725,6 +740,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     unsigned const b_lo = desc_lo(ring + A_BYTES, B_LBO);
     constexpr unsigned STAGE_LO = STAGE_BYTES >> 4;
 
+    // alpha with the FP8 scales folded in; the other types use the kernel parameters directly.
+    GemmArgs const scaled_args = epilogue_args<T>(args);
+    GemmArgs const& eargs = T == kE4M3 ? scaled_args : args;
     float d[MI][ACC];
     int s = 0;
     unsigned stage_lo = 0;  // s · STAGE_LO
@@ -799,29 +817,29 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       if constexpr (EP > 0) {
-        if (args.beta == 0.f) {  // uniform over the block
+        if (eargs.beta == 0.f) {  // uniform over the block
           if (tm < tiles_m) {
             unsigned const box0 = staging + (wg - 1) * EP * WM * kSwizzleRow;
             long long const row_c = tm * BM + row0, col_c = tn * BN;
-            if (args.alpha == 1.f) {
-              store_tile_tma<BN, EP, WM, false, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
-                                                            row_c, col_c, staged_rounds);
+            if (eargs.alpha == 1.f) {
+              store_tile_tma<BN, EP, WM, false, OT, MI, ACC>(eargs, &maps.c, d, box0, wg - 1, t,
+                                                             row_c, col_c, staged_rounds);
             } else {
-              store_tile_tma<BN, EP, WM, true, T, MI, ACC>(args, &maps.c, d, box0, wg - 1, t,
-                                                           row_c, col_c, staged_rounds);
+              store_tile_tma<BN, EP, WM, true, OT, MI, ACC>(eargs, &maps.c, d, box0, wg - 1, t,
+                                                            row_c, col_c, staged_rounds);
             }
           }
           continue;
         }
       }
-      store_tile<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, slice, r, c);
+      store_tile<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, slice, r, c);
       if constexpr (LAST_SLICE_SUMS) {
         // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (tm < tiles_m) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
           int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
-          finish_split_k<BM, BN, SK, T, MI, ACC>(args, d, tm, tn, r, c, counter, lane);
+          finish_split_k<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, r, c, counter, lane);
         }
       }
     }
@@ -871,7 +889,9 @@ template <int SK, int T>
 __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
     wgmma_reduce(GemmArgs const args) {
   using namespace wgmma_detail;
+  constexpr int OT = out_type(T);
   grid_dependency::wait_for_prior_grids();
+  float const alpha = epilogue_args<T>(args).alpha;
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
   long long const total = M * N;
   float const* const w = static_cast<float const*>(args.workspace);
@@ -882,9 +902,9 @@ __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
 #pragma unroll
     for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
     long long const i = row * args.ldc + col;
-    float v = args.alpha * acc;
-    if (args.beta != 0.f) v += args.beta * load_elem<T>(args.C, i);
-    store_elem<T>(args.C, i, v);
+    float v = alpha * acc;
+    if (args.beta != 0.f) v += args.beta * load_elem<OT>(args.C, i);
+    store_elem<OT>(args.C, i, v);
   }
 }
 

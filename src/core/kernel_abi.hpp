@@ -11,7 +11,7 @@
 
 namespace gemmtune {
 
-static_assert(sizeof(GemmArgs) == 96, "GemmArgs layout must match the device side");
+static_assert(sizeof(GemmArgs) == 112, "GemmArgs layout must match the device side");
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 64,
               "TmaDescriptor must have CUtensorMap's size and alignment");
 static_assert(sizeof(TensorMaps) == 384, "TensorMaps layout must match the device side");
@@ -19,7 +19,7 @@ static_assert(sizeof(TensorMaps) == 384, "TensorMaps layout must match the devic
 /// Which matrix a TMA descriptor covers. Its global extent is the matrix as stored
 /// (row-major): A is M×K (K×M when op(A) = Aᵀ), B is K×N (N×K when op(B) = Bᵀ), C is M×N;
 /// the row stride is the leading dimension. The element type follows the precision
-/// (fp32 and tf32: 4-byte floats; fp16; bf16).
+/// (fp32 and tf32: 4-byte floats; fp16; bf16; e4m3: bytes for A and B, bf16 for C).
 enum class TmaOperand { kA, kB, kC };
 
 /// A TMA descriptor the runner encodes before launching: the operand, the box copied per
@@ -79,11 +79,13 @@ struct LaunchPlan {
 };
 
 /// GemmArgs over the packed row-major storage of `p` (lda/ldb/ldc from Problem): how the worker
-/// and the benchmarks call a candidate on their own buffers.
+/// and the benchmarks call a candidate on their own buffers. `scale_a`, `scale_b`: the FP8
+/// per-tensor scales in device memory (null for the other precisions).
 inline GemmArgs packed_gemm_args(Problem const& p, void const* a, void const* b, void* c,
-                                 void* workspace, unsigned* counters, float alpha, float beta) {
-  return GemmArgs{p.m,  p.n,  p.k,         p.lda(),  p.ldb(), p.ldc(), a,
-                  b,    c,    workspace,   counters, alpha,   beta};
+                                 void* workspace, unsigned* counters, float alpha, float beta,
+                                 float const* scale_a = nullptr, float const* scale_b = nullptr) {
+  return GemmArgs{p.m,  p.n,  p.k,       p.lda(),  p.ldb(), p.ldc(), a,      b,
+                  c,    workspace,       counters, alpha,   beta,    scale_a, scale_b};
 }
 
 }  // namespace gemmtune

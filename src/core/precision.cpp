@@ -24,6 +24,7 @@ std::string_view to_string(Precision p) {
     case Precision::kTF32: return "tf32";
     case Precision::kFP16: return "fp16";
     case Precision::kBF16: return "bf16";
+    case Precision::kE4M3: return "e4m3";
   }
   return "?";
 }
@@ -43,7 +44,7 @@ Precision parse_precision(std::string_view text) {
   for (Precision p : kAllPrecisions) {
     if (t == to_string(p)) return p;
   }
-  throw UsageError("bad precision '" + std::string(text) + "': expected fp32, tf32, fp16 or bf16");
+  throw UsageError("bad precision '" + std::string(text) + "': expected fp32, tf32, fp16, bf16 or e4m3");
 }
 
 Layout parse_layout(std::string_view text) {
@@ -54,9 +55,22 @@ Layout parse_layout(std::string_view text) {
   throw UsageError("bad layout '" + std::string(text) + "': expected NN, NT, TN or TT");
 }
 
-int element_bytes(Precision p) {
-  return (p == Precision::kFP16 || p == Precision::kBF16) ? 2 : 4;
+int input_bytes(Precision p) {
+  switch (p) {
+    case Precision::kFP32:
+    case Precision::kTF32: return 4;
+    case Precision::kFP16:
+    case Precision::kBF16: return 2;
+    case Precision::kE4M3: return 1;
+  }
+  return 4;
 }
+
+int output_bytes(Precision p) { return input_bytes(output_precision(p)); }
+
+Precision output_precision(Precision p) { return p == Precision::kE4M3 ? Precision::kBF16 : p; }
+
+bool is_fp8(Precision p) { return p == Precision::kE4M3; }
 
 bool a_transposed(Layout l) { return l == Layout::kTN || l == Layout::kTT; }
 bool b_transposed(Layout l) { return l == Layout::kNT || l == Layout::kTT; }

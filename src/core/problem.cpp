@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <utility>
 #include <sstream>
 #include <vector>
 
@@ -21,9 +22,10 @@ int alignment_class(std::uint64_t bytes) {
 }
 
 int Problem::packed_alignment() const {
-  std::uint64_t const e = static_cast<std::uint64_t>(element_bytes(precision));
+  auto const in = static_cast<std::uint64_t>(input_bytes(precision));
+  auto const out = static_cast<std::uint64_t>(output_bytes(precision));
   int a = 16;
-  for (std::int64_t ld : {lda(), ldb(), ldc()}) {
+  for (auto [ld, e] : {std::pair{lda(), in}, std::pair{ldb(), in}, std::pair{ldc(), out}}) {
     int const c = alignment_class(static_cast<std::uint64_t>(ld) * e);
     if (c < a) a = c;
   }
@@ -41,10 +43,10 @@ double Problem::flops() const {
 }
 
 double Problem::min_bytes() const {
-  double const e = element_bytes(precision);
+  double const in = input_bytes(precision), out = output_bytes(precision);
   double const dm = static_cast<double>(m), dn = static_cast<double>(n),
                dk = static_cast<double>(k);
-  return e * (dm * dk + dk * dn + dm * dn);
+  return in * (dm * dk + dk * dn) + out * dm * dn;
 }
 
 std::string Problem::shape() const {

@@ -13,7 +13,7 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 }  // namespace
 
 std::int64_t kmajor_copy_ld(Problem const& problem) {
-  std::int64_t const per16 = 16 / element_bytes(problem.precision);
+  std::int64_t const per16 = 16 / input_bytes(problem.precision);
   return (problem.k + per16 - 1) / per16 * per16;
 }
 
@@ -29,13 +29,17 @@ char const* to_string(TmaOperand operand) {
 std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
                                 std::int64_t ld, TensorMapGeometry& out) {
   out = TensorMapGeometry{};
-  switch (problem.precision) {
+  // C of an FP8 problem is stored in its output type.
+  Precision const stored =
+      spec.operand == TmaOperand::kC ? output_precision(problem.precision) : problem.precision;
+  switch (stored) {
     case Precision::kFP32:
     case Precision::kTF32: out.element = TensorElement::kFloat32; break;
     case Precision::kFP16: out.element = TensorElement::kFloat16; break;
     case Precision::kBF16: out.element = TensorElement::kBFloat16; break;
+    case Precision::kE4M3: out.element = TensorElement::kUint8; break;
   }
-  out.element_bytes = element_bytes(problem.precision);
+  out.element_bytes = input_bytes(stored);
   std::string const what = std::string("tensor map of ") + to_string(spec.operand) + ": ";
   std::int64_t rows = 0, cols = 0;
   if (spec.workspace_offset >= 0) {

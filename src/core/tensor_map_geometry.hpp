@@ -11,8 +11,8 @@
 
 namespace gemmtune {
 
-/// Element type of a descriptor (the precision's storage type).
-enum class TensorElement { kFloat32, kFloat16, kBFloat16 };
+/// Element type of a descriptor (the operand's storage type; FP8 A and B are plain bytes).
+enum class TensorElement { kFloat32, kFloat16, kBFloat16, kUint8 };
 
 /// A 2-D tiled descriptor: `cols` is the contiguous (inner) dimension, `rows` the outer one.
 struct TensorMapGeometry {

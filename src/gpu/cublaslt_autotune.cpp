@@ -219,8 +219,7 @@ std::string CublasLtAutotuner::prepare(Problem const& p, LtAlgoConfig const& con
   if (config.compute == 1 && baseline_contract(p.precision).compute != CUBLAS_COMPUTE_32F_PEDANTIC) {
     return "COMPUTE=1 (plain FP32 in place of pedantic) applies to fp32 only";
   }
-  if (auto s = prepared_desc_.init(packed_shape(p), lt_contract(p.precision, config));
-      s != CUBLAS_STATUS_SUCCESS) {
+  if (auto s = init_descriptors(prepared_desc_, p, config); s != CUBLAS_STATUS_SUCCESS) {
     return "cuBLASLt descriptors: " + cublas_status_text(s);
   }
   std::size_t ws = 0;
@@ -233,6 +232,55 @@ std::string CublasLtAutotuner::prepare(Problem const& p, LtAlgoConfig const& con
            std::to_string(workspace_.bytes()) + " offered";
   }
   has_prepared_ = true;
+  return {};
+}
+
+cublasStatus_t CublasLtAutotuner::init_descriptors(LtDescriptors& d, Problem const& p,
+                                                   LtAlgoConfig const& config) {
+  if (auto s = d.init(packed_shape(p), lt_contract(p.precision, config)); s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  if (!is_fp8(p.precision)) return CUBLAS_STATUS_SUCCESS;
+  if (scale_a_ == nullptr || scale_b_ == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return d.set_scales(scale_a_, scale_b_);
+}
+
+void CublasLtAutotuner::use_scales(float const* scale_a, float const* scale_b) {
+  scale_a_ = scale_a;
+  scale_b_ = scale_b;
+  default_for_.reset();  // its descriptors hold the old pointers
+}
+
+LaunchStatus CublasLtAutotuner::launch_default(Problem const& p, void const* a, void const* b,
+                                               void* c, float alpha, float beta) {
+  if (!default_for_ || !(*default_for_ == p)) {
+    default_for_.reset();
+    if (auto s = init_descriptors(default_desc_, p, LtAlgoConfig{}); s != CUBLAS_STATUS_SUCCESS) {
+      return {0, "cuBLASLt descriptors: " + cublas_status_text(s)};
+    }
+    cublasLtMatmulPreference_t raw = nullptr;
+    if (auto s = cublasLtMatmulPreferenceCreate(&raw); s != CUBLAS_STATUS_SUCCESS) {
+      return {0, "cublasLtMatmulPreferenceCreate: " + cublas_status_text(s)};
+    }
+    Preference const pref(raw);
+    std::uint64_t const ws = workspace_.bytes();
+    (void)cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                               sizeof ws);
+    cublasLtMatmulHeuristicResult_t heur{};
+    int returned = 0;
+    cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
+        handle_, default_desc_.op(), default_desc_.first(), default_desc_.second(),
+        default_desc_.out(), default_desc_.out(), raw, 1, &heur, &returned);
+    if (s != CUBLAS_STATUS_SUCCESS || returned < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
+      return {0, "cuBLASLt's heuristic offered no algorithm for " + p.describe() + " (" +
+                     cublas_status_text(s) + ")"};
+    }
+    default_algo_ = heur.algo;
+    default_for_ = p;
+  }
+  cublasStatus_t const s = lt_matmul(handle_, default_desc_, default_algo_, alpha, a, b, beta, c,
+                                     workspace_.data(), workspace_.bytes(), stream_);
+  if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasLtMatmul: " + cublas_status_text(s)};
   return {};
 }
 
@@ -280,8 +328,7 @@ LtAutotuneResult CublasLtAutotuner::run(Problem const& p, RotationPool const& po
     LtAlgoConfig probe;
     probe.compute = compute;
     LtDescriptors d;
-    if (auto s = d.init(packed_shape(p), lt_contract(p.precision, probe));
-        s != CUBLAS_STATUS_SUCCESS) {
+    if (auto s = init_descriptors(d, p, probe); s != CUBLAS_STATUS_SUCCESS) {
       why_not = "cuBLASLt descriptors: " + cublas_status_text(s);
       continue;
     }

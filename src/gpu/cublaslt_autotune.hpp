@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,13 @@ class CublasLtAutotuner {
   std::string prepare(Problem const& p, LtAlgoConfig const& config);
   /// One matmul of the prepared algorithm on packed operands, queued on the stream.
   LaunchStatus launch(void const* a, void const* b, void* c, float alpha, float beta);
+  /// The per-tensor scales every FP8 matmul of this autotuner reads (device pointers that must
+  /// outlive its use); ignored for the other precisions.
+  void use_scales(float const* scale_a, float const* scale_b);
+  /// One matmul of the heuristic's first algorithm for `p` (kept between calls for the same
+  /// problem): the cuBLAS default of an FP8 problem, which cublasGemmEx cannot run.
+  LaunchStatus launch_default(Problem const& p, void const* a, void const* b, void* c,
+                              float alpha, float beta);
 
  private:
   struct Candidate {
@@ -94,6 +102,8 @@ class CublasLtAutotuner {
   };
   std::vector<Candidate> enumerate(Problem const& p, LtDescriptors const& d,
                                    std::int64_t compute);
+  /// Descriptors of `p` under `config`'s contract, with the FP8 scales where they apply.
+  cublasStatus_t init_descriptors(LtDescriptors& d, Problem const& p, LtAlgoConfig const& config);
 
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_;
@@ -101,6 +111,12 @@ class CublasLtAutotuner {
   LtDescriptors prepared_desc_{};
   cublasLtMatmulAlgo_t prepared_algo_{};
   bool has_prepared_ = false;
+  float const* scale_a_ = nullptr;
+  float const* scale_b_ = nullptr;
+  // launch_default's algorithm and the problem it was chosen for.
+  LtDescriptors default_desc_{};
+  cublasLtMatmulAlgo_t default_algo_{};
+  std::optional<Problem> default_for_;
 };
 
 }  // namespace gemmtune

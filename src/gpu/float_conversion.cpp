@@ -1,9 +1,10 @@
-// Bit-level fp16 / bf16 conversions. Written out rather than taken from cuda_fp16.h so the
+// Bit-level fp16 / bf16 / e4m3 conversions. Written out rather than taken from cuda_fp16.h so the
 // host pieces stay plain C++ and the rounding is tested here against known values.
 #include "src/gpu/float_conversion.hpp"
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 namespace gemmtune {
 
@@ -55,6 +56,40 @@ std::uint16_t float_to_bfloat16(float f) {
 
 float bfloat16_to_float(std::uint16_t b) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
+std::uint8_t float_to_e4m3(float f) {
+  if (std::isnan(f)) return 0x7f;
+  std::uint8_t const sign = std::signbit(f) ? 0x80 : 0x00;
+  double const a = std::fabs(static_cast<double>(f));
+  constexpr std::uint8_t kMaxFinite = 0x7e;  // 1.75 · 2^8 = 448
+  if (a >= 448.0) return sign | kMaxFinite;
+  int e = 0;
+  double const frac = std::frexp(a, &e);  // a = frac · 2^e, frac in [0.5, 1)
+  // nearbyint rounds half to even in the default rounding mode.
+  if (a == 0.0 || e - 1 < -6) {
+    // Subnormal (or zero): m · 2^-9, m = 0 … 8; m = 8 is the smallest normal, whose bits are
+    // 0x08 as well.
+    auto const m = static_cast<std::uint8_t>(std::nearbyint(std::ldexp(a, 9)));
+    return sign | m;
+  }
+  int exponent = e - 1;  // a = 1.f · 2^exponent
+  auto q = static_cast<int>(std::nearbyint((frac * 2.0 - 1.0) * 8.0));
+  if (q == 8) {
+    q = 0;
+    ++exponent;
+  }
+  int const field = exponent + 7;
+  if (field > 15 || (field == 15 && q == 7)) return sign | kMaxFinite;
+  return static_cast<std::uint8_t>(sign | (field << 3) | q);
+}
+
+float e4m3_to_float(std::uint8_t b) {
+  float const sign = (b & 0x80) ? -1.0f : 1.0f;
+  int const field = (b >> 3) & 0xf, mantissa = b & 0x7;
+  if (field == 15 && mantissa == 7) return std::numeric_limits<float>::quiet_NaN();
+  if (field == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, field - 7);
 }
 
 }  // namespace gemmtune

@@ -1,5 +1,5 @@
-// float ↔ fp16 / bf16 bit conversions on the host, round-to-nearest-even, for generating 16-bit
-// inputs and reading 16-bit outputs back without device code.
+// float ↔ fp16 / bf16 / fp8 e4m3 bit conversions on the host, round-to-nearest-even, for
+// generating 16-bit and 8-bit inputs and reading 16-bit outputs back without device code.
 #pragma once
 
 #include <cstdint>
@@ -14,5 +14,11 @@ float half_to_float(std::uint16_t h);
 std::uint16_t float_to_bfloat16(float f);
 /// The float value of bfloat16 bits (exact).
 float bfloat16_to_float(std::uint16_t b);
+/// FP8 e4m3 bits (1 sign, 4 exponent bits of bias 7, 3 mantissa bits; no infinities, S.1111.111
+/// is NaN) of `f`, rounded to nearest even; magnitudes past the largest finite value (448)
+/// saturate to ±448, as cvt.satfinite does; NaN gives 0x7f.
+std::uint8_t float_to_e4m3(float f);
+/// The float value of e4m3 bits (exact).
+float e4m3_to_float(std::uint8_t b);
 
 }  // namespace gemmtune

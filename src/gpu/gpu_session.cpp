@@ -121,8 +121,27 @@ struct GpuSession::Impl {
     if (!data || !data->holds(p, seed)) {
       data.reset();  // release the previous problem's gigabytes first
       data = std::make_unique<ProblemData>(p, seed, stream);
+      lt->use_scales(data->scale_a(), data->scale_b());
     }
     return *data;
+  }
+
+  /// GemmArgs of the current problem's packed storage, with its FP8 scales where it has them.
+  GemmArgs problem_args(void const* a, void const* b, void* c, void* workspace,
+                        unsigned* counters, float alpha, float beta) const {
+    return packed_gemm_args(data->problem(), a, b, c, workspace, counters, alpha, beta,
+                            data->scale_a(), data->scale_b());
+  }
+
+  /// The cuBLAS default on the current problem: cublasGemmEx, or for FP8 (which it does not
+  /// take) cuBLASLt's heuristic choice.
+  LaunchStatus cublas_default(void const* a, void const* b, void* c, float alpha, float beta) {
+    Problem const& p = data->problem();
+    if (is_fp8(p.precision)) return lt->launch_default(p, a, b, c, alpha, beta);
+    cublasStatus_t const st =
+        gemm_row_major(cublas->get(), p, baseline_contract(p.precision), a, b, c, alpha, beta);
+    if (st != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(st)};
+    return {};
   }
 
   /// Records a failed launch: sticky → kFault (and poison), otherwise kLaunchError.
@@ -181,13 +200,7 @@ struct GpuSession::Impl {
   }
 
   LaunchStatus run_plan(GemmArgs const& args) {
-    if (vendor == Vendor::kCublas) {
-      cublasStatus_t const st =
-          gemm_row_major(cublas->get(), data->problem(), baseline_contract(data->problem().precision),
-                         args.A, args.B, args.C, args.alpha, args.beta);
-      if (st != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(st)};
-      return {};
-    }
+    if (vendor == Vendor::kCublas) return cublas_default(args.A, args.B, args.C, args.alpha, args.beta);
     if (vendor == Vendor::kCublasLt) return lt->launch(args.A, args.B, args.C, args.alpha, args.beta);
     if (plan->zero_workspace && !workspace.empty() && plan->workspace_bytes > 0) {
       // The plan's own bytes: a re-time sizes one buffer for its largest candidate.
@@ -246,8 +259,8 @@ struct GpuSession::Impl {
                                  stream),
                  "cudaMemcpyAsync (initial C)");
     }
-    GemmArgs const args = packed_gemm_args(p, set.a.data(), set.b.data(), c.data(), workspace_ptr(),
-                                    counters_ptr(), alpha, beta);
+    GemmArgs const args = problem_args(set.a.data(), set.b.data(), c.data(), workspace_ptr(),
+                                       counters_ptr(), alpha, beta);
     if (LaunchStatus s = run_plan(args); !s.ok()) {
       fail_launch(r, s, phase);
       return false;
@@ -277,12 +290,13 @@ struct GpuSession::Impl {
     download(out.data(), c.data(), out.size(), stream);
     mark(step + "read back C");
     std::span<float const> values;
-    if (p.precision == Precision::kFP32 || p.precision == Precision::kTF32) {
+    Precision const c_type = output_precision(p.precision);
+    if (c_type == Precision::kFP32 || c_type == Precision::kTF32) {
       // Storage is float already: compare straight from the staging buffer.
       values = {reinterpret_cast<float const*>(out.data()), out.size() / sizeof(float)};
     } else {
       std::span<float> const converted = data->c_values();
-      from_storage_into(out, p.precision, converted, threads);
+      from_storage_into(out, c_type, converted, threads);
       values = converted;
     }
     if (tolerance) {
@@ -456,7 +470,7 @@ struct GpuSession::Impl {
     std::vector<InterleavedEntry> entries;
     auto vendor_launch = [&](int set) {
       GemmPointers const g = pool.set(set);
-      return run_plan(packed_gemm_args(p, g.a, g.b, g.c, nullptr, nullptr, 1.0f, 0.0f));
+      return run_plan(problem_args(g.a, g.b, g.c, nullptr, nullptr, 1.0f, 0.0f));
     };
     entries.push_back({vendor_launch, [this] {
                          vendor = Vendor::kCublas;
@@ -476,7 +490,7 @@ struct GpuSession::Impl {
       entries.push_back({[&, i](int set) {
                            GemmPointers const g = pool.set(set);
                            EvalJob const& cj = job.candidates[i];
-                           return run_plan(packed_gemm_args(p, g.a, g.b, g.c, workspace_ptr(),
+                           return run_plan(problem_args(g.a, g.b, g.c, workspace_ptr(),
                                                             counters_ptr(), cj.alpha, cj.beta));
                          },
                          [&, i] { return activate(job.candidates[i], p, nullptr); }});
@@ -607,7 +621,7 @@ struct GpuSession::Impl {
     void* const ws_ptr = workspace_ptr();
     TimedLaunch const launch = [&](int set) {
       GemmPointers const g = pool.set(set);
-      return run_plan(packed_gemm_args(p, g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
+      return run_plan(problem_args(g.a, g.b, g.c, ws_ptr, counters_ptr(), job.alpha, job.beta));
     };
     TimingResult const t = time_launches(launch, pool.set_count(), job.timing, stream,
                                          sensors.get());
@@ -644,12 +658,9 @@ struct GpuSession::Impl {
     spec.early_stop_ms = 0.0;  // a baseline is always timed in full
     RotationPool const& pool = d.pool(rotate_bytes(spec));
 
-    CublasContract const contract = baseline_contract(p.precision);
     TimedLaunch const launch = [&](int set) -> LaunchStatus {
       GemmPointers const g = pool.set(set);
-      cublasStatus_t const s = gemm_row_major(cublas->get(), p, contract, g.a, g.b, g.c, 1.0f, 0.0f);
-      if (s != CUBLAS_STATUS_SUCCESS) return {0, "cublasGemmEx: " + cublas_status_text(s)};
-      return {};
+      return cublas_default(g.a, g.b, g.c, 1.0f, 0.0f);
     };
     TimingResult const t = time_launches(launch, pool.set_count(), spec, stream, sensors.get());
     if (!t.failure.ok()) {

@@ -38,10 +38,16 @@ std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed,
 }
 
 std::vector<std::byte> to_storage(std::span<float const> values, Precision p) {
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p));
+  std::size_t const e = static_cast<std::size_t>(input_bytes(p));
   std::vector<std::byte> out(values.size() * e);
   if (p == Precision::kFP32 || p == Precision::kTF32) {
     std::memcpy(out.data(), values.data(), out.size());
+    return out;
+  }
+  if (p == Precision::kE4M3) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out[i] = static_cast<std::byte>(float_to_e4m3(values[i]));
+    }
     return out;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -53,18 +59,24 @@ std::vector<std::byte> to_storage(std::span<float const> values, Precision p) {
 }
 
 std::vector<float> from_storage(std::span<std::byte const> bytes, Precision p) {
-  std::vector<float> out(bytes.size() / static_cast<std::size_t>(element_bytes(p)));
+  std::vector<float> out(bytes.size() / static_cast<std::size_t>(input_bytes(p)));
   from_storage_into(bytes, p, out, host_threads());
   return out;
 }
 
 void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<float> out,
                        int threads) {
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p));
+  std::size_t const e = static_cast<std::size_t>(input_bytes(p));
   std::size_t const count = std::min(out.size(), bytes.size() / e);
   parallel_ranges(count, threads, [&](std::size_t begin, std::size_t end) {
     if (p == Precision::kFP32 || p == Precision::kTF32) {
       std::memcpy(out.data() + begin, bytes.data() + begin * e, (end - begin) * e);
+      return;
+    }
+    if (p == Precision::kE4M3) {
+      for (std::size_t i = begin; i < end; ++i) {
+        out[i] = e4m3_to_float(static_cast<std::uint8_t>(bytes[i]));
+      }
       return;
     }
     for (std::size_t i = begin; i < end; ++i) {
@@ -77,7 +89,7 @@ void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<
 
 std::vector<std::byte> abs_storage(std::span<std::byte const> bytes, Precision p) {
   std::vector<std::byte> out(bytes.begin(), bytes.end());
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p));
+  std::size_t const e = static_cast<std::size_t>(input_bytes(p));
   // Little-endian: the sign bit is the top bit of each element's last byte.
   for (std::size_t i = e - 1; i < out.size(); i += e) out[i] &= std::byte{0x7f};
   return out;

@@ -17,8 +17,9 @@ std::vector<float> random_normal(std::size_t count, std::uint64_t seed, std::uin
 std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed,
                                          std::uint64_t stream, int max_abs);
 
-/// The bytes of `values` in the storage type of `p` (float for fp32/tf32; fp16/bf16 rounded to
-/// nearest even).
+/// The bytes of `values` in the input storage type of `p` (float for fp32/tf32; fp16/bf16/e4m3
+/// rounded to nearest even, e4m3 saturating). C of an e4m3 problem is stored as
+/// output_precision(p), so pass that for C.
 std::vector<std::byte> to_storage(std::span<float const> values, Precision p);
 /// The values of storage-type bytes as floats (exact).
 std::vector<float> from_storage(std::span<std::byte const> bytes, Precision p);

@@ -41,6 +41,18 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
   auto const mk = static_cast<std::size_t>(p.m * p.k), kn = static_cast<std::size_t>(p.k * p.n);
   normal_ = make_set(random_normal(mk, seed, kStreamA), random_normal(kn, seed, kStreamB));
   c_ = DeviceBuffer(c_bytes(), kGuardBytes);
+  if (is_fp8(problem_.precision)) {
+    float const scales[2] = {kScaleA, kScaleB};
+    scales_ = DeviceBuffer(sizeof scales);
+    upload(scales_.data(), scales, sizeof scales, stream_);
+  }
+}
+
+float const* ProblemData::scale_a() const {
+  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data());
+}
+float const* ProblemData::scale_b() const {
+  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data()) + 1;
 }
 
 bool ProblemData::holds(Problem const& p, std::uint64_t seed) const {
@@ -50,15 +62,15 @@ bool ProblemData::holds(Problem const& p, std::uint64_t seed) const {
 
 std::size_t ProblemData::a_bytes() const {
   return static_cast<std::size_t>(problem_.m * problem_.k) *
-         static_cast<std::size_t>(element_bytes(problem_.precision));
+         static_cast<std::size_t>(input_bytes(problem_.precision));
 }
 std::size_t ProblemData::b_bytes() const {
   return static_cast<std::size_t>(problem_.k * problem_.n) *
-         static_cast<std::size_t>(element_bytes(problem_.precision));
+         static_cast<std::size_t>(input_bytes(problem_.precision));
 }
 std::size_t ProblemData::c_bytes() const {
   return static_cast<std::size_t>(problem_.m * problem_.n) *
-         static_cast<std::size_t>(element_bytes(problem_.precision));
+         static_cast<std::size_t>(output_bytes(problem_.precision));
 }
 
 InputSet ProblemData::make_set(std::vector<float> const& a, std::vector<float> const& b) {
@@ -85,7 +97,7 @@ InputSet& ProblemData::exact() {
 }
 
 std::vector<float> ProblemData::initial_c(InputSet const& set) const {
-  return from_storage(set.host_c0, problem_.precision);
+  return from_storage(set.host_c0, output_precision(problem_.precision));
 }
 
 void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool with_bound,
@@ -100,7 +112,7 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
     std::vector<float> const c0 =
         integer_set ? random_small_integers(mn, seed_, kExactOffset + kStreamC, 2)
                     : random_normal(mn, seed_, kStreamC);
-    set.host_c0 = to_storage(c0, problem_.precision);
+    set.host_c0 = to_storage(c0, output_precision(problem_.precision));
   }
   if (beta != 0.0f && set.c0.empty()) {
     set.c0 = DeviceBuffer(set.host_c0.size());
@@ -123,9 +135,44 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
     }
   };
 
+  // FP8: the reference multiplies FP32 copies of the quantized inputs, with the scales folded
+  // into alpha (exact: they are powers of two).
+  bool const widen = is_fp8(problem_.precision);
+  float const ref_alpha = widen ? alpha * kScaleA * kScaleB : alpha;
+  Problem wide = problem_;
+  if (widen) wide.precision = Precision::kFP32;
+  auto upload_operand = [&](std::vector<std::byte> const& host) {
+    if (!widen) {
+      DeviceBuffer d(host.size());
+      upload(d.data(), host.data(), host.size(), stream_);
+      return d;
+    }
+    std::vector<float> const values = from_storage(host, problem_.precision);
+    DeviceBuffer d(values.size() * sizeof(float));
+    upload(d.data(), values.data(), d.bytes(), stream_);
+    return d;
+  };
+  DeviceBuffer wide_a, wide_b;
+  if (widen) {
+    wide_a = upload_operand(set.host_a);
+    wide_b = upload_operand(set.host_b);
+  }
+  auto run_reference = [&](void const* a, void const* b, void* c, float al, float be) {
+    CublasContract const contract = reference_contract(problem_.precision);
+    cublasStatus_t const s = gemm_row_major(handle, wide, contract, a, b, c, al, be);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+      throw Error("cuBLAS reference GEMM for " + problem_.describe() + " failed: " +
+                  cublas_status_text(s));
+    }
+  };
+
   DeviceBuffer out(mn * sizeof(float));
   if (beta != 0.0f) upload(out.data(), c0.data(), mn * sizeof(float), stream_);
-  gemm(set.a.data(), set.b.data(), out.data(), alpha, beta);
+  if (widen) {
+    run_reference(wide_a.data(), wide_b.data(), out.data(), ref_alpha, beta);
+  } else {
+    gemm(set.a.data(), set.b.data(), out.data(), alpha, beta);
+  }
   set.reference.resize(mn);
   download(set.reference.data(), out.data(), mn * sizeof(float), stream_);
 
@@ -134,15 +181,17 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
   if (with_bound) {
     std::vector<std::byte> const abs_a = abs_storage(set.host_a, problem_.precision);
     std::vector<std::byte> const abs_b = abs_storage(set.host_b, problem_.precision);
-    DeviceBuffer da(abs_a.size()), db(abs_b.size());
-    upload(da.data(), abs_a.data(), abs_a.size(), stream_);
-    upload(db.data(), abs_b.data(), abs_b.size(), stream_);
+    DeviceBuffer da = upload_operand(abs_a), db = upload_operand(abs_b);
     if (beta != 0.0f) {
       std::vector<float> abs_c0(c0.size());
       std::transform(c0.begin(), c0.end(), abs_c0.begin(), [](float v) { return std::fabs(v); });
       upload(out.data(), abs_c0.data(), mn * sizeof(float), stream_);
     }
-    gemm(da.data(), db.data(), out.data(), std::fabs(alpha), std::fabs(beta));
+    if (widen) {
+      run_reference(da.data(), db.data(), out.data(), std::fabs(ref_alpha), std::fabs(beta));
+    } else {
+      gemm(da.data(), db.data(), out.data(), std::fabs(alpha), std::fabs(beta));
+    }
     set.bound_s.resize(mn);
     download(set.bound_s.data(), out.data(), mn * sizeof(float), stream_);
     for (float v : set.bound_s) set.max_s = std::max(set.max_s, static_cast<double>(v));

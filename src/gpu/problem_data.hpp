@@ -53,6 +53,10 @@ class ProblemData {
 
   /// The guarded output buffer (packed M×N, storage type).
   DeviceBuffer& c() { return c_; }
+  /// The FP8 per-tensor scales of A and B in device memory (kScaleA, kScaleB); null for the
+  /// other precisions.
+  float const* scale_a() const;
+  float const* scale_b() const;
   /// Rotation sets built from the normal inputs for `rotate_bytes` (rebuilt when it changes).
   RotationPool const& pool(std::int64_t rotate_bytes);
 
@@ -76,10 +80,16 @@ class ProblemData {
   InputSet normal_;
   std::unique_ptr<InputSet> exact_;
   DeviceBuffer c_;
+  DeviceBuffer scales_;  ///< {kScaleA, kScaleB} for FP8 problems, else empty
   std::unique_ptr<RotationPool> pool_;
   PinnedBuffer staging_;
   std::vector<float> c_values_;
 };
+
+/// The per-tensor scales every FP8 problem is run with: powers of two, so the reference's
+/// products stay exact, and different, so a kernel that swaps or drops one is caught.
+inline constexpr float kScaleA = 0.5f;
+inline constexpr float kScaleB = 0.25f;
 
 /// Copies host → device on `stream` and waits. Throws CudaFailure.
 void upload(void* device, void const* host, std::size_t bytes, cudaStream_t stream);

@@ -19,10 +19,11 @@ std::size_t round_up(std::size_t v) { return (v + kSetAlign - 1) / kSetAlign * k
 RotationPool::RotationPool(Problem const& p, std::int64_t rotate_bytes, void const* a_src,
                            void const* b_src, cudaStream_t stream)
     : rotate_bytes_(rotate_bytes) {
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p.precision));
+  std::size_t const e = static_cast<std::size_t>(input_bytes(p.precision));
   std::size_t const a_bytes = static_cast<std::size_t>(p.m * p.k) * e;
   std::size_t const b_bytes = static_cast<std::size_t>(p.k * p.n) * e;
-  std::size_t const c_bytes = static_cast<std::size_t>(p.m * p.n) * e;
+  std::size_t const c_bytes =
+      static_cast<std::size_t>(p.m * p.n) * static_cast<std::size_t>(output_bytes(p.precision));
   a_offset_ = 0;
   b_offset_ = round_up(a_bytes);
   c_offset_ = b_offset_ + round_up(b_bytes);

@@ -35,11 +35,19 @@ ToleranceModel tolerance_model(Precision p, std::int64_t k, double max_s) {
   ToleranceModel t;
   t.tau_in = p == Precision::kTF32 ? 2.0 * std::ldexp(1.0, -10) : 0.0;
   t.gamma = kGammaC * std::sqrt(static_cast<double>(k)) * u24;
-  switch (p) {
+  if (is_fp8(p)) {
+    // The reference multiplies the same quantized values exactly, so FP8 inputs add no error;
+    // but Hopper's tensor cores keep FP8 sums to about 14 bits between the k32 steps of one
+    // chain of wgmma (and cuBLASLt's fast accumulation does the same), so the accumulation
+    // term is that unit over the √(K/32) steps instead of FP32's over √K additions.
+    t.gamma = kGammaC * std::sqrt(static_cast<double>(k) / 32.0) * std::ldexp(1.0, -kFp8AccumBits);
+  }
+  switch (output_precision(p)) {
     case Precision::kFP32:
     case Precision::kTF32: t.u_out = u24; break;
     case Precision::kFP16: t.u_out = std::ldexp(1.0, -11); break;
-    case Precision::kBF16: t.u_out = std::ldexp(1.0, -8); break;
+    case Precision::kBF16:
+    case Precision::kE4M3: t.u_out = std::ldexp(1.0, -8); break;
   }
   // Below the output type's smallest subnormal, rounding error is absolute, not relative.
   double const tiny = p == Precision::kFP16 ? std::ldexp(1.0, -25)

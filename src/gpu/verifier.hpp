@@ -12,6 +12,9 @@ namespace gemmtune {
 
 /// c in γ(K) = c·√K·2⁻²⁴: a probabilistic accumulation bound for FP32 accumulation.
 inline constexpr double kGammaC = 8.0;
+/// Bits the tensor cores keep of an FP8 chain's running sum (about 14 on Hopper, as published
+/// for the H800), which sets the accumulation term of the FP8 precisions.
+inline constexpr int kFp8AccumBits = 14;
 /// floor = kFloorRelative · max S, so elements whose exact value is ~0 are not judged on noise.
 inline constexpr double kFloorRelative = 1e-6;
 
@@ -19,7 +22,7 @@ inline constexpr double kFloorRelative = 1e-6;
 /// (+ |β|·|C₀|) and R a float-output reference (so the candidate's own output rounding is u_out).
 struct ToleranceModel {
   double tau_in = 0.0;  ///< input rounding the reference does not do (tf32: 2·2⁻¹⁰)
-  double gamma = 0.0;   ///< accumulation: c·√K·2⁻²⁴
+  double gamma = 0.0;   ///< accumulation: c·√K·2⁻²⁴ (FP8: c·√(K/32)·2⁻¹⁴)
   double u_out = 0.0;   ///< output rounding: 2⁻²⁴ fp32/tf32, 2⁻¹¹ fp16, 2⁻⁸ bf16
   double floor = 0.0;   ///< absolute slack
   /// The largest |C − R| accepted for an element with S = `s` and reference value `r`.

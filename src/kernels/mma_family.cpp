@@ -86,7 +86,7 @@ int MmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const& p) c
   // The template asks ptxas for two blocks per SM (mma_detail::min_blocks) for warp tiles up to
   // 64×32 with 64-byte stage rows, except unaligned tf32, which caps registers at half the file.
   bool const two_blocks = cfg.at("WM") * cfg.at("WN") <= 64 * 32 &&
-                          cfg.at("BK") * element_bytes(p.precision) <= 64 &&
+                          cfg.at("BK") * input_bytes(p.precision) <= 64 &&
                           !(p.precision == Precision::kTF32 && p.align < 16);
   if (two_blocks) r = std::min(r, 65536 / (2 * t) / 8 * 8);
   return r;
@@ -112,10 +112,10 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
   // term stays as an upper bound (256×64 tiles of BK=32 in 4
   // warps spilled on sm_80), and the 16-byte loads of interior tiles spilled 64×64 warp tiles
   // at 20 chunks (256×64 and 64×256 fp16/bf16 tiles of BK=64 in 4 warps, sm_90).
-  bool const deep = c.at("BK") * element_bytes(p.precision) == 128;
+  bool const deep = c.at("BK") * input_bytes(p.precision) == 128;
   bool const scalar = p.align < 16;
   std::int64_t const threads = (c.at("BM") / wm) * (c.at("BN") / wn) * kWarpSize;
-  std::int64_t const chunks = (c.at("BM") + c.at("BN")) * c.at("BK") * element_bytes(p.precision) /
+  std::int64_t const chunks = (c.at("BM") + c.at("BN")) * c.at("BK") * input_bytes(p.precision) /
                              16 / std::max<std::int64_t>(threads, 1);
   std::int64_t const overhead =
       48 + (deep ? 8 : 0) + (threads < 128 ? 16 : 0) +
@@ -131,7 +131,7 @@ int MmaFamily::register_estimate(KernelConfig const& c, Problem const& p) {
 std::vector<Constraint> MmaFamily::constraints() const {
   std::vector<Constraint> out;
   out.push_back({"stage_depth", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
-                   std::int64_t const bytes = c.at("BK") * element_bytes(p.precision);
+                   std::int64_t const bytes = c.at("BK") * input_bytes(p.precision);
                    if (bytes == 64 || bytes == 128) return std::string();
                    return "BK=" + str(c.at("BK")) + " " + std::string(to_string(p.precision)) +
                           " elements are " + str(bytes) +
@@ -160,7 +160,7 @@ std::vector<Constraint> MmaFamily::constraints() const {
                           str(c.at("BM")) + " rows are " + str(c.at("BM") / 4) + " chunks";
                  }});
   out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
-                   int const eb = element_bytes(p.precision);
+                   int const eb = input_bytes(p.precision);
                    if (p.align >= eb) return std::string();
                    return "alignment class " + str(p.align) + " bytes is below the " + str(eb) +
                           "-byte " + std::string(to_string(p.precision)) + " element";
@@ -291,7 +291,7 @@ std::vector<Constraint> MmaFamily::constraints() const {
                                              p.precision == Precision::kTF32 &&
                                              p.layout == Layout::kNT &&
                                              c.at("WM") * c.at("WN") == 64 * 64 &&
-                                             c.at("BK") * element_bytes(p.precision) == 128;
+                                             c.at("BK") * input_bytes(p.precision) == 128;
                    int const r = register_estimate(c, p) + (sm80_tf32_nt ? 8 : 0);
                    if (r <= budget) return std::string();
                    return "about " + str(r) +
@@ -407,7 +407,7 @@ LaunchPlan MmaFamily::launch_plan(KernelConfig const& cfg, Problem const& proble
 int MmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const c = canonical(cfg);
   std::int64_t const stage =
-      c.at("BK") * (c.at("BM") + c.at("BN")) * element_bytes(problem.precision);
+      c.at("BK") * (c.at("BM") + c.at("BN")) * input_bytes(problem.precision);
   // The ring, or with CR = 1 the staged FP32 tile (rows of mma_detail::reduce_stride(BN) =
   // BN + 8 floats) if that is larger.
   std::int64_t const staged = c.at("CR") == 1 ? c.at("BM") * (c.at("BN") + 8) * 4 : 0;

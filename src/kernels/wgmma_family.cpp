@@ -38,6 +38,7 @@ int element_code(Precision p) {
     case Precision::kFP16: return 0;
     case Precision::kBF16: return 1;
     case Precision::kTF32: return 2;
+    case Precision::kE4M3: return 3;
     case Precision::kFP32: break;
   }
   throw Error("wgmma has no element type for " + std::string(to_string(p)));
@@ -154,10 +155,11 @@ std::string_view WgmmaFamily::description() const {
 }
 
 bool WgmmaFamily::supports(Precision p) const {
-  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32;
+  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32 ||
+         p == Precision::kE4M3;
 }
 
-int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / element_bytes(p); }
+int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / input_bytes(p); }
 
 std::vector<ParamSpec> WgmmaFamily::params() const {
   return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
@@ -220,6 +222,15 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    if (p.align >= 16) return std::string();
                    return "TMA needs 16-byte aligned pointers and row strides; the alignment "
                           "class is " + str(p.align) + " bytes";
+                 }});
+  out.push_back({"fp8_layout", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
+                   // FP8 wgmma has no transposed shared-memory layout: both operands must be
+                   // K-major, and the K-major copy pass exists for 4-byte elements only.
+                   if (!is_fp8(p.precision) || p.layout == Layout::kNT) return std::string();
+                   return std::string(to_string(p.precision)) +
+                          " wgmma reads A and B K-major only: layout NT (A stored M×K, B "
+                          "stored N×K, as torch.nn.Linear keeps its weight); " +
+                          std::string(to_string(p.layout)) + " stores an operand MN-major";
                  }});
   out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    if (c.at("PE") != 2 || c.at("CW") == 2) return std::string();

@@ -22,12 +22,15 @@ struct CublasContract {
 
 /// The contract a candidate of precision `p` is held to, the baseline is timed with and the
 /// runtime falls back to: fp32 → 32F pedantic (never TF32); tf32 → 32F fast-TF32; fp16/bf16 →
-/// 16-bit in and out with 32F compute. Throws Error for a value outside the enum.
+/// 16-bit in and out with 32F compute; e4m3 → e4m3 in, bf16 out, 32F compute (cuBLASLt only:
+/// cublasGemmEx takes no FP8, so the cuBLAS default of an FP8 problem is cuBLASLt's heuristic
+/// choice). Throws Error for a value outside the enum.
 CublasContract baseline_contract(Precision p);
 
 /// The verification reference for `p`: same inputs, float output (so the candidate's output
 /// rounding is judged separately), pedantic FP32 compute — for tf32 too, so the reference is as
-/// close to exact as cuBLAS gets and the bound covers the candidate's error alone.
+/// close to exact as cuBLAS gets and the bound covers the candidate's error alone. FP8: FP32 in
+/// and out — the reference multiplies FP32 copies of the quantized inputs.
 CublasContract reference_contract(Precision p);
 
 /// The loaded cuBLAS's version, "13.1.0" ("unknown" when it does not say): part of every

@@ -55,6 +55,14 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
+  if (contract.ab_type == CUDA_R_8F_E4M3) {
+    std::int8_t const fast = 1;
+    if (auto s = cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                sizeof fast);
+        s != CUBLAS_STATUS_SUCCESS) {
+      return s;
+    }
+  }
   auto const u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
   if (auto s = cublasLtMatrixLayoutInit(first(), contract.ab_type, u(cm.first_rows),
                                         u(cm.first_cols), g.ldb);
@@ -67,6 +75,17 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
     return s;
   }
   return cublasLtMatrixLayoutInit(out(), contract.c_type, u(cm.m), u(cm.n), g.ldc);
+}
+
+cublasStatus_t LtDescriptors::set_scales(float const* scale_a, float const* scale_b) {
+  // cuBLASLt's A is our B (column-major view), its B our A.
+  if (auto s = cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b,
+                                              sizeof scale_b);
+      s != CUBLAS_STATUS_SUCCESS) {
+    return s;
+  }
+  return cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a,
+                                        sizeof scale_a);
 }
 
 std::string lt_build_algo(cublasLtHandle_t handle, LtDescriptors const& d,

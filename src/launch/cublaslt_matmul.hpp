@@ -23,8 +23,14 @@ CublasContract lt_contract(Precision p, LtAlgoConfig const& algo);
 /// of `g` are not used). Plain storage (no allocation, nothing to destroy), so a copy is cheap.
 class LtDescriptors {
  public:
-  /// Initialises the descriptors for `g` under `contract` (alpha and beta are float).
+  /// Initialises the descriptors for `g` under `contract` (alpha and beta are float). An FP8
+  /// contract also turns on fast accumulation (sums kept in the tensor cores between k steps,
+  /// as our own FP8 kernels keep them), the fastest mode cuBLASLt offers.
   cublasStatus_t init(RowMajorGemm const& g, CublasContract const& contract);
+  /// The per-tensor scales of an FP8 matmul, one float each in device memory, for our A and B
+  /// (cuBLASLt's B and A). Must be set before an FP8 matmul; the pointers are kept in the
+  /// descriptor, so they must outlive its use.
+  cublasStatus_t set_scales(float const* scale_a, float const* scale_b);
 
   // cuBLASLt takes its descriptors by non-const handle but only reads them during a matmul.
   cublasLtMatmulDesc_t op() const { return const_cast<cublasLtMatmulDesc_t>(&op_); }

@@ -48,6 +48,7 @@ CUtensorMapDataType data_type(TensorElement e) {
     case TensorElement::kFloat32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
     case TensorElement::kFloat16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case TensorElement::kBFloat16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case TensorElement::kUint8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
   }
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }

@@ -16,6 +16,12 @@ std::string too_small(char const* what, std::int64_t value, char const* minimum_
 }  // namespace
 
 std::string invalid_reason(GemmCall const& call) {
+  if (is_fp8(call.precision)) {
+    // An FP8 call needs its per-tensor scales, which GemmCall does not carry yet.
+    return std::string(to_string(call.precision)) +
+           " calls need one scale per operand, which this runtime does not take yet; run FP8 "
+           "entries with the kernels gemmtune emit";
+  }
   struct Size {
     char const* name;
     std::int64_t value;
@@ -39,11 +45,12 @@ std::string invalid_reason(GemmCall const& call) {
   if (call.m == 0 || call.n == 0) return {};
   if (call.c == nullptr) return "C is null";
   if (call.k > 0 && (call.a == nullptr || call.b == nullptr)) return "A or B is null";
-  int const e = element_bytes(call.precision);
-  auto const misaligned = [e](void const* p) {
-    return p != nullptr && reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(e) != 0;
+  int const e = input_bytes(call.precision), ec = output_bytes(call.precision);
+  auto const misaligned = [](void const* p, int bytes) {
+    return p != nullptr &&
+           reinterpret_cast<std::uintptr_t>(p) % static_cast<std::uintptr_t>(bytes) != 0;
   };
-  if (misaligned(call.a) || misaligned(call.b) || misaligned(call.c)) {
+  if (misaligned(call.a, e) || misaligned(call.b, e) || misaligned(call.c, ec)) {
     return "A, B and C must be aligned to the " + std::to_string(e) + "-byte " +
            std::string(to_string(call.precision)) + " element";
   }
@@ -54,11 +61,12 @@ int call_alignment(GemmCall const& call) {
   auto const address = [](void const* p) {
     return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
   };
-  auto const bytes = static_cast<std::uint64_t>(element_bytes(call.precision));
+  auto const bytes = static_cast<std::uint64_t>(input_bytes(call.precision));
+  auto const c_bytes = static_cast<std::uint64_t>(output_bytes(call.precision));
   int a = 16;
   for (std::uint64_t const v :
        {address(call.a), address(call.b), address(call.c), static_cast<std::uint64_t>(call.lda) * bytes,
-        static_cast<std::uint64_t>(call.ldb) * bytes, static_cast<std::uint64_t>(call.ldc) * bytes}) {
+        static_cast<std::uint64_t>(call.ldb) * bytes, static_cast<std::uint64_t>(call.ldc) * c_bytes}) {
     a = std::min(a, alignment_class(v));
   }
   return a;
