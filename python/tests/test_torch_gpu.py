@@ -63,6 +63,43 @@ def test_matches_torch_matmul(runtimes, precision, trans_a, trans_b, shape):
         assert err <= tolerance(precision, k), (info, err)
 
 
+@pytest.mark.parametrize("precision", ["fp32", "fp16", "bf16"])
+def test_the_fast_path_runs_what_the_general_path_runs(runtimes, precision, monkeypatch):
+    # Plain row-major tensors take the fast path (no Operand is built: the general path's
+    # reader is made to fail), and give bit for bit what the general path (info=True) gives.
+    import gemmtune._runtime_api as api
+    general_operand = api.operand
+
+    def no_general_path(*args, **kwargs):
+        raise AssertionError("the general path ran")
+
+    dtype = getattr(torch, DTYPES[precision])
+    rt = runtimes.get(precision, runtimes[None])
+    for trans_a in (False, True):
+        for trans_b in (False, True):
+            for m, n, k in ((256, 512, 128), (37, 129, 65)):
+                g = torch.Generator(device="cuda").manual_seed(m + n + k)
+                a = torch.randn((k, m) if trans_a else (m, k), device="cuda", dtype=dtype,
+                                generator=g)
+                b = torch.randn((n, k) if trans_b else (k, n), device="cuda", dtype=dtype,
+                                generator=g)
+                c0 = torch.randn(m, n, device="cuda", dtype=dtype, generator=g)
+                monkeypatch.setattr(api, "operand", no_general_path)
+                fast = rt.matmul(a, b, trans_a=trans_a, trans_b=trans_b)
+                fast_out = c0.clone()
+                rt.matmul(a, b, fast_out, alpha=0.5, beta=2.0, trans_a=trans_a,
+                          trans_b=trans_b)
+                monkeypatch.setattr(api, "operand", general_operand)
+                general, info = rt.matmul(a, b, trans_a=trans_a, trans_b=trans_b, info=True)
+                general_out = c0.clone()
+                rt.matmul(a, b, general_out, alpha=0.5, beta=2.0, trans_a=trans_a,
+                          trans_b=trans_b, info=True)
+                torch.cuda.synchronize()
+                what = (precision, trans_a, trans_b, m, n, k, info.kernel)
+                assert torch.equal(fast, general), what
+                assert torch.equal(fast_out, general_out), what
+
+
 def test_transposed_views_and_padded_rows_need_no_copy(runtimes):
     a_store = torch.randn(512, 300, device="cuda", dtype=torch.float16)[:, :256]  # lda 300
     b_store = torch.randn(384, 256, device="cuda", dtype=torch.float16)

@@ -5,6 +5,7 @@ call; it never synchronises, and allocates only the output of a call without `ou
 torch's caching allocator)."""
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -12,7 +13,7 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import Operand, operand, precision_for, storage
+from ._operands import PRECISION_OF_DTYPE, Operand, operand, precision_for, storage
 
 TABLE_ENV = "GEMMTUNE_TABLE"
 
@@ -72,6 +73,10 @@ class Runtime:
         default stream). Returns `out`, or `(out, GemmInfo)` with `info=True`. Raises
         ArgumentError / DtypeError / DeviceError for what the call cannot take, NoDeviceError
         without a GPU, and GemmError when CUDA or cuBLAS refused the call."""
+        if precision is None and stream is None and not info:
+            fast = _torch_fast_call(self._rt, a, b, out, alpha, beta, trans_a, trans_b)
+            if fast is not None:
+                return fast
         oa, ob = operand(a, "a"), operand(b, "b")
         torch = sys.modules.get("torch")
         is_torch = torch is not None and isinstance(a, torch.Tensor)
@@ -138,6 +143,85 @@ class Runtime:
         return (out, gi) if info else out
 
 
+class _TorchFast:
+    """What the fast path needs of torch, looked up once: the plain tensor type, the runtime's
+    precision code of each dtype, the layout codes, and torch's cheap current-device and
+    current-stream calls."""
+
+    def __init__(self, torch):
+        self.tensor = torch.Tensor
+        self.precision = {getattr(torch, dtype): _runtime.PRECISIONS[name]
+                          for dtype, name in PRECISION_OF_DTYPE.items()}
+        self.names = {code: name for name, code in _runtime.PRECISIONS.items()}
+        # Indexed by 2·(op(a) stored transposed) + (op(b) stored transposed).
+        self.layout = tuple(_runtime.LAYOUTS[x] for x in ("NN", "NT", "TN", "TT"))
+        self.current_device = getattr(torch._C, "_cuda_getDevice", None) or \
+            torch.cuda.current_device
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        self.stream = raw if raw is not None else \
+            (lambda index: torch.cuda.current_stream(index).cuda_stream)
+        self.empty = torch.empty
+
+
+_fast_state: Optional[_TorchFast] = None
+
+
+def _torch_fast_call(rt, a, b, out, alpha, beta, trans_a, trans_b):
+    """The call for the common torch case, with nothing but attribute reads and one call into
+    the extension: plain CUDA tensors of one dtype on the current device, each stored
+    row-major with a leading dimension (the transposes being views of those) and at least two
+    rows and columns. Returns None for anything else, which the general path then takes (and
+    where the errors are raised); a failure of the call itself raises as the general path
+    does."""
+    global _fast_state
+    state = _fast_state
+    if state is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        state = _fast_state = _TorchFast(torch)
+    tensor = state.tensor
+    if type(a) is not tensor or type(b) is not tensor:
+        return None
+    prec = state.precision.get(a.dtype)
+    if prec is None or b.dtype is not a.dtype:
+        return None
+    ash, bsh = a.shape, b.shape
+    if len(ash) != 2 or len(bsh) != 2:
+        return None
+    (ar, ac), (br, bc) = ash, bsh
+    (a0, a1), (b0, b1) = a.stride(), b.stride()
+    if a1 != 1 or b1 != 1 or a0 < ac or b0 < bc or ar < 2 or ac < 2 or br < 2 or bc < 2:
+        return None
+    m, k = (ac, ar) if trans_a else (ar, ac)
+    kb, n = (bc, br) if trans_b else (br, bc)
+    if kb != k:
+        return None
+    device = a.get_device()
+    if device < 0 or b.get_device() != device or device != state.current_device():
+        return None
+    if out is None:
+        if beta != 0.0:
+            return None
+        out = state.empty((m, n), dtype=a.dtype, device=a.device)
+        ldc = n
+    else:
+        if type(out) is not tensor or out.dtype is not a.dtype or out.get_device() != device:
+            return None
+        osh = out.shape
+        if len(osh) != 2 or osh[0] != m or osh[1] != n:
+            return None
+        ldc, c1 = out.stride()
+        if c1 != 1 or ldc < n:
+            return None
+    r = rt.gemm(prec, state.layout[2 * bool(trans_a) + bool(trans_b)], m, n, k, float(alpha),
+                a.data_ptr(), a0, b.data_ptr(), b0, float(beta), out.data_ptr(), ldc,
+                state.stream(device), False)
+    if r is not None:
+        raise error_for(GemmInfo(*r), f"{m}x{n}x{k} {state.names[prec]}")
+    return out
+
+
 def _torch_stream(torch, device: Optional[int]) -> int:
     """torch's current stream on `device`, as a raw handle (the cheap call torch's own kernels
     libraries use, else the public one)."""
@@ -169,6 +253,14 @@ def set_default_runtime(runtime: Optional[Runtime]) -> None:
     global _default
     with _default_lock:
         _default = runtime
+
+
+@atexit.register
+def _release_default_runtime() -> None:
+    # The default runtime lives in this module's globals, which the interpreter clears only
+    # after the extension has been torn down; dropping it first frees the C++ Runtime in order
+    # (and keeps nanobind's leak report quiet).
+    set_default_runtime(None)
 
 
 def matmul(a, b, out=None, **kwargs):
