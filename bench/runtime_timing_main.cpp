@@ -124,7 +124,7 @@ double host_us_per_call(TimedLaunch const& launch, int sets, HostSamplePlan cons
 /// Copies C of the pool's set 0 to the host.
 std::vector<unsigned char> download_c(RotationPool const& pool, Problem const& p,
                                       cudaStream_t stream) {
-  std::vector<unsigned char> host(static_cast<std::size_t>(p.m * p.n * element_bytes(p.precision)));
+  std::vector<unsigned char> host(static_cast<std::size_t>(p.m * p.n * output_bytes(p.precision)));
   check_cuda(
       cudaMemcpyAsync(host.data(), pool.set(0).c, host.size(), cudaMemcpyDeviceToHost, stream),
       "cudaMemcpyAsync (C)");
@@ -241,7 +241,7 @@ TimingRow time_entry(Context& ctx, TableEntry const& entry) {
   }
 
   // One rotation pool of seeded normal inputs (as the tuner times on), shared by both paths.
-  std::size_t const e = static_cast<std::size_t>(element_bytes(p.precision));
+  std::size_t const e = static_cast<std::size_t>(input_bytes(p.precision));
   std::vector<std::byte> const a_host =
       to_storage(random_normal(static_cast<std::size_t>(p.m * p.k), 1, 0), p.precision);
   std::vector<std::byte> const b_host =

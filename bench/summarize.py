@@ -11,10 +11,14 @@ import math
 import sys
 
 FP32_PEAK_TFLOPS = 66.9      # 132 SMs x 128 FMA x 2 x 1.98 GHz
-# Dense tensor-core rates of the datasheet (H100 = H200 arithmetic): bf16/fp16 ~990, tf32 half.
-PEAK_TFLOPS = {"fp32": FP32_PEAK_TFLOPS, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4}
+# Dense tensor-core rates of the datasheet (H100 = H200 arithmetic): bf16/fp16 ~990, tf32 half,
+# FP8 twice.
+PEAK_TFLOPS = {"fp32": FP32_PEAK_TFLOPS, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4,
+               "e4m3": 1978.9}
 COPY_TBPS = 4.27             # measured device-to-device copy, read + write
-ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2}
+# Bytes of an element of A and B, and of C (FP8 writes bf16).
+ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 1}
+OUTPUT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 2}
 
 
 def main():
@@ -50,7 +54,8 @@ def main():
         b = p.get("best")
         if b:
             t = b["time_ms"]
-            gbps = e * (m * k + k * n + m * n) / (t * 1e-3) / 1e9
+            gbps = (e * (m * k + k * n) + OUTPUT_BYTES[prob["precision"]] * m * n) / \
+                (t * 1e-3) / 1e9
             row.update({"kernel": b["kernel"], "vendor": b.get("vendor", False), "time_ms": t,
                         "tflops": b["tflops"],
                         "pct_peak": 100 * b["tflops"] / PEAK_TFLOPS[prob["precision"]],

@@ -118,6 +118,9 @@ std::vector<Problem> collect_problems(std::vector<std::string> const& shapes,
   auto add_one = [&](std::string const& text, Precision line_precision, Layout line_layout) {
     Problem p = parse_shape(text, line_precision, line_layout);
     p.align = align;
+    if (std::string const why = p.unsupported_reason(); !why.empty()) {
+      throw UsageError("shape " + p.shape() + ": " + why);
+    }
     if (align != 0 && p.packed_alignment() < align) {
       throw UsageError("shape " + p.shape() + " cannot be " + std::to_string(align) +
                        "-byte aligned with packed leading dimensions (its class is " +

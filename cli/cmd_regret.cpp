@@ -1,7 +1,8 @@
 // `gemmtune regret`: what the table's M buckets cost (issue "Tune a model"). For M drawn
-// log-uniformly inside a range of one layer, it times the table's pick for that M against every
-// kernel the range's buckets hold and against the vendor (cuBLAS default and cuBLASLt
-// autotuned), all verified, and reports the regret of the pick: its time over the best there.
+// log-uniformly inside a range of one layer, it times the table's pick for that M against the
+// picks of the range's bucket points near that M and against the vendor (cuBLAS default and
+// cuBLASLt autotuned), all verified, and reports the regret of the pick: its time over the best
+// there.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -43,6 +44,9 @@ struct RegretArgs {
   double timeout_s = 120.0;
 };
 
+/// How far in M (as a ratio) a bucket point's pick counts as a candidate at a sampled M.
+constexpr double kRegretReach = 4.0;
+
 /// The q-quantile (0 ≤ q ≤ 1) of `v`, by the nearest rank.
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
@@ -62,8 +66,10 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
                                       : read_tuning_table(a.table);
   std::string const where = a.table.empty() ? "cache " + ctx.db_path() : "table " + a.table;
   DeviceReport const& dev = ctx.require_gpu();
-  // The candidates: every kernel a range of this layer names on this GPU.
+  // The candidates: every kernel a range of this layer names on this GPU, with the M of the
+  // bucket points that pick it.
   std::set<std::string> kernels;
+  std::vector<std::pair<std::int64_t, std::string>> kernel_at;  // (bucket point's M, kernel)
   int gpu_id = -1;
   for (TableGpu const& g : table.gpus) {
     if (g.gpu == dev.gpu) gpu_id = g.id;
@@ -81,6 +87,7 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
         e.problem.precision == precision && e.problem.layout == layout &&
         bucket_points.count({e.problem.align, e.problem.m})) {
       kernels.insert(e.kernel.id());
+      kernel_at.emplace_back(e.problem.m, e.kernel.id());
     }
   }
   if (kernels.empty()) {
@@ -122,7 +129,20 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
     });
     std::map<std::string, double> times;  // verified kernels at this M
     std::map<std::string, std::string> failed;
-    for (std::string const& id : kernels) {
+    // The candidates at M: the picks of the bucket points within kRegretReach of it in M (the
+    // fastest kernel at M is one of its neighbours' picks: a point's pick won among everything
+    // searched there), the table's pick and the vendor. Timing every kernel of the range at
+    // every M made a 256-sample run of a 38-point range take longer than its search.
+    std::set<std::string> near{pick.kernel ? pick.kernel->id() : std::string("cublas:default")};
+    for (auto const& [at, id] : kernel_at) {
+      double const ratio = static_cast<double>(std::max(at, m)) / static_cast<double>(std::min(at, m));
+      if (ratio <= kRegretReach) near.insert(id);
+    }
+    if (!ctx.options.quiet) {
+      std::cerr << "regret: M=" << m << " (" << rows.size() + 1 << " of " << ms.size() << "), "
+                << near.size() << " candidates and the vendor" << std::endl;
+    }
+    for (std::string const& id : near) {
       KernelConfig const cfg = parse_kernel_id(id);
       EvalResult r;
       if (is_vendor(cfg)) {
@@ -185,6 +205,7 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
                          {"distinct_m", ms.size()},
                          {"measured", regrets.size()},
                          {"candidates", kernels},
+                         {"reach", kRegretReach},
                          {"median_regret", quantile(regrets, 0.5)},
                          {"p95_regret", quantile(regrets, 0.95)},
                          {"at_least_099_vendor", at_vendor},

@@ -245,10 +245,23 @@ void print_report(SearchReport const& r, bool json) {
             << std::endl;
 }
 
+/// Adds a later run's problems and figures to `report` (its stop flags are the later run's).
+void append_report(SearchReport& report, SearchReport const& next) {
+  if (report.search_id == 0) report.search_id = next.search_id;
+  report.problems.insert(report.problems.end(), next.problems.begin(), next.problems.end());
+  report.interrupted = next.interrupted;
+  report.device_stopped = next.device_stopped;
+  report.worker_restarts += next.worker_restarts;
+  report.phases.wall_s += next.phases.wall_s;
+  report.phases.gpu_s += next.phases.gpu_s;
+  report.phases.baseline_s += next.phases.baseline_s;
+  report.phases.retime_s += next.phases.retime_s;
+}
+
 /// The range search's passes after the first (issue "Tune a model"): for each range, its points
 /// measured so far (every problem of the range's N, K, precision, layout and alignment with M
 /// inside it), and new points where neighbours' picks disagree beyond the tie band; searched
-/// with the same options until they agree, kRangePasses passes or kMaxRangePoints points.
+/// with refined_point_options until they agree, kRangePasses passes or kMaxRangePoints points.
 void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& problems,
                    SearchOptions opts, SearchSession& session, SearchReport& report,
                    AppContext& ctx) {
@@ -291,17 +304,16 @@ void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& 
                 << " more M where neighbouring picks disagree" << std::endl;
     }
     opts.problems = more;
-    SearchReport const next = session.run(opts);
+    append_report(report, session.run(opts));
     problems.insert(problems.end(), more.begin(), more.end());
-    report.problems.insert(report.problems.end(), next.problems.begin(), next.problems.end());
-    report.interrupted = next.interrupted;
-    report.device_stopped = next.device_stopped;
-    report.worker_restarts += next.worker_restarts;
-    report.phases.wall_s += next.phases.wall_s;
-    report.phases.gpu_s += next.phases.gpu_s;
-    report.phases.baseline_s += next.phases.baseline_s;
-    report.phases.retime_s += next.phases.retime_s;
   }
+}
+
+/// True when `q` is a point of one of the M ranges (its N and K, M inside).
+bool in_a_range(Problem const& q, std::vector<RangeShape> const& ranges) {
+  return std::any_of(ranges.begin(), ranges.end(), [&](RangeShape const& r) {
+    return q.n == r.n && q.k == r.k && q.m >= r.m_lo && q.m <= r.m_hi;
+  });
 }
 
 void run_search(SearchArgs const& a, AppContext& ctx) {
@@ -354,6 +366,12 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   }
 
   DeviceReport const& dev = ctx.require_gpu();
+  for (Problem const& q : problems) {
+    if (is_fp8(q.precision) && dev.gpu.cc_major * 10 + dev.gpu.cc_minor < 89) {
+      throw UsageError(std::string(to_string(q.precision)) + " needs FP8 tensor cores (compute "
+                       "capability 8.9 or later); this GPU is " + dev.gpu.describe());
+    }
+  }
   if (!a.arch.empty() && a.arch != dev.limits.arch && a.arch != dev.limits.arch + "a") {
     throw UsageError("--arch " + a.arch + " does not match this GPU (" + dev.gpu.describe() +
                      "); use --dry-run to compile for another arch");
@@ -380,8 +398,24 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.compile_ahead = static_cast<int>(ctx.pool().threads());
   SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
                         &progress);
-  SearchReport r = session.run(opts);
-  if (!ranges.empty()) refine_ranges(ranges, problems, opts, session, r, ctx);
+  // Plain shapes are searched as given; a range's points with the range options (range_plan).
+  std::vector<Problem> plain, ranged;
+  for (Problem const& q : problems) (in_a_range(q, ranges) ? ranged : plain).push_back(q);
+  SearchReport r;
+  if (!plain.empty() || ranged.empty()) {
+    opts.problems = plain;
+    r = session.run(opts);
+  }
+  if (!ranged.empty() && !r.interrupted && !r.device_stopped) {
+    SearchOptions first = range_point_options(opts);
+    first.problems = ranged;
+    append_report(r, session.run(first));
+    if (!r.interrupted && !r.device_stopped) {
+      refine_ranges(ranges, ranged, refined_point_options(opts), session, r, ctx);
+    }
+  }
+  problems = plain;
+  problems.insert(problems.end(), ranged.begin(), ranged.end());
   print_report(r, ctx.options.json);
   bool all = !r.problems.empty() && r.problems.size() == problems.size();
   for (auto const& p : r.problems) all = all && p.best.has_value();

@@ -38,6 +38,22 @@ Problem Problem::resolved() const {
   return p;
 }
 
+std::string Problem::unsupported_reason() const {
+  if (!is_fp8(precision)) return {};
+  std::string const name(to_string(precision));
+  if (layout != Layout::kNT) {
+    return name + " takes layout NT only (A stored M×K and B stored N×K, both K-major, as "
+                  "torch.nn.Linear keeps its weight), not " + std::string(to_string(layout));
+  }
+  if (k % 16 != 0 || (n * output_bytes(precision)) % 16 != 0) {
+    return name + " needs K a multiple of 16 and N a multiple of " +
+           std::to_string(16 / output_bytes(precision)) +
+           " (16-byte rows of A, B and C); " + shape() + " has K=" + std::to_string(k) +
+           ", N=" + std::to_string(n);
+  }
+  return {};
+}
+
 double Problem::flops() const {
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 }

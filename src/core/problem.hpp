@@ -34,6 +34,11 @@ struct Problem {
   /// A copy with `align` filled in from packed storage when it is 0.
   Problem resolved() const;
 
+  /// Why this precision cannot take this problem at all ("" when it can): FP8 is K-major only
+  /// (layout NT, A stored M×K and B stored N×K) with 16-byte row strides for A, B and C, which
+  /// both its wgmma kernels and cuBLASLt's FP8 matmuls need.
+  std::string unsupported_reason() const;
+
   /// 2·M·N·K.
   double flops() const;
   /// Bytes read and written once: A, B and C (C written once, read only when beta ≠ 0).

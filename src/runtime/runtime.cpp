@@ -354,7 +354,7 @@ struct Runtime::Impl {
                      bool& partial, std::string& why) {
     partial = false;
     GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
-                  call.c, nullptr, nullptr, call.alpha, call.beta};
+                  call.c, nullptr, nullptr, call.alpha, call.beta, nullptr, nullptr};
     WorkspaceLease workspace, tile_counters;
     auto release_all = [&] {
       WorkspacePool::release(workspace, stream);

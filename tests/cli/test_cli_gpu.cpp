@@ -151,4 +151,36 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 19u);
 }
 
+// e4m3 through the whole search: wgmma candidates of the FP8 instructions verify against the
+// FP32 reference on the widened inputs (none is a wrong result), cuBLASLt's FP8 matmul is timed
+// as the baseline, and the pick is stored under e4m3.
+TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
+  std::string const dir = temp_dir("gpu-e4m3");
+  std::string const db = dir + "/cache.db";
+  CliRun s = run_cli({"--json", "--cache-dir", dir, "search", "--shape", "384x256x512",
+                      "--shape", "200x136x272", "--precision", "e4m3", "--layout", "NT",
+                      "--family", "wgmma", "--strategy", "random", "--budget", "10",
+                      "--target-ms", "2", "--repeats", "3"},
+                     db);
+  ASSERT_EQ(s.exit_code, 0) << s.err << s.out;
+  CliRun t = run_cli({"--json", "list", "trials"}, db);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  int own_ok = 0, vendor_ok = 0;
+  for (auto const& j : nlohmann::json::parse(t.out)) {
+    std::string const id = j["kernel"], disp = j["disposition"];
+    EXPECT_NE(disp, "wrong_result") << id << " " << j.dump();
+    EXPECT_NE(disp, "fault") << id << " " << j.dump();
+    if (disp != "ok") continue;
+    EXPECT_EQ(j["problem"]["precision"], "e4m3");
+    (id.rfind("wgmma:", 0) == 0 ? own_ok : vendor_ok) += 1;
+  }
+  EXPECT_GE(own_ok, 5);
+  EXPECT_GE(vendor_ok, 2);
+  CliRun q = run_cli({"--json", "query", "--shape", "384x256x512", "--precision", "e4m3",
+                      "--layout", "NT"},
+                     db);
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_GT(nlohmann::json::parse(q.out)[0]["ratio_cublaslt"].get<double>(), 0.0);
+}
+
 }  // namespace gemmtune::test

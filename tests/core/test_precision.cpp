@@ -13,8 +13,15 @@ TEST(Precision, RoundTripsAndRejects) {
   EXPECT_EQ(parse_precision("BF16"), Precision::kBF16);
   EXPECT_THROW(parse_precision("fp64"), UsageError);
   EXPECT_THROW(parse_precision(""), UsageError);
-  EXPECT_EQ(element_bytes(Precision::kTF32), 4);
-  EXPECT_EQ(element_bytes(Precision::kFP16), 2);
+  EXPECT_EQ(input_bytes(Precision::kTF32), 4);
+  EXPECT_EQ(input_bytes(Precision::kFP16), 2);
+  EXPECT_EQ(input_bytes(Precision::kE4M3), 1);
+  EXPECT_EQ(output_bytes(Precision::kE4M3), 2);
+  EXPECT_EQ(output_precision(Precision::kE4M3), Precision::kBF16);
+  EXPECT_EQ(output_precision(Precision::kFP16), Precision::kFP16);
+  EXPECT_TRUE(is_fp8(Precision::kE4M3));
+  EXPECT_FALSE(is_fp8(Precision::kBF16));
+  EXPECT_EQ(parse_precision("E4M3"), Precision::kE4M3);
 }
 
 TEST(Layout, RoundTripsAndRejects) {

@@ -61,6 +61,26 @@ TEST(Problem, FlopsAndBytes) {
   EXPECT_DOUBLE_EQ(p.flops(), 48.0);
   EXPECT_DOUBLE_EQ(p.min_bytes(), 4.0 * (8 + 12 + 6));
   EXPECT_EQ(p.describe(), "2x3x4 fp32 NN a4");  // 12-byte rows of B and C
+  // e4m3: 1-byte A and B, 2-byte (bf16) C.
+  Problem const q = parse_shape("2x8x16", Precision::kE4M3, Layout::kNT);
+  EXPECT_DOUBLE_EQ(q.min_bytes(), 1.0 * (32 + 128) + 2.0 * 16);
+  EXPECT_EQ(q.packed_alignment(), 16);  // 16-byte rows of A and B, 16-byte rows of C
+  EXPECT_EQ(parse_shape("2x8x24", Precision::kE4M3, Layout::kNT).packed_alignment(), 8);
+}
+
+TEST(Problem, Fp8TakesK16MultiplesInLayoutNtOnly) {
+  EXPECT_EQ(parse_shape("100x4096x4096", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
+  EXPECT_EQ(parse_shape("7x8x16", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
+  std::string const nn = parse_shape("64x64x64", Precision::kE4M3, Layout::kNN).unsupported_reason();
+  EXPECT_NE(nn.find("layout NT only"), std::string::npos) << nn;
+  std::string const k = parse_shape("64x64x40", Precision::kE4M3, Layout::kNT).unsupported_reason();
+  EXPECT_NE(k.find("K=40"), std::string::npos) << k;
+  EXPECT_NE(parse_shape("64x60x64", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
+  for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
+    for (Layout l : kAllLayouts) {
+      EXPECT_EQ(parse_shape("33x17x9", p, l).unsupported_reason(), "");
+    }
+  }
 }
 
 }  // namespace gemmtune

@@ -127,6 +127,67 @@ TEST(Schema, MigratesAVersion1Cache) {
   EXPECT_TRUE(store.find_baseline(h200(), problem(64, 64, 64)).has_value());
 }
 
+// Version 6 rebuilds the three tables that list the precisions (SQLite cannot widen a CHECK in
+// place): a version-5 cache keeps every row and id, and then takes e4m3 problems.
+TEST(Schema, MigratesAVersion5CacheToTakeE4m3) {
+  TempDir dir;
+  auto const path = dir / "v5.db";
+  // A version-5 cache as that release left it, with rows in each rebuilt table.
+  std::string setup;
+  for (std::size_t v = 0; v < 5; ++v) setup += std::string(migrations()[v]);
+  raw_sql(path, setup);
+  raw_sql(path,
+          "PRAGMA application_id = " + std::to_string(kCacheApplicationId) +
+              "; PRAGMA user_version = 5;"
+              "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);"
+              "INSERT INTO provenances (driver, cuda_runtime, nvrtc, cublas, gemmtune_version, "
+              "template_hash, compile_options) VALUES ('13000', '13000', '13.0', '130100', "
+              "'0.1.0', 'abc123', '-arch=sm_90 -O3');"
+              "INSERT INTO searches (id, started_at, arguments) VALUES (7, 1700000000, 'search');"
+              "INSERT INTO trials (id, gpu_id, m, n, k, precision, layout, align, kernel_id, "
+              "family, provenance_id, attempt, disposition, reason, time_ms, exact_mismatches, "
+              "registers, spill_bytes, smem_bytes, created_at, spread_rounds, board_sm_clock_mhz) "
+              "VALUES (41, 1, 64, 64, 64, 'bf16', 'NN', 16, 'naive:BX=32', 'naive', 1, 1, 'ok', "
+              "'', 1.5, 0, 32, 0, 0, 1700000000, 5, 1980);"
+              "INSERT INTO baselines (id, gpu_id, m, n, k, precision, layout, align, ok, reason, "
+              "cublas_ms, cublaslt_ms, cublaslt_algo_index, cublaslt_algos_tried, provenance_id, "
+              "created_at, cublaslt_hi_ms) VALUES (9, 1, 64, 64, 64, 'bf16', 'NN', 16, 1, '', 1.0, "
+              "0.9, 0, 3, 1, 1700000000, 0.95);"
+              "INSERT INTO finished_problems (id, search_id, gpu_id, m, n, k, precision, layout, "
+              "align, settings, finished_at) VALUES (3, 7, 1, 64, 64, 64, 'bf16', 'NN', 16, 's', "
+              "1700000001);");
+  // Version 5 refuses the new precision.
+  raw_sql(path, "INSERT INTO baselines (gpu_id, m, n, k, precision, layout, align, ok, reason, "
+                "cublaslt_algo_index, cublaslt_algos_tried, provenance_id, created_at) VALUES (1, "
+                "64, 64, 64, 'e4m3', 'NT', 16, 1, '', 0, 1, 1, 1)");
+  ASSERT_EQ(raw_sql(path, "SELECT count(*) FROM baselines WHERE precision = 'e4m3'"), 0);
+
+  SqliteTrialStore store(path);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  EXPECT_EQ(raw_sql(path, "SELECT id FROM trials WHERE kernel_id = 'naive:BX=32'"), 41);
+  EXPECT_EQ(raw_sql(path, "SELECT board_sm_clock_mhz FROM trials WHERE id = 41"), 1980);
+  EXPECT_EQ(raw_sql(path, "SELECT cublaslt_algos_tried FROM baselines WHERE id = 9"), 3);
+  EXPECT_EQ(raw_sql(path, "SELECT search_id FROM finished_problems WHERE id = 3"), 7);
+  // The indexes came back with the tables.
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+                          "('trials_by_kernel', 'trials_by_search', 'baselines_by_problem', "
+                          "'finished_problems_by_problem')"),
+            4);
+  Problem const bf16 = problem(64, 64, 64, 16, Precision::kBF16);
+  auto const found = store.find_trial(h200(), bf16, parse_kernel_id("naive:BX=32"), provenance());
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->time_ms, 1.5);
+  EXPECT_TRUE(store.find_baseline(h200(), bf16).has_value());
+  EXPECT_EQ(store.finished_by(h200(), bf16, "s"), std::optional<std::int64_t>(7));
+
+  Problem const e4m3 = problem(128, 128, 128, 16, Precision::kE4M3, Layout::kNT);
+  store.record_trial(trial(h200(), e4m3, "naive:BX=32", Disposition::kOk, 0.5));
+  auto const fp8 = store.find_trial(h200(), e4m3, parse_kernel_id("naive:BX=32"), provenance());
+  ASSERT_TRUE(fp8.has_value());
+  EXPECT_EQ(fp8->problem.precision, Precision::kE4M3);
+  EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
+}
+
 TEST(Schema, GarbageFileRefusedUntouched) {
   TempDir dir;
   auto const path = dir / "garbage.db";

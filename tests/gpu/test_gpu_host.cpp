@@ -90,6 +90,37 @@ TEST(FloatConversion, BFloat16) {
   }
 }
 
+TEST(FloatConversion, E4m3KnownValues) {
+  EXPECT_EQ(float_to_e4m3(1.0f), 0x38);    // field 7, mantissa 0
+  EXPECT_EQ(float_to_e4m3(-2.0f), 0xc0);
+  EXPECT_EQ(float_to_e4m3(448.0f), 0x7e);  // the largest finite
+  EXPECT_EQ(float_to_e4m3(1e6f), 0x7e);    // saturates, never NaN
+  EXPECT_EQ(float_to_e4m3(-1e6f), 0xfe);
+  EXPECT_EQ(float_to_e4m3(std::ldexp(1.0f, -6)), 0x08);  // the smallest normal
+  EXPECT_EQ(float_to_e4m3(std::ldexp(1.0f, -9)), 0x01);  // the smallest subnormal
+  EXPECT_EQ(float_to_e4m3(std::ldexp(1.0f, -10)), 0x00);  // tie to even (zero)
+  EXPECT_EQ(float_to_e4m3(3 * std::ldexp(1.0f, -10)), 0x02);  // tie to even (2 · 2^-9)
+  EXPECT_EQ(float_to_e4m3(1.0625f), 0x38);  // 1 + 1/16: tie, even stays
+  EXPECT_EQ(float_to_e4m3(1.1875f), 0x3a);  // 1 + 3/16: tie, odd goes up
+  EXPECT_EQ(float_to_e4m3(1.9375f), 0x40);  // rounds up into the next binade: 2.0
+  EXPECT_EQ(float_to_e4m3(-0.0f), 0x80);
+  EXPECT_EQ(float_to_e4m3(std::nanf("")), 0x7f);
+  EXPECT_TRUE(std::isnan(e4m3_to_float(0x7f)));
+  EXPECT_TRUE(std::isnan(e4m3_to_float(0xff)));
+  EXPECT_EQ(e4m3_to_float(0x7e), 448.0f);
+  EXPECT_EQ(e4m3_to_float(0x01), std::ldexp(1.0f, -9));
+  // Every finite pattern round-trips, and the values are strictly increasing in the bits.
+  float previous = -1.0f;
+  for (int bits = 0; bits < 0x7f; ++bits) {
+    auto const b = static_cast<std::uint8_t>(bits);
+    float const f = e4m3_to_float(b);
+    ASSERT_EQ(float_to_e4m3(f), b) << bits;
+    ASSERT_EQ(float_to_e4m3(-f), b | 0x80) << bits;
+    ASSERT_GT(f, previous) << bits;
+    previous = f;
+  }
+}
+
 TEST(CudaErrors, StickyClassification) {
   for (int code : {700, 702, 710, 714, 715, 716, 717, 718, 719, 999}) {
     EXPECT_TRUE(is_sticky(code)) << code;
@@ -121,6 +152,12 @@ TEST(ToleranceModel, Figures) {
   EXPECT_DOUBLE_EQ(tolerance_model(Precision::kFP16, 1, 1.0).u_out, std::ldexp(1.0, -11));
   EXPECT_DOUBLE_EQ(tolerance_model(Precision::kBF16, 1, 1.0).u_out, std::ldexp(1.0, -8));
   EXPECT_DOUBLE_EQ(tolerance_model(Precision::kFP16, 1, 0.0).floor, std::ldexp(1.0, -25));
+  // e4m3: exact inputs (the reference widens the same quantized values), the tensor cores'
+  // ~14-bit FP8 sums over K/32 steps, a bf16 output.
+  ToleranceModel const f8 = tolerance_model(Precision::kE4M3, 4096, 1.0);
+  EXPECT_DOUBLE_EQ(f8.tau_in, 0.0);
+  EXPECT_DOUBLE_EQ(f8.gamma, kGammaC * std::sqrt(128.0) * std::ldexp(1.0, -kFp8AccumBits));
+  EXPECT_DOUBLE_EQ(f8.u_out, std::ldexp(1.0, -8));
 }
 
 TEST(ToleranceCompare, ReportsWorstElementAndNaN) {
@@ -410,14 +447,18 @@ TEST(HostInputs, SeededAndTyped) {
 
   for (Precision p : kAllPrecisions) {
     auto const bytes = to_storage(a, p);
-    ASSERT_EQ(bytes.size(), a.size() * static_cast<std::size_t>(element_bytes(p)));
+    ASSERT_EQ(bytes.size(), a.size() * static_cast<std::size_t>(input_bytes(p)));
     auto const back = from_storage(bytes, p);
-    double const tol = p == Precision::kBF16 ? std::ldexp(1.0, -8)
+    // Half an ulp of the storage format, relative; e4m3's normal range starts at 2^-6, below
+    // which its spacing is the absolute 2^-9.
+    double const tol = p == Precision::kBF16   ? std::ldexp(1.0, -8)
                        : p == Precision::kFP16 ? std::ldexp(1.0, -11)
+                       : p == Precision::kE4M3 ? std::ldexp(1.0, -4)
                                                : 0.0;
+    double const floor = p == Precision::kE4M3 ? std::ldexp(1.0, -10) : 1e-7;
     auto const abs_back = from_storage(abs_storage(bytes, p), p);
     for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_LE(std::fabs(back[i] - a[i]), tol * std::fabs(a[i]) + 1e-7) << to_string(p);
+      EXPECT_LE(std::fabs(back[i] - a[i]), tol * std::fabs(a[i]) + floor) << to_string(p) << " " << a[i];
       EXPECT_EQ(abs_back[i], std::fabs(back[i]));
     }
   }

@@ -236,8 +236,10 @@ TEST_F(GpuSessionTest, ProbeSeesTheDevice) {
 TEST_F(GpuSessionTest, CublasBaselineEveryPrecisionAndLayout) {
   for (Precision prec : kAllPrecisions) {
     for (Layout l : kAllLayouts) {
+      // FP8 is NT only, with 16-byte rows (Problem::unsupported_reason).
+      if (is_fp8(prec) && l != Layout::kNT) continue;
       BaselineJob job;
-      job.problem = problem(67, 45, 33, prec, l);
+      job.problem = is_fp8(prec) ? problem(67, 48, 32, prec, l) : problem(67, 45, 33, prec, l);
       job.timing = quick_timing();
       BaselineResult const r = session_->baseline(job);
       SCOPED_TRACE(job.problem.describe());
@@ -281,8 +283,10 @@ TEST_F(GpuSessionTest, VerifiedBaselineNamesAPassingCublasLtAlgorithm) {
 // id; that id times again as the rounds of a re-time do, and evaluates as a candidate (verify,
 // time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.
 TEST_F(GpuSessionTest, VendorCandidatesVerifyAndRunByTheirIds) {
-  for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16}) {
-    for (Layout l : {Layout::kNN, Layout::kTN}) {
+  for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16, Precision::kE4M3}) {
+    for (Layout l : {Layout::kNN, Layout::kTN, Layout::kNT}) {
+      // FP8 takes NT only; the others are checked on NN and TN.
+      if (is_fp8(prec) != (l == Layout::kNT)) continue;
       BaselineJob job;
       job.problem = problem(256, 192, 128, prec, l);
       job.timing = quick_timing();

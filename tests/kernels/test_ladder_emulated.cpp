@@ -150,7 +150,7 @@ void check(Family const& family, Case const& c, Problem problem, bool align16, s
     GemmArgs args;
   } call{c.kernels[static_cast<int>(problem.layout)],
          GemmArgs{problem.m, problem.n, problem.k, s.lda, s.ldb, s.ldc, s.a.data(), s.b.data(),
-                  s.c.data(), nullptr, nullptr, alpha, beta}};
+                  s.c.data(), nullptr, nullptr, alpha, beta, nullptr, nullptr}};
   emu::run_grid(static_cast<unsigned>(launch.grid.x), static_cast<unsigned>(launch.block.x),
                 [](void* p) {
                   auto* k = static_cast<Call*>(p);

@@ -327,7 +327,7 @@ void check(std::string const& id, Problem problem, bool align16, std::int64_t pa
   Family const& family = *find_family("mma");
   KernelConfig const cfg = parse_kernel_id(id);
   Precision const prec = problem.precision;
-  int const eb = element_bytes(prec);
+  int const eb = input_bytes(prec);
   bool const ta = a_transposed(problem.layout), tb = b_transposed(problem.layout);
   std::int64_t const per16 = 16 / eb;
   auto ld = [&](std::int64_t dim) {

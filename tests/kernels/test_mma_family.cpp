@@ -99,7 +99,7 @@ TEST(MmaFamily, ValidSpaceSizesPerShapeClassAreSearchable) {
 TEST(MmaFamily, EveryShapeAndAlignmentKeepsACandidate) {
   for (Precision p : {Precision::kFP16, Precision::kBF16, Precision::kTF32}) {
     for (Layout l : kAllLayouts) {
-      for (int align : {element_bytes(p), 8, 16}) {
+      for (int align : {input_bytes(p), 8, 16}) {
         for (auto [m, n, k] : {std::array<std::int64_t, 3>{1, 1, 1}, {3, 4097, 5}, {4097, 17, 9000},
                                {8192, 8192, 8192}, {16, 16, 65536}}) {
           for (char const* arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) {
@@ -302,7 +302,7 @@ TEST(MmaFamily, NameExpressionsCarryPrecisionLayoutAndAlignment) {
   for (auto const& [p, digit] : code) {
     for (Layout l : kAllLayouts) {
       for (int align : {2, 4, 8, 16}) {
-        if (align < element_bytes(p)) continue;
+        if (align < input_bytes(p)) continue;
         std::string const e = mma().main_expression(c, make(64, 128, 64, p, l, align));
         std::string const want = std::string("gemmtune::mma_gemm<64,128,32,32,64,3,1,1,0,") + digit +
                                  "," + (a_transposed(l) ? "true" : "false") + "," +

@@ -256,6 +256,9 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 6, 2, 1, 8, 1, 1, 4), make(4096, 4096, 512), "staging"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 1), make(4096, 4096, 512), "staging"},
       {cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096), "epilogue_depth"},
+      // FP8 wgmma reads both operands K-major: NT only.
+      {cfg(128, 256, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3, Layout::kNN),
+       "fp8_layout"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -278,7 +281,8 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
   EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
                                          "warpgroups", "wgmma_n", "accumulators",
-                                         "cluster_pieces", "grid_size", "epilogue"}));
+                                         "cluster_pieces", "grid_size", "epilogue",
+                                         "fp8_layout"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.

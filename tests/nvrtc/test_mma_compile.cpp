@@ -106,7 +106,7 @@ TEST_P(MmaCompile, SampleOfEveryPrecisionAndLayoutDoesNotSpill) {
       ++rotate;
     }
     // A ragged, 2-byte (4 for tf32) aligned shape: the scalar-fill path, split-K allowed.
-    std::vector<Candidate> const r = spread(make(333, 517, 1999, p, Layout::kTN, element_bytes(p)), arch, 5);
+    std::vector<Candidate> const r = spread(make(333, 517, 1999, p, Layout::kTN, input_bytes(p)), arch, 5);
     ASSERT_FALSE(r.empty());
     picked.push_back(r[std::string(arch).back() % r.size()]);
   }
@@ -161,7 +161,7 @@ TEST(MmaCompileWholeSpace, DISABLED_WholeSpace) {
     if (!only.empty() && only != to_string(p)) continue;
     for (Layout l : kAllLayouts) {
       for (Problem const& q :
-           {make(4096, 4096, 4096, p, l), make(333, 517, 1999, p, l, element_bytes(p))}) {
+           {make(4096, 4096, 4096, p, l), make(333, 517, 1999, p, l, input_bytes(p))}) {
         for (Candidate const& c : spread(q, arch, std::size_t{1} << 20)) {
           if (c.config.id().find(filter) == std::string::npos) continue;
           if (seen.insert(mma_family().compile_request(c.config, c.problem, arch).name_expressions[0]).second) {

@@ -128,8 +128,9 @@ void compile_all(std::vector<Candidate> const& candidates) {
     if (cuobjdump.empty()) continue;
     std::string const sass = sass_of(cuobjdump, r.cubin);
     ASSERT_FALSE(sass.empty()) << what << ": cuobjdump failed";
-    EXPECT_NE(sass.find("HGMMA.64x" + std::to_string(c.config.at("BN"))), std::string::npos)
-        << what;
+    // FP8 wgmma is QGMMA in SASS; the 16-bit and tf32 ones are HGMMA.
+    std::string const mma = is_fp8(c.problem.precision) ? "QGMMA.64x" : "HGMMA.64x";
+    EXPECT_NE(sass.find(mma + std::to_string(c.config.at("BN"))), std::string::npos) << what;
     EXPECT_NE(sass.find("UTMALDG"), std::string::npos) << what;
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << what;
   }
@@ -144,6 +145,21 @@ TEST(WgmmaCompile, SixteenBitSampleInEveryLayoutAtTheBenchmarkShape) {
       }
     }
   }
+  compile_all(all);
+}
+
+// e4m3 (NT, the K-major layout FP8 wgmma reads): a spread of the valid space at 4096³, a ragged
+// M and N with 16-byte rows, split-K and ping-pong, through the k32 FP8 instructions.
+TEST(WgmmaCompile, E4m3SampleRaggedSplitKAndPingPong) {
+  std::vector<Candidate> all = spread(make(4096, 4096, 4096, Precision::kE4M3, Layout::kNT), 6);
+  for (Candidate const& c : spread(make(1000, 1008, 1024, Precision::kE4M3, Layout::kNT), 3)) {
+    all.push_back(c);
+  }
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4"),
+                 make(512, 512, 8192, Precision::kE4M3, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=5,CW=2,CL=2,PE=2,GM=8,SK=1"),
+                 make(4096, 4096, 4096, Precision::kE4M3, Layout::kNT)});
+  ASSERT_GE(all.size(), 10u);
   compile_all(all);
 }
 

@@ -29,6 +29,10 @@ GemmCall packed(Precision p, Layout l, std::int64_t m, std::int64_t n, std::int6
 
 TEST(GemmCall, PackedCallsMatchProblemPackedAlignment) {
   for (Precision p : kAllPrecisions) {
+    if (is_fp8(p)) {
+      EXPECT_NE(invalid_reason(packed(p, Layout::kNT, 128, 64, 32)).find("scale"), std::string::npos);
+      continue;
+    }
     for (Layout l : kAllLayouts) {
       for (auto [m, n, k] : {std::tuple{128, 64, 32}, std::tuple{100, 70, 50}, std::tuple{33, 17, 9}}) {
         GemmCall const c = packed(p, l, m, n, k);

@@ -271,6 +271,7 @@ TEST(RuntimeGpuVendor, StoredAlgorithmsRunAndRefusalsFallBack) {
   if (!gpu(prop)) GTEST_SKIP() << "no GPU";
   std::vector<std::pair<Case, std::string>> picks;
   for (Precision p : kAllPrecisions) {
+    if (is_fp8(p)) continue;  // the runtime takes no FP8 calls yet
     for (Layout l : {Layout::kNN, Layout::kTT}) {
       Case c{p, l, 256, 192, 128};
       picks.emplace_back(c, heuristic_algorithm(c));

@@ -70,5 +70,26 @@ TEST(RangePlan, PointOfTrialsTakesTheNewestOfEachConfigAndTheTieRulePick) {
   EXPECT_EQ(p.times, (std::map<std::string, double>{{"simt:B=1", 1.0}, {"simt:C=1", 2.0}}));
 }
 
+TEST(RangePlan, PointsTakeFewerRoundsAndRefinedOnesHalfTheTime) {
+  SearchOptions o;
+  o.retime_rounds = 6;
+  o.budget.seconds = 4.0;
+  o.retime_top = 3;
+  SearchOptions const first = range_point_options(o);
+  EXPECT_EQ(first.retime_rounds, kRangeRetimeRounds);
+  EXPECT_EQ(first.budget.seconds, 4.0);
+  EXPECT_EQ(first.retime_top, 3);
+  SearchOptions const refined = refined_point_options(o);
+  EXPECT_EQ(refined.retime_rounds, kRangeRetimeRounds);
+  EXPECT_EQ(refined.budget.seconds, 2.0);
+  o.budget.seconds = 1.5;
+  EXPECT_EQ(refined_point_options(o).budget.seconds, 1.0);  // never under a second
+  o.retime_rounds = 2;  // fewer asked for: kept
+  EXPECT_EQ(range_point_options(o).retime_rounds, 2);
+  o.budget = Budget{200, 0.0};  // an evaluation budget is kept as it is
+  EXPECT_EQ(refined_point_options(o).budget.evaluations, 200);
+  EXPECT_EQ(refined_point_options(o).budget.seconds, 0.0);
+}
+
 }  // namespace
 }  // namespace gemmtune

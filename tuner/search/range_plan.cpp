@@ -26,6 +26,19 @@ RangePoint range_point(std::int64_t m, std::vector<Trial> const& trials) {
   return out;
 }
 
+SearchOptions range_point_options(SearchOptions options) {
+  options.retime_rounds = std::min(options.retime_rounds, kRangeRetimeRounds);
+  return options;
+}
+
+SearchOptions refined_point_options(SearchOptions options) {
+  options = range_point_options(options);
+  if (options.budget.seconds > 0.0) {
+    options.budget.seconds = std::max(1.0, options.budget.seconds / 2.0);
+  }
+  return options;
+}
+
 bool neighbours_agree(RangePoint const& a, RangePoint const& b, double noise) {
   if (a.pick.empty() || b.pick.empty()) return true;  // nothing to choose between
   if (a.pick == b.pick) return true;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/core/trial.hpp"
+#include "tuner/search/search_session.hpp"
 
 namespace gemmtune {
 
@@ -33,6 +34,19 @@ inline constexpr int kRangePasses = 4;
 inline constexpr std::size_t kMaxRangePoints = 48;
 /// Neighbours closer than this ratio in M get no point between them.
 inline constexpr double kRangeMinRatio = 1.25;
+
+/// Re-time rounds of a range's points (a single point's search takes SearchOptions' 6): a
+/// range measures dozens of points, and a bucket's boundary is set by neighbouring points
+/// agreeing within the tie band, so each point's pick needs the rounds less than a lone
+/// problem does, and the rounds were most of a range's time (180 of 270 s, 212 of 329 s).
+inline constexpr int kRangeRetimeRounds = 3;
+
+/// The options a range's first points are searched with: the search's own with
+/// kRangeRetimeRounds rounds of re-time (fewer when fewer were asked for).
+SearchOptions range_point_options(SearchOptions options);
+/// The options of the points refinement adds: range_point_options with half the time budget
+/// (at least a second), as each starts warm from the picks of the points around it.
+SearchOptions refined_point_options(SearchOptions options);
 
 /// Neighbours agree when they pick the same kernel, or when each one's pick, measured at the
 /// other's M, is within `noise` of the other's pick there (either may then serve both).
