@@ -15,6 +15,8 @@ namespace {
 // Independent random streams per operand and set.
 constexpr std::uint64_t kStreamA = 1, kStreamB = 2, kStreamC = 3;
 constexpr std::uint64_t kExactOffset = 10;
+/// Floats from scale_a to scale_b in the scales buffer: 16 bytes (see the constructor).
+constexpr int kScaleStride = 4;
 
 /// Small-integer range whose every partial sum stays an exact FP32 integer (|sum| ≤ 2^24).
 int exact_range(std::int64_t k) { return k <= (std::int64_t{1} << 22) ? 2 : 1; }
@@ -42,7 +44,10 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
   normal_ = make_set(random_normal(mk, seed, kStreamA), random_normal(kn, seed, kStreamB));
   c_ = DeviceBuffer(c_bytes(), kGuardBytes);
   if (is_fp8(problem_.precision)) {
-    float const scales[2] = {kScaleA, kScaleB};
+    // Each scale on its own 16 bytes: cuBLASLt refuses an FP8 matmul whose scale pointer is
+    // not 16-byte aligned (CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul, after its heuristic
+    // offered algorithms; seen on the H200 with cuBLAS 13.1 at an offset of 4 or 8 bytes).
+    float const scales[kScaleStride + 1] = {kScaleA, 0.0f, 0.0f, 0.0f, kScaleB};
     scales_ = DeviceBuffer(sizeof scales);
     upload(scales_.data(), scales, sizeof scales, stream_);
   }
@@ -52,7 +57,7 @@ float const* ProblemData::scale_a() const {
   return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data());
 }
 float const* ProblemData::scale_b() const {
-  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data()) + 1;
+  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data()) + kScaleStride;
 }
 
 bool ProblemData::holds(Problem const& p, std::uint64_t seed) const {

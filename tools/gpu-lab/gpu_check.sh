@@ -60,7 +60,9 @@ for what in "$@"; do
           tests/reliability/test_reliability_faults_gpu; do
         [[ -x "$build_root/build/$t" ]] || continue
         echo "--- $t" >> "$out/tests.txt"
-        "$build_root/build/$t" >> "$out/tests.txt" 2>&1
+        # The runtime library beside the staged test: a build elsewhere baked its own path in.
+        LD_LIBRARY_PATH="$build_root/build/src/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+          "$build_root/build/$t" >> "$out/tests.txt" 2>&1
         echo "$t: exit $?"
       done
       grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \]' "$out/tests.txt" ;;
