@@ -200,9 +200,7 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
       }
       std::string const swz = t.swizzle_bytes == 0 ? "CU_TENSOR_MAP_SWIZZLE_NONE"
                               : "CU_TENSOR_MAP_SWIZZLE_" + std::to_string(t.swizzle_bytes) + "B";
-      // C of an FP8 problem is stored in its output type; A and B (and their copies) in the input's.
-      Precision const stored =
-          t.operand == TmaOperand::kC ? output_precision(p.precision) : p.precision;
+      Precision const stored = stored_precision(t.operand, p.precision);
       char const* const type = stored == Precision::kFP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
                                : stored == Precision::kBF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
                                : stored == Precision::kE4M3 ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"

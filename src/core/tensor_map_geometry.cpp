@@ -12,6 +12,10 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+Precision stored_precision(TmaOperand operand, Precision precision) {
+  return operand == TmaOperand::kC ? output_precision(precision) : precision;
+}
+
 std::int64_t kmajor_copy_ld(Problem const& problem) {
   std::int64_t const per16 = 16 / input_bytes(problem.precision);
   return (problem.k + per16 - 1) / per16 * per16;
@@ -29,9 +33,7 @@ char const* to_string(TmaOperand operand) {
 std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
                                 std::int64_t ld, TensorMapGeometry& out) {
   out = TensorMapGeometry{};
-  // C of an FP8 problem is stored in its output type.
-  Precision const stored =
-      spec.operand == TmaOperand::kC ? output_precision(problem.precision) : problem.precision;
+  Precision const stored = stored_precision(spec.operand, problem.precision);
   switch (stored) {
     case Precision::kFP32:
     case Precision::kTF32: out.element = TensorElement::kFloat32; break;

@@ -34,6 +34,10 @@ struct TensorMapGeometry {
 std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& problem,
                                 std::int64_t ld, TensorMapGeometry& out);
 
+/// The precision whose storage a descriptor's matrix uses: C of an FP8 problem is stored in
+/// its output type (bf16), everything else in the problem's precision.
+Precision stored_precision(TmaOperand operand, Precision precision);
+
 /// Row stride in elements of a K-major workspace copy of an operand: K rounded up to 16 bytes.
 std::int64_t kmajor_copy_ld(Problem const& problem);
 

@@ -88,5 +88,12 @@ TEST(TensorMapGeometry, RejectsWhatTheHardwareCannotEncode) {
             std::string::npos);
 }
 
+TEST(TensorMapGeometry, Fp8StoresCInItsOutputType) {
+  EXPECT_EQ(stored_precision(TmaOperand::kA, Precision::kE4M3), Precision::kE4M3);
+  EXPECT_EQ(stored_precision(TmaOperand::kB, Precision::kE4M3), Precision::kE4M3);
+  EXPECT_EQ(stored_precision(TmaOperand::kC, Precision::kE4M3), Precision::kBF16);
+  EXPECT_EQ(stored_precision(TmaOperand::kC, Precision::kFP16), Precision::kFP16);
+}
+
 }  // namespace
 }  // namespace gemmtune
