@@ -8,7 +8,10 @@ torch.matmul runs it. A quarter of the draws are made unaligned on purpose (a to
 padded vocabulary or odd hidden size, whose rows are not 16-byte aligned), since users bring
 those too. Work is capped so one shape tunes in seconds, not minutes.
 
-    bench/generalisation_suite.py [--seed N] [--count N] [--out FILE]
+    bench/generalisation_suite.py [--seed N] [--count N] [--out FILE] [--unaligned-only]
+
+--unaligned-only keeps only the draws whose packed row-major storage (layout NN) is not 16-byte
+aligned in 16-bit types (N or K not a multiple of 8): a suite of the alignment class alone.
 
 Writes the shapes file (one "M N K" per line, as bench/shapes_core.txt) with a header naming the
 seed and the layer each shape came from. Re-running with the same seed writes the same file.
@@ -49,7 +52,7 @@ def layers(model):
     ]
 
 
-def draw(rng, count):
+def draw(rng, count, unaligned_only=False):
     shapes, seen = [], set()
     while len(shapes) < count:
         model = rng.choice(MODELS)
@@ -66,6 +69,8 @@ def draw(rng, count):
             continue
         if (m, n, k) in seen:
             continue
+        if unaligned_only and n % 8 == 0 and k % 8 == 0:
+            continue
         seen.add((m, n, k))
         shapes.append((m, n, k, f"{model[0]} {layer}, {m} tokens"))
     return shapes
@@ -76,12 +81,14 @@ def main():
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--count", type=int, default=44)
     ap.add_argument("--out", default="bench/shapes_general.txt")
+    ap.add_argument("--unaligned-only", action="store_true")
     a = ap.parse_args()
-    shapes = draw(random.Random(a.seed), a.count)
+    shapes = draw(random.Random(a.seed), a.count, a.unaligned_only)
     unaligned = sum(1 for m, n, k, _ in shapes if m % 8 or n % 8 or k % 8)
     with open(a.out, "w") as f:
         f.write(f"# The generalisation suite: {len(shapes)} GEMM shapes of real models, drawn by\n"
-                f"# bench/generalisation_suite.py --seed {a.seed} --count {a.count}\n"
+                f"# bench/generalisation_suite.py --seed {a.seed} --count {a.count}"
+                f"{' --unaligned-only' if a.unaligned_only else ''}\n"
                 f"# ({unaligned} with an M, N or K that is not a multiple of 8). M N K per line;\n"
                 f"# the comment after each names the layer it came from. Do not edit: re-draw.\n")
         for m, n, k, what in shapes:

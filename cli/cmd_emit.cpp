@@ -192,8 +192,18 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
           slot = "c"; base = "args.C"; ld = "args.ldc"; rows = "args.M"; cols = "args.N";
           break;
       }
-      if (t.workspace_offset >= 0) {  // a K-major copy an earlier launch writes
-        base = "static_cast<char*>(args.workspace) + " + std::to_string(t.workspace_offset);
+      std::string const copy_base =
+          "static_cast<char*>(args.workspace) + " + std::to_string(t.workspace_offset);
+      if (t.workspace_offset >= 0 && t.padded_copy) {
+        // The padded copy the first launch wrote, where TMA cannot read the caller's matrix in
+        // place (the copy kernel applies the same rule).
+        os << "  bool const padded_" << slot << " = gemmtune::wgmma_detail::needs_padded_copy("
+           << base << ", " << ld << " * " << input_bytes(p.precision) << ");\n";
+        base = "padded_" + slot + " ? static_cast<void const*>(" + copy_base + ") : " + base;
+        ld = "padded_" + slot + " ? " + std::to_string(padded_copy_ld(t.operand, p)) +
+             "LL : " + ld;
+      } else if (t.workspace_offset >= 0) {  // a K-major copy an earlier launch writes
+        base = copy_base;
         rows = t.operand == TmaOperand::kA ? "args.M" : "args.N";
         cols = "args.K";
         ld = std::to_string(kmajor_copy_ld(p));

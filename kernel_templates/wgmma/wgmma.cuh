@@ -36,6 +36,11 @@
 //            bf16 and alpha is multiplied by the per-tensor scales *scale_a · *scale_b)
 //   TA, TB   A stored K×M (MN-major in shared memory), B stored N×K (K-major in shared memory)
 //
+// Any alignment (16-bit types): an operand whose base or row stride is not 16-byte aligned is
+// first copied with padded rows into the workspace (wgmma_padded_copy; the host's descriptor
+// reads that copy), and C stores fall back to pairs or single elements where its rows are not
+// 16-byte (or 4-byte) aligned.
+//
 // Shared-memory layouts (the TMA box writes them, the wgmma descriptors read them):
 //   K-major operand (A when !TA, B when TB): one box of BK elements (128 bytes) × rows; row r
 //     at r·128 bytes, 16-byte chunks XOR-swizzled by r%8 (128B swizzle). Descriptor: SBO =
@@ -62,6 +67,7 @@
 #include "common/tile_schedule.cuh"
 #include "common/tma.cuh"
 #include "wgmma/kmajor_copy.cuh"
+#include "wgmma/padded_copy.cuh"
 #include "wgmma/wgmma_instructions.cuh"
 
 namespace gemmtune {
@@ -307,13 +313,23 @@ __device__ __forceinline__ void store_tile_vec(GemmArgs const& args, float (&d)[
   }
 }
 
+/// Whether every row of C starts `bytes`-aligned: the pointer and the row stride (uniform over
+/// the launch). An odd N (16-bit C) or an offset pointer leaves rows 2-byte aligned only, and
+/// the wider stores of the epilogue would fault there.
+template <int T>
+__device__ __forceinline__ bool c_rows_aligned(GemmArgs const& args, int bytes) {
+  return reinterpret_cast<unsigned long long>(args.C) % bytes == 0 &&
+         args.ldc * elem_bytes(out_type(T)) % bytes == 0;
+}
+
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][ACC],
                                            long long tm, long long tn, int slice, int r, int c) {
   long long const M = args.M, N = args.N;
   if constexpr (SK == 1 && T != kTF32) {
     // Uniform over the block: every lane of a warp takes the same path (the exchange needs all).
-    if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N) {
+    if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N &&
+        c_rows_aligned<T>(args, 16)) {
       if (args.alpha == 1.f) {
         store_tile_vec<BN, false, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
       } else {
@@ -324,6 +340,8 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   }
   long long const mbase = tm * BM + r, nbase = tn * BN + c;
   float const alpha = args.alpha, beta = args.beta;
+  // Columns are even, so a pair is one aligned access wherever rows start on a pair boundary.
+  bool const pairs = SK > 1 || c_rows_aligned<T>(args, 2 * elem_bytes(out_type(T)));
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -332,7 +350,8 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
       long long const col = nbase + 8 * (j / 4);
       if (row >= M || col >= N) continue;
       float v0 = d[mi][j], v1 = d[mi][j + 1];
-      bool const pair = col + 1 < N;
+      bool const in_c = col + 1 < N;
+      bool const pair = in_c && pairs;
       if constexpr (SK > 1) {
         // Partials: rows of round_up(N, 4) floats per slice, so pairs stay 8-byte aligned.
         long long const ldw = (N + 3) / 4 * 4;
@@ -349,12 +368,13 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
         v1 *= alpha;
         if (beta != 0.f) {
           v0 += beta * load_elem<T>(args.C, i);
-          if (pair) v1 += beta * load_elem<T>(args.C, i + 1);
+          if (in_c) v1 += beta * load_elem<T>(args.C, i + 1);
         }
         if (pair) {
           store_pair<T>(args.C, i, v0, v1);
         } else {
           store_elem<T>(args.C, i, v0);
+          if (in_c) store_elem<T>(args.C, i + 1, v1);
         }
       }
     }

@@ -38,7 +38,8 @@ void to_json(json& j, LaunchPlan const& v) {
                     {"box_rows", t.box_rows},
                     {"box_cols", t.box_cols},
                     {"swizzle_bytes", t.swizzle_bytes},
-                    {"workspace_offset", t.workspace_offset}});
+                    {"workspace_offset", t.workspace_offset},
+                    {"padded_copy", t.padded_copy}});
   }
   j = json{{"launches", launches},
            {"workspace_bytes", v.workspace_bytes},
@@ -83,6 +84,7 @@ void from_json(json const& j, LaunchPlan& v) {
     t.at("box_cols").get_to(spec.box_cols);
     t.at("swizzle_bytes").get_to(spec.swizzle_bytes);
     t.at("workspace_offset").get_to(spec.workspace_offset);
+    spec.padded_copy = t.value("padded_copy", false);
     v.tensor_maps.push_back(spec);
   }
 }

@@ -21,6 +21,18 @@ std::int64_t kmajor_copy_ld(Problem const& problem) {
   return (problem.k + per16 - 1) / per16 * per16;
 }
 
+bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes) {
+  return base % 16 != 0 || (ld * element_bytes) % 16 != 0;
+}
+
+std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem) {
+  std::int64_t cols = 0;
+  if (operand == TmaOperand::kA) cols = a_transposed(problem.layout) ? problem.m : problem.k;
+  if (operand == TmaOperand::kB) cols = b_transposed(problem.layout) ? problem.k : problem.n;
+  std::int64_t const per16 = 16 / input_bytes(problem.precision);
+  return (cols + per16 - 1) / per16 * per16;
+}
+
 char const* to_string(TmaOperand operand) {
   switch (operand) {
     case TmaOperand::kA: return "A";
@@ -50,12 +62,16 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
       return what + "workspace offset " + str(spec.workspace_offset) +
              " is not a multiple of 128 bytes";
     }
+  } else if (spec.workspace_offset != -1) {
+    return what + "workspace offset " + str(spec.workspace_offset) + " (expected -1 or ≥ 0)";
+  } else if (spec.padded_copy) {
+    return what + "a padded copy needs a workspace offset";
+  }
+  if (spec.workspace_offset >= 0 && !spec.padded_copy) {
     // The K-major copy: op(A) as M×K or op(B) as N×K.
     rows = spec.operand == TmaOperand::kA ? problem.m : problem.n;
     cols = problem.k;
     ld = kmajor_copy_ld(problem);
-  } else if (spec.workspace_offset != -1) {
-    return what + "workspace offset " + str(spec.workspace_offset) + " (expected -1 or ≥ 0)";
   } else if (spec.operand == TmaOperand::kA) {
     rows = a_transposed(problem.layout) ? problem.k : problem.m;
     cols = a_transposed(problem.layout) ? problem.m : problem.k;

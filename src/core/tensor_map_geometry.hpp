@@ -27,7 +27,8 @@ struct TensorMapGeometry {
 };
 
 /// The geometry of `spec` over the problem's matrix stored with leading dimension `ld`
-/// (elements; ignored for a workspace copy, which has kmajor_copy_ld()), or the reason it cannot
+/// (elements; ignored for a K-major workspace copy, which has kmajor_copy_ld(); for a padded
+/// copy, the caller's or padded_copy_ld(), whichever the descriptor reads), or the reason it cannot
 /// be encoded: a box extent outside 1…256, an inner box
 /// not a multiple of 16 bytes or wider than the swizzle span, a row stride that is not a
 /// multiple of 16 bytes, or an unknown swizzle. Returns "" on success.
@@ -40,6 +41,15 @@ Precision stored_precision(TmaOperand operand, Precision precision);
 
 /// Row stride in elements of a K-major workspace copy of an operand: K rounded up to 16 bytes.
 std::int64_t kmajor_copy_ld(Problem const& problem);
+
+/// Whether TMA cannot read a matrix in place: its base address or its row stride (`ld`
+/// elements of `element_bytes`) is not a multiple of 16 bytes. The padded copy kernel
+/// (kernel_templates/wgmma/padded_copy.cuh) applies the same rule on the device.
+bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes);
+
+/// Row stride in elements of a padded workspace copy of operand A or B: its stored columns
+/// (A: K, or M when stored K×M; B: N, or K when stored N×K) rounded up to 16 bytes.
+std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem);
 
 /// "A", "B" or "C".
 char const* to_string(TmaOperand operand);

@@ -52,6 +52,23 @@ bool a_copied(Problem const& p) {
 bool b_copied(Problem const& p) {
   return p.precision == Precision::kTF32 && !b_transposed(p.layout);
 }
+/// 16-bit operands below 16-byte alignment: the plan first copies every operand TMA cannot read
+/// in place into the workspace with padded rows (wgmma_padded_copy decides per launch, as the
+/// descriptor encoding does), keeping its orientation. tf32 and FP8 have no such path.
+bool padded(Problem const& p) {
+  return p.align < 16 && (p.precision == Precision::kFP16 || p.precision == Precision::kBF16);
+}
+/// Stored rows and 16-byte padded row stride of A and B (= wgmma_detail::stored_a/stored_b and
+/// padded_ld).
+std::int64_t stored_rows(TmaOperand operand, Problem const& p) {
+  if (operand == TmaOperand::kA) return a_transposed(p.layout) ? p.k : p.m;
+  return b_transposed(p.layout) ? p.n : p.k;
+}
+std::int64_t stored_cols(TmaOperand operand, Problem const& p) {
+  if (operand == TmaOperand::kA) return a_transposed(p.layout) ? p.m : p.k;
+  return b_transposed(p.layout) ? p.k : p.n;
+}
+
 /// A is MN-major in shared memory when the main kernel reads it stored K×M; B when K×N.
 bool a_mn_major(Problem const& p) { return a_transposed(p.layout) && !a_copied(p); }
 bool b_mn_major(Problem const& p) { return !b_transposed(p.layout) && !b_copied(p); }
@@ -70,6 +87,24 @@ std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
   return copy_offset_a(cfg, p) +
          (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
 }
+/// = wgmma_detail::padded_copy_offsets: the padded copies follow the partials, each on a
+/// 128-byte boundary, A's before B's; space for both, whichever a launch needs.
+std::int64_t padded_offset_a(KernelConfig const& cfg, Problem const& p) {
+  return round_up(partial_bytes(cfg, p), 128);
+}
+std::int64_t padded_copy_bytes(TmaOperand operand, Problem const& p) {
+  return stored_rows(operand, p) * padded_copy_ld(operand, p) * input_bytes(p.precision);
+}
+std::int64_t padded_offset_b(KernelConfig const& cfg, Problem const& p) {
+  return padded_offset_a(cfg, p) + round_up(padded_copy_bytes(TmaOperand::kA, p), 128);
+}
+// = wgmma_detail::kPadThreads, kPadChunk: one block per 2048 elements of a stored row.
+constexpr int kPadThreads = 256;
+constexpr std::int64_t kPadChunk = 2048;
+std::int64_t padded_copy_blocks(TmaOperand operand, Problem const& p) {
+  return stored_rows(operand, p) * ceil_div(stored_cols(operand, p), kPadChunk);
+}
+
 // = wgmma_detail's: the K-major copy turns 32×32 blocks, copy_batch() of them (adjacent along
 // the copy's rows) per block of 256 threads, through as many padded tiles of shared memory.
 constexpr int kCopyTile = 32;
@@ -219,9 +254,11 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "wgmma and setmaxnreg exist only on sm_90a, not " + l.arch;
                  }});
   out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
-                   if (p.align >= 16) return std::string();
-                   return "TMA needs 16-byte aligned pointers and row strides; the alignment "
-                          "class is " + str(p.align) + " bytes";
+                   if (p.align >= 16 || padded(p)) return std::string();
+                   return "TMA needs 16-byte aligned pointers and row strides, and " +
+                          std::string(to_string(p.precision)) +
+                          " operands have no padded copy; the alignment class is " +
+                          str(p.align) + " bytes";
                  }});
   out.push_back({"fp8_layout", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
                    // FP8 wgmma has no transposed shared-memory layout: both operands must be
@@ -258,6 +295,10 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    if (c.at("SK") != 1) {
                      return "EP=" + str(ep) + " stages C itself; SK=" + str(c.at("SK")) +
                             " writes FP32 partials";
+                   }
+                   if (p.align < 16) {
+                     return "EP=" + str(ep) + " writes C with TMA stores, which need 16-byte "
+                            "aligned rows; the alignment class is " + str(p.align) + " bytes";
                    }
                    if (c.at("BN") % kMnChunk != 0) {
                      return "EP=" + str(ep) + " stores boxes of 64 columns; BN=" +
@@ -481,6 +522,10 @@ std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const&
 std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
   Problem const p = problem.resolved();
+  if (padded(p)) {
+    return "gemmtune::wgmma_padded_copy<" + std::to_string(canon.at("SK")) + "," +
+           flag(a_transposed(p.layout)) + "," + flag(b_transposed(p.layout)) + ">";
+  }
   return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
          flag(a_copied(p)) + "," + flag(!b_copied(p)) + "," + std::to_string(copy_batch(p)) + ">";
 }
@@ -499,6 +544,7 @@ std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem cons
 
 std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   Problem const p = problem.resolved();
+  if (padded(p)) return padded_offset_b(cfg, p) + padded_copy_bytes(TmaOperand::kB, p);
   if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
   return copy_offset_b(cfg, p) + (b_copied(p) ? p.n * kmajor_copy_ld(p) * 4 : 0);
 }
@@ -523,6 +569,11 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
+  if (padded(p)) {
+    a.workspace_offset = padded_offset_a(cfg, p);
+    b.workspace_offset = padded_offset_b(cfg, p);
+    a.padded_copy = b.padded_copy = true;
+  }
   if (wgmma_family().canonical(cfg).at("EP") == 0) return {a, b};
   // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
   TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
@@ -535,7 +586,7 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
   // copy, the main kernel, the split-K reduce.
   Problem const p = problem.resolved();
   std::vector<std::string> names;
-  if (a_copied(p) || b_copied(p)) names.push_back(copy_expression(cfg, p));
+  if (a_copied(p) || b_copied(p) || padded(p)) names.push_back(copy_expression(cfg, p));
   names.push_back(main_expression(cfg, p));
   std::int64_t const sk = cfg.at("SK");
   if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, p));
@@ -548,7 +599,15 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   KernelConfig const canon = canonical(cfg);
   Problem const p = problem.resolved();
   LaunchPlan plan;
-  if (a_copied(p) || b_copied(p)) {
+  if (padded(p)) {
+    KernelLaunch copy;
+    copy.name_expression = copy_expression(canon, p);
+    copy.grid = Dim3{padded_copy_blocks(TmaOperand::kA, p) + padded_copy_blocks(TmaOperand::kB, p),
+                     1, 1};
+    copy.block = Dim3{kPadThreads, 1, 1};
+    copy.waits_for_prior_grids = true;
+    plan.launches.push_back(std::move(copy));
+  } else if (a_copied(p) || b_copied(p)) {
     std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
     KernelLaunch copy;
     copy.name_expression = copy_expression(canon, p);

@@ -1,8 +1,9 @@
 // Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
 // TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
 // wgmma consumer warpgroups (cooperative or ping-pong), 2-block clusters with TMA multicast of
-// B, persistent grouped-raster scheduling, split-K, and K-major workspace copies of tf32
-// operands stored MN-major. The registry
+// B, persistent grouped-raster scheduling, split-K, K-major workspace copies of tf32
+// operands stored MN-major, and padded copies of 16-bit operands TMA cannot read in place
+// (alignment below 16 bytes). The registry
 // (family.cpp) lists it.
 #pragma once
 
@@ -47,9 +48,12 @@ class WgmmaFamily final : public Family {
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
+  /// "gemmtune::wgmma_padded_copy<SK,TA,TB>": the first launch of 16-bit plans below 16-byte
+  /// alignment; it copies the operands TMA cannot read in place, rows padded to 16 bytes.
   std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
-  /// K-major tf32 copies of MN-major operands, each on a 128-byte boundary.
+  /// K-major tf32 copies of MN-major operands or the padded copies of both 16-bit operands
+  /// (below 16-byte alignment), each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
   /// Whether the last slice of each tile sums the split-K partials (one launch, counters):
   /// SK = 2 with at most 64 accumulators per consumer thread (= the template's

@@ -71,12 +71,20 @@ std::string encode_one(TensorMapSpec const& spec, Problem const& problem, GemmAr
     case TmaOperand::kB: ld = args.ldb; base = args.B; break;
     case TmaOperand::kC: ld = args.ldc; base = args.C; break;
   }
-  if (spec.workspace_offset >= 0) {
+  // A padded copy stands in only for a matrix TMA cannot read in place, as the copy kernel
+  // decides on the device; a K-major copy always.
+  bool const copied =
+      spec.workspace_offset >= 0 &&
+      (!spec.padded_copy ||
+       needs_padded_copy(reinterpret_cast<std::uintptr_t>(base), ld,
+                         input_bytes(stored_precision(spec.operand, problem.precision))));
+  if (copied) {
     if (args.workspace == nullptr) {
       return std::string("tensor map of ") + to_string(spec.operand) +
              ": reads a workspace copy but the launch has no workspace";
     }
     base = static_cast<char const*>(args.workspace) + spec.workspace_offset;
+    if (spec.padded_copy) ld = padded_copy_ld(spec.operand, problem);
   }
   TensorMapGeometry g;
   if (std::string why = tensor_map_geometry(spec, problem, ld, g); !why.empty()) return why;

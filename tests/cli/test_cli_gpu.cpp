@@ -63,6 +63,36 @@ TEST_F(CliGpu, EveryFamilyVerifiesOnRaggedShapesInAllLayouts) {
   }
 }
 
+// 16-bit wgmma below 16-byte alignment: the padded copy of whichever operand an odd M, N or K
+// leaves off 16 bytes (A, B or both, per layout), then the main kernel, whose C stores fall
+// back to pairs or single elements on odd N; split-K in one launch and through the reduce
+// kernel; all verified against cuBLAS.
+TEST_F(CliGpu, UnalignedSixteenBitWgmmaVerifiesInAllLayouts) {
+  std::string const dir = temp_dir("gpu-unaligned");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0",
+                         "wgmma:BM=128,BN=64,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0",
+                         "wgmma:BM=64,BN=128,ST=4,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0"}) {
+    for (char const* precision : {"bf16", "fp16"}) {
+      CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                          precision, "--shape", "1537x1001x771", "--shape", "300x520x999",
+                          "--shape", "256x384x1024", "--layout", "all", "--target-ms", "2",
+                          "--repeats", "2"},
+                         dir + "/cache.db");
+      SCOPED_TRACE(std::string(id) + " " + precision + "\n" + r.err);
+      ASSERT_FALSE(r.out.empty());
+      auto const runs = nlohmann::json::parse(r.out);
+      EXPECT_EQ(runs.size(), 12u);
+      for (auto const& j : runs) {
+        EXPECT_EQ(j["result"]["disposition"], "ok")
+            << j["problem"].dump() << " " << j["result"]["reason"];
+      }
+    }
+  }
+}
+
 // Rounds alternate cuBLAS and the kernel, each protocol in turn; the row reports the medians over
 // them and keeps each, per protocol, and the figure of record (graph) at its top level.
 TEST_F(CliGpu, BenchRoundsAlternateAndReportMedians) {

@@ -23,7 +23,7 @@ TEST(EvalJobJson, RoundTrips) {
   job.plan.launches.push_back(l);
   job.plan.workspace_bytes = 64;
   job.plan.counter_bytes = 256;
-  job.plan.tensor_maps = {{TmaOperand::kA, 128, 64, 128}, {TmaOperand::kB, 64, 32, 128, 4096},
+  job.plan.tensor_maps = {{TmaOperand::kA, 128, 64, 128, 8192, true}, {TmaOperand::kB, 64, 32, 128, 4096},
                           {TmaOperand::kC, 32, 32, 0}};
   job.seed = 42;
   job.timing.early_stop_ms = 1.5;

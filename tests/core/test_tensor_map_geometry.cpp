@@ -66,6 +66,39 @@ TEST(TensorMapGeometry, WorkspaceCopyIsKMajorWithAPaddedStride) {
             std::string::npos);
 }
 
+TEST(TensorMapGeometry, PaddedCopyKeepsTheOrientationWithA16ByteStride) {
+  // 100x200x300: A stored 100×300 (NN) or 300×100 (TN), B 300×200 (NN) or 200×300 (NT).
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kNN)), 304);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kTN)), 104);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNN)), 200);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNT)), 304);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, parse_shape("1x1x1", Precision::kFP16, Layout::kNN)),
+            8);
+  // The copy has the stored extent; the caller names the stride the descriptor reads.
+  TensorMapSpec spec{TmaOperand::kA, 64, 64, 128, 256, true};
+  TensorMapGeometry g;
+  ASSERT_EQ(tensor_map_geometry(spec, problem(Layout::kTN), 104, g), "");
+  EXPECT_EQ(g.rows, 300u);
+  EXPECT_EQ(g.cols, 100u);
+  EXPECT_EQ(g.row_stride_bytes, 208u);
+  // ... and a caller's stride TMA cannot take is refused, not encoded.
+  EXPECT_NE(tensor_map_geometry(spec, problem(Layout::kTN), 101, g), "");
+  // A padded copy without a place in the workspace is a malformed plan.
+  spec.workspace_offset = -1;
+  EXPECT_NE(tensor_map_geometry(spec, problem(Layout::kTN), 104, g).find("workspace offset"),
+            std::string::npos);
+}
+
+TEST(TensorMapGeometry, PaddedCopyOnlyWhereTmaCannotReadInPlace) {
+  EXPECT_FALSE(needs_padded_copy(0x1000, 64, 2));
+  EXPECT_FALSE(needs_padded_copy(0x1010, 8, 2));
+  EXPECT_TRUE(needs_padded_copy(0x1002, 64, 2));   // base off 16 bytes
+  EXPECT_TRUE(needs_padded_copy(0x1008, 64, 2));
+  EXPECT_TRUE(needs_padded_copy(0x1000, 4095, 2)); // odd stride
+  EXPECT_TRUE(needs_padded_copy(0x1000, 12, 2));   // 24-byte rows
+  EXPECT_FALSE(needs_padded_copy(0x1000, 12, 4));  // 48-byte rows
+}
+
 TEST(TensorMapGeometry, RejectsWhatTheHardwareCannotEncode) {
   TensorMapGeometry g;
   Problem const p = problem(Layout::kNN);

@@ -219,8 +219,10 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
     std::string rule;
   };
   std::vector<Case> const cases = {
-      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8),
+      {cfg(128, 128, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kTF32, Layout::kNT, 8),
        "alignment"},
+      {cfg(128, 256, 3, 2, 1, 8, 1, 1, 4),
+       make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8), "epilogue"},
       {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
       {cfg(256, 128, 4, 1, 0, 1, 1), make(512, 512, 512), "warpgroups"},
       // Ping-pong: each warpgroup takes the whole BM rows, so BM = 256 is too tall and
@@ -291,8 +293,10 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   EXPECT_NE(wgmma().reject_reason(c, big, sm90()), "");
   EXPECT_EQ(wgmma().reject_reason(c, big, sm90(), RejectScope::kRun), "");
   EXPECT_EQ(runnable_reason(c, make(100, 4096, 64), sm90()), "");
-  // ... but never one that TMA cannot load.
-  EXPECT_EQ(rule(runnable_reason(c, make(4096, 4096, 4095), sm90())), "alignment");
+  // ... but never one that TMA cannot load: tf32 has no padded copy.
+  EXPECT_EQ(rule(runnable_reason(c, make(4096, 4096, 4095, Precision::kTF32), sm90())),
+            "alignment");
+  EXPECT_EQ(runnable_reason(c, make(4096, 4096, 4095), sm90()), "");
 }
 
 TEST(WgmmaFamily, RaggedShapesAreAcceptedWithSixteenByteAlignment) {
@@ -301,10 +305,72 @@ TEST(WgmmaFamily, RaggedShapesAreAcceptedWithSixteenByteAlignment) {
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 208, 4, 2, 0, 8, 1), ragged, sm90(), RejectScope::kRun),
             "");
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1), ragged, sm90()), "");
-  // Packed 16-bit storage with an odd K is not 16-byte aligned: rejected, not misread.
+  // Packed 16-bit storage with an odd K is not 16-byte aligned: accepted with a padded copy,
+  // but never with TMA stores of C (its rows may be the ones off 16 bytes).
   Problem const odd = make(1000, 1000, 999, Precision::kBF16, Layout::kNN);
   EXPECT_LT(odd.align, 16);
-  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 8, 1), odd, sm90())), "alignment");
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1), odd, sm90()), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1, 1, 2), odd, sm90())),
+            "epilogue");
+  // FP32 elements of tf32 with an odd K: no copy of that kind, rejected.
+  Problem const odd_tf32 = make(1000, 1000, 999, Precision::kTF32, Layout::kNT);
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 0, 8, 1), odd_tf32, sm90())),
+            "alignment");
+}
+
+TEST(WgmmaFamily, UnalignedSixteenBitPlansCopyFirstAndReadPaddedCopies) {
+  // 3001×3072×24575 bf16 NN: A (3001×24575) has rows 2-byte aligned, B (24575×3072) is fine;
+  // the plan cannot know which a launch's pointers leave off 16 bytes, so it has room for both.
+  Problem const p = make(3001, 3072, 24575, Precision::kBF16, Layout::kNN);
+  ASSERT_EQ(p.align, 2);
+  for (std::int64_t sk : {1, 2, 4}) {
+    KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, sk);
+    LaunchPlan const plan = wgmma().launch_plan(c, p);
+    ASSERT_GE(plan.launches.size(), 2u);
+    EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<" +
+                                                    std::to_string(sk) + ",false,false>");
+    EXPECT_TRUE(plan.launches[0].waits_for_prior_grids);
+    EXPECT_FALSE(plan.launches[0].takes_tensor_maps);
+    // One block per 2048 elements of each stored row: A 3001 rows × 12, B 24575 rows × 2.
+    EXPECT_EQ(plan.launches[0].grid.x, 3001 * 12 + 24575 * 2);
+    EXPECT_TRUE(plan.launches[1].takes_tensor_maps);
+    ASSERT_EQ(plan.tensor_maps.size(), 2u);
+    std::int64_t const partials = sk == 1 ? 0 : sk * 3001 * 3072 * 4;
+    std::int64_t const a_copy = 3001 * 24576 * 2, b_copy = 24575 * 3072 * 2;
+    EXPECT_EQ(plan.tensor_maps[0].workspace_offset, (partials + 127) / 128 * 128);
+    EXPECT_EQ(plan.tensor_maps[1].workspace_offset,
+              plan.tensor_maps[0].workspace_offset + (a_copy + 127) / 128 * 128);
+    EXPECT_TRUE(plan.tensor_maps[0].padded_copy && plan.tensor_maps[1].padded_copy);
+    EXPECT_EQ(plan.workspace_bytes, plan.tensor_maps[1].workspace_offset + b_copy);
+    CompileRequest const req = wgmma().compile_request(c, p, "sm_90");
+    EXPECT_EQ(req.name_expressions.front(), plan.launches[0].name_expression);
+  }
+  // What the runtime's GPU test runs at class 2 may run there (run scope: correctness only).
+  struct Run {
+    char const* id;
+    Problem problem;
+  };
+  for (Run const& r :
+       {Run{"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0",
+            make(300, 520, 1001, Precision::kBF16, Layout::kNN, 2)},
+        Run{"wgmma:BM=128,BN=64,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+            make(257, 1001, 640, Precision::kFP16, Layout::kNT, 2)},
+        Run{"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0",
+            make(520, 296, 128, Precision::kBF16, Layout::kTT, 2)},
+        Run{"wgmma:BM=64,BN=128,ST=4,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0",
+            make(256, 384, 512, Precision::kFP16, Layout::kNN, 2)},
+        Run{"wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=2,GM=8,SK=1,EP=0",
+            make(1537, 999, 777, Precision::kBF16, Layout::kTN, 2)}}) {
+    EXPECT_EQ(runnable_reason(parse_kernel_id(r.id), r.problem, sm90()), "") << r.id;
+  }
+  // Transposed storage keeps its orientation in the copy: the main kernel is the same one.
+  Problem const tt = make(1537, 4097, 1000, Precision::kFP16, Layout::kTT);
+  LaunchPlan const plan = wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1), tt);
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<1,true,true>");
+  Problem tt16 = tt;
+  tt16.align = 16;
+  EXPECT_EQ(plan.launches[1].name_expression,
+            wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), tt16));
 }
 
 TEST(WgmmaFamily, ThreadsAndSharedMemoryFollowTheRing) {

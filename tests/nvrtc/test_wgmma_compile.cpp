@@ -201,6 +201,33 @@ TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   compile_all(all);
 }
 
+// 16-bit operands below 16-byte alignment: the padded copy kernel first, then the main kernel
+// with its C stores checked for alignment, in every layout, with split-K in one launch and with
+// the reduce kernel, clusters and ping-pong; and a spread of the space an odd K leaves.
+TEST(WgmmaCompile, UnalignedSixteenBitPaddedCopies) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1"),
+                   make(3001, 3072, 4095, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=0,GM=1,SK=2"),
+                   make(1537, 4097, 4096, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=4"),
+                 make(128, 1001, 8191, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=5,CW=2,CL=1,PE=2,GM=8,SK=1"),
+                 make(3072, 30522, 1024, Precision::kBF16, Layout::kNN)});
+  for (Candidate const& c : spread(make(2000, 3000, 999, Precision::kBF16, Layout::kNN), 4)) {
+    all.push_back(c);
+  }
+  for (Candidate const& c : all) {
+    ASSERT_LT(c.problem.align, 16) << c.problem.describe();
+    ASSERT_NE(wgmma_family().launch_plan(c.config, c.problem).launches.front().name_expression.find(
+                  "wgmma_padded_copy"),
+              std::string::npos);
+  }
+  compile_all(all);
+}
+
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
 /// bytes of alignment slack): a static_assert per config and layout, compiled by NVRTC.
 TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {

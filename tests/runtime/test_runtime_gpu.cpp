@@ -1,6 +1,7 @@
 // The runtime library on a GPU: the tuned fp32 kernels (exact and nearest rules, every layout,
 // padded leading dimensions, alpha/beta), tuned 16-bit wgmma kernels whose epilogue stores C
-// through TMA (ragged tiles, and register stores when beta ≠ 0) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
+// through TMA (ragged tiles, and register stores when beta ≠ 0), 16-bit wgmma kernels on data
+// below 16-byte alignment (padded copies) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
 // data less aligned than the tuned config needs) all match an FP64 host reference; a repeated
 // call's host overhead is small. Skips without a GPU.
 #include <gtest/gtest.h>
@@ -39,11 +40,12 @@ bool gpu(cudaDeviceProp& prop) {
   return ok;
 }
 
-/// One exact entry of a tuning table for GPU 0, tuned on 16-byte-aligned data.
+/// One exact entry of a tuning table for GPU 0, tuned on data of alignment class `align`
+/// (16-byte-aligned unless given).
 nlohmann::json table_entry(std::string_view precision, std::string_view layout, int m, int n,
-                           int k, char const* kernel) {
+                           int k, char const* kernel, int align = 16) {
   return {{"gpu", 0}, {"precision", precision}, {"layout", layout}, {"m", m}, {"n", n},
-          {"k", k}, {"align", 16}, {"kernel", kernel}, {"time_ms", 0.05},
+          {"k", k}, {"align", align}, {"kernel", kernel}, {"time_ms", 0.05},
           {"tflops", 2.0 * m * n * k / 0.05e-3 / 1e12}, {"cublas_ms", nullptr},
           {"cublaslt_ms", nullptr}, {"ratio_cublas", nullptr}, {"ratio_cublaslt", nullptr}};
 }
@@ -428,6 +430,60 @@ TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
         EXPECT_EQ(info.path, GemmPath::kTuned) << s.kernel << ": " << info.detail;
         EXPECT_EQ(info.kernel, s.kernel);
       }
+    }
+  }
+}
+
+/// 16-bit wgmma entries below 16-byte alignment (class 2): an odd K (A's rows), an odd N (C's
+/// rows only: no copy, single-element stores), every leading dimension odd, and A one element
+/// past an aligned base; register epilogues with and without beta, split-K in the last slice
+/// and through the reduce kernel. Each call copies what TMA cannot read and matches the FP64
+/// reference.
+struct UnalignedCase {
+  Precision precision;
+  Layout layout;
+  int m, n, k;
+  int pad, a_offset;
+  char const* kernel;
+};
+constexpr UnalignedCase kUnaligned[] = {
+    {Precision::kBF16, Layout::kNN, 300, 520, 1001, 0, 0,
+     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0"},
+    {Precision::kFP16, Layout::kNT, 257, 1001, 640, 0, 0,
+     "wgmma:BM=128,BN=64,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"},
+    {Precision::kBF16, Layout::kTT, 520, 296, 128, 1, 0,
+     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"},
+    {Precision::kFP16, Layout::kNN, 256, 384, 512, 0, 1,
+     "wgmma:BM=64,BN=128,ST=4,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0"},
+    {Precision::kBF16, Layout::kTN, 1537, 999, 777, 0, 0,
+     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=2,GM=8,SK=1,EP=0"},
+};
+
+TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
+  cudaDeviceProp prop{};
+  if (!gpu(prop)) GTEST_SKIP() << "no GPU";
+  if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";
+  nlohmann::json entries = nlohmann::json::array();
+  for (UnalignedCase const& c : kUnaligned) {
+    entries.push_back(table_entry(to_string(c.precision), to_string(c.layout), c.m, c.n, c.k,
+                                  c.kernel, 2));
+  }
+  RuntimeOptions o;
+  o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+  Runtime rt(write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_unaligned_table.json"),
+             o);
+  for (UnalignedCase const& u : kUnaligned) {
+    for (float beta : {0.0f, -2.0f}) {
+      Case c{u.precision, u.layout, u.m, u.n, u.k};
+      c.pad = u.pad;
+      c.a_offset = u.a_offset;
+      c.alpha = 1.5f;
+      c.beta = beta;
+      GemmInfo const info = run_case(rt, c);
+      EXPECT_EQ(info.align, 2) << u.kernel;
+      EXPECT_EQ(info.rule, "exact") << u.kernel << ": " << info.detail;
+      EXPECT_EQ(info.path, GemmPath::kTuned) << u.kernel << ": " << info.detail;
+      EXPECT_EQ(info.kernel, u.kernel);
     }
   }
 }
