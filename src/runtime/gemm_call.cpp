@@ -1,4 +1,4 @@
-// Checks of GEMM arguments and the alignment class of a call.
+// Checks of GEMM arguments (FP8's scales and layout included) and the alignment class of a call.
 #include "src/runtime/gemm_call.hpp"
 
 #include <algorithm>
@@ -13,14 +13,33 @@ std::string too_small(char const* what, std::int64_t value, char const* minimum_
          " = " + std::to_string(minimum);
 }
 
+/// FP8's own rules, after the general ones: the problem its precision can take, whole 16-byte
+/// rows and bases for A, B and C, and the two scales.
+std::string fp8_reason(GemmCall const& call) {
+  std::string const name(to_string(call.precision));
+  if (call.scale_a == nullptr || call.scale_b == nullptr) {
+    return name + " calls need one scale per operand in device memory (scale_a and scale_b), "
+                  "one of which is null";
+  }
+  auto const off16 = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
+  if (off16(call.scale_a) || off16(call.scale_b)) {
+    return name + " scales must each be 16-byte aligned (cuBLASLt's FP8 matmul refuses others)";
+  }
+  Problem const p = call_problem(call);
+  if (std::string why = p.unsupported_reason(); !why.empty()) return why;
+  if (p.align < 16) {
+    return name + " needs A, B and C on 16-byte boundaries with leading dimensions of whole "
+                  "16-byte rows; this call's alignment class is " + std::to_string(p.align) +
+           " bytes";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string invalid_reason(GemmCall const& call) {
-  if (is_fp8(call.precision)) {
-    // An FP8 call needs its per-tensor scales, which GemmCall does not carry yet.
-    return std::string(to_string(call.precision)) +
-           " calls need one scale per operand, which this runtime does not take yet; run FP8 "
-           "entries with the kernels gemmtune emit";
+  if (!is_fp8(call.precision) && (call.scale_a != nullptr || call.scale_b != nullptr)) {
+    return "scales apply to FP8 calls only, not " + std::string(to_string(call.precision));
   }
   struct Size {
     char const* name;
@@ -54,6 +73,7 @@ std::string invalid_reason(GemmCall const& call) {
     return "A, B and C must be aligned to the " + std::to_string(e) + "-byte " +
            std::string(to_string(call.precision)) + " element";
   }
+  if (is_fp8(call.precision)) return fp8_reason(call);
   return {};
 }
 

@@ -21,12 +21,18 @@ struct GemmCall {
   std::int64_t ldb = 0;
   void* c = nullptr;
   std::int64_t ldc = 0;
+  /// FP8 only: the per-tensor scales of A and B, one float each in device memory.
+  float const* scale_a = nullptr;
+  float const* scale_b = nullptr;
 };
 
 /// Why the call cannot run (one line naming the bad value and what was expected), or "".
 /// Sizes must be ≥ 0 and, like leading dimensions, fit cuBLAS's int; leading dimensions must
 /// cover a row of the stored matrix; pointers must be non-null where data is read or written
-/// and aligned to the element size.
+/// and aligned to the element size. FP8 calls take the problems their precision can
+/// (Problem::unsupported_reason), 16-byte aligned operands and leading dimensions, and two
+/// non-null scale pointers, each 16-byte aligned (cuBLASLt's FP8 matmul refuses others); other
+/// precisions take no scales.
 std::string invalid_reason(GemmCall const& call);
 
 /// Largest power of two (≤ 16 bytes) dividing the three addresses and the three leading

@@ -91,8 +91,14 @@ struct Decision {
   std::size_t lt_workspace = 0;
   LtDescriptors lt_desc{};
   std::int64_t lt_lda = 0, lt_ldb = 0, lt_ldc = 0;
+  /// The cuBLASLt algorithm is the heuristic's first, standing in for the cuBLAS default of an
+  /// FP8 problem (cublasGemmEx takes no FP8); nothing else is left to fall back to.
+  bool fp8_default = false;
   bool tuned() const { return !launches.empty(); }
 };
+
+/// Workspace cuBLASLt's heuristic may ask for when it picks the FP8 default algorithm.
+constexpr std::uint64_t kFp8DefaultWorkspace = 32ull << 20;
 
 /// What the runtime needs to know about one device.
 struct DeviceInfo {
@@ -188,8 +194,19 @@ struct Runtime::Impl {
     return devices.emplace(device, std::move(info)).first->second;
   }
 
-  /// Decides how a problem runs on a device; call with build_mutex held.
+  /// Decides how a problem runs on a device; call with build_mutex held. An FP8 problem that
+  /// the table does not answer with a kernel or a cuBLASLt algorithm gets cuBLASLt's heuristic
+  /// algorithm instead of the cuBLAS call.
   std::shared_ptr<Decision const> decide(int device, DeviceInfo const& dev, GemmCall const& call) {
+    std::shared_ptr<Decision> d = decide_from_table(device, dev, call);
+    if (is_fp8(call.precision) && !d->tuned() && !d->cublaslt) attach_fp8_default(device, call, *d);
+    return d;
+  }
+
+  /// The table's answer: its kernel compiled and prepared, its cuBLASLt algorithm built, or
+  /// the cuBLAS call with the reason.
+  std::shared_ptr<Decision> decide_from_table(int device, DeviceInfo const& dev,
+                                              GemmCall const& call) {
     Problem const p = call_problem(call);
     auto d = std::make_shared<Decision>();
     if (!options.use_tuned) {
@@ -274,9 +291,8 @@ struct Runtime::Impl {
   /// A vendor pick: cublas:default runs the cuBLAS path; a cuBLASLt algorithm is rebuilt from
   /// its id and checked by this cuBLAS, and runs only under the cuBLAS version it was timed
   /// with. Anything refused falls back to the default cuBLAS call, saying why.
-  std::shared_ptr<Decision const> decide_vendor(int device, GemmCall const& call,
-                                                LookupResult const& r,
-                                                std::shared_ptr<Decision> d) {
+  std::shared_ptr<Decision> decide_vendor(int device, GemmCall const& call,
+                                          LookupResult const& r, std::shared_ptr<Decision> d) {
     if (r.kernel->family == kCublasFamily) {
       d->detail = "cuBLAS: the table's pick (" + r.explanation + ")";
       return d;
@@ -317,6 +333,74 @@ struct Runtime::Impl {
     return d;
   }
 
+  /// Sets `d` up to run cuBLASLt's heuristic algorithm for an FP8 call (descriptors of the
+  /// call's leading dimensions, the heuristic's first result), with `d.detail` saying why; when
+  /// cuBLASLt offers none, `d` stays as it was and its detail says that instead.
+  void attach_fp8_default(int device, GemmCall const& call, Decision& d) {
+    std::string const why_default =
+        "cuBLASLt's heuristic algorithm (cublasGemmEx takes no FP8) after " + d.detail;
+    std::string why;
+    cublasLtHandle_t const handle = cublaslt.get(device, why);
+    if (handle == nullptr) {
+      d.detail += "; no FP8 default: " + why;
+      return;
+    }
+    RowMajorGemm const shape{call.layout, call.m, call.n, call.k, nullptr, call.lda,
+                             nullptr,     call.ldb, nullptr, call.ldc};
+    if (cublasStatus_t const s = d.lt_desc.init(shape, baseline_contract(call.precision));
+        s != CUBLAS_STATUS_SUCCESS) {
+      d.detail += "; no FP8 default: cuBLASLt descriptors: " + cublas_status_text(s);
+      return;
+    }
+    cublasLtMatmulPreference_t pref = nullptr;
+    if (cublasStatus_t const s = cublasLtMatmulPreferenceCreate(&pref);
+        s != CUBLAS_STATUS_SUCCESS) {
+      d.detail += "; no FP8 default: cublasLtMatmulPreferenceCreate: " + cublas_status_text(s);
+      return;
+    }
+    std::uint64_t const ws = kFp8DefaultWorkspace;
+    (void)cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                               sizeof ws);
+    cublasLtMatmulHeuristicResult_t heur{};
+    int returned = 0;
+    cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
+        handle, d.lt_desc.op(), d.lt_desc.first(), d.lt_desc.second(), d.lt_desc.out(),
+        d.lt_desc.out(), pref, 1, &heur, &returned);
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (s != CUBLAS_STATUS_SUCCESS || returned < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
+      d.detail += "; no FP8 default: cuBLASLt's heuristic offered no algorithm (" +
+                  cublas_status_text(s) + ")";
+      return;
+    }
+    d.lt_algo = heur.algo;
+    d.lt_workspace = heur.workspaceSize;
+    d.lt_lda = call.lda;
+    d.lt_ldb = call.ldb;
+    d.lt_ldc = call.ldc;
+    d.cublaslt = true;
+    d.fp8_default = true;
+    d.detail = why_default;
+  }
+
+  /// What replaces a decision whose launch failed, for this call and the later ones of its
+  /// problem: the cuBLAS call, or for FP8 cuBLASLt's heuristic algorithm unless that is what
+  /// failed.
+  std::shared_ptr<Decision const> replacement(Decision const& failed, std::string const& failure,
+                                              int device, GemmCall const& call) {
+    auto r = std::make_shared<Decision>();
+    r->rule = failed.rule;
+    r->kernel = failed.kernel;
+    if (!is_fp8(call.precision)) {
+      r->detail = "cuBLAS: " + failure + "; cuBLAS from now on for this problem";
+    } else if (failed.fp8_default) {
+      r->detail = failure + "; nothing is left to run FP8 with (cublasGemmEx takes no FP8)";
+    } else {
+      r->detail = failure;
+      attach_fp8_default(device, call, *r);
+    }
+    return r;
+  }
+
   /// Runs a cuBLASLt decision; "" when queued, else why not (nothing was queued then).
   std::string launch_cublaslt(Decision const& d, GemmCall const& call, int device,
                               cudaStream_t stream) {
@@ -333,6 +417,15 @@ struct Runtime::Impl {
         return "cuBLASLt descriptors: " + cublas_status_text(s);
       }
       desc = &local;
+    } else if (is_fp8(call.precision)) {
+      local = d.lt_desc;  // the shared descriptors are read by other threads' calls
+      desc = &local;
+    }
+    if (is_fp8(call.precision)) {
+      if (cublasStatus_t const s = local.set_scales(call.scale_a, call.scale_b);
+          s != CUBLAS_STATUS_SUCCESS) {
+        return "cuBLASLt FP8 scales: " + cublas_status_text(s);
+      }
     }
     WorkspaceLease workspace;
     if (d.lt_workspace > 0) {
@@ -354,7 +447,7 @@ struct Runtime::Impl {
                      bool& partial, std::string& why) {
     partial = false;
     GemmArgs args{call.m, call.n, call.k, call.lda, call.ldb, call.ldc, call.a, call.b,
-                  call.c, nullptr, nullptr, call.alpha, call.beta, nullptr, nullptr};
+                  call.c, nullptr, nullptr, call.alpha, call.beta, call.scale_a, call.scale_b};
     WorkspaceLease workspace, tile_counters;
     auto release_all = [&] {
       WorkspacePool::release(workspace, stream);
@@ -440,14 +533,27 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
                          std::int64_t k, float alpha, void const* a, std::int64_t lda,
                          void const* b, std::int64_t ldb, float beta, void* c, std::int64_t ldc,
                          CUstream_st* stream, GemmInfo* info) noexcept {
-  GemmCall const call{precision, layout, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc};
+  return run(GemmCall{precision, layout, m, n, k, alpha, beta, a, lda, b, ldb, c, ldc}, stream,
+             info);
+}
+
+GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std::int64_t n,
+                         std::int64_t k, float alpha, void const* a, std::int64_t lda,
+                         void const* b, std::int64_t ldb, float beta, void* c, std::int64_t ldc,
+                         Fp8Scales scales, CUstream_st* stream, GemmInfo* info) noexcept {
+  return run(GemmCall{precision, layout, m,        n,   k,   alpha, beta, a, lda, b, ldb, c, ldc,
+                      scales.a,  scales.b},
+             stream, info);
+}
+
+GemmStatus Runtime::run(GemmCall const& call, CUstream_st* stream, GemmInfo* info) noexcept {
   try {
     if (std::string why = invalid_reason(call); !why.empty()) {
       fill(info, GemmStatus::kInvalidArgument, GemmPath::kNone, nullptr, 0, std::move(why));
       return GemmStatus::kInvalidArgument;
     }
     int const align = call_alignment(call);
-    if (m == 0 || n == 0) {
+    if (call.m == 0 || call.n == 0) {
       fill(info, GemmStatus::kOk, GemmPath::kNone, nullptr, align, "empty C: nothing to do");
       return GemmStatus::kOk;
     }
@@ -459,7 +565,7 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
            std::string("no usable CUDA device (cudaGetDevice: ") + cudaGetErrorString(e) + ")");
       return GemmStatus::kNoDevice;
     }
-    DecisionKey const key{device, precision, layout, align, m, n, k};
+    DecisionKey const key{device, call.precision, call.layout, align, call.m, call.n, call.k};
     std::shared_ptr<Decision const> decision = d.find(key);
     if (!decision) {
       DeviceInfo const dev = d.device_info(device);
@@ -477,44 +583,53 @@ GemmStatus Runtime::gemm(Precision precision, Layout layout, std::int64_t m, std
 
     cudaStream_t const s = reinterpret_cast<cudaStream_t>(stream);
     std::string fallback_detail;
-    if (decision->cublaslt) {
-      std::string const why = d.launch_cublaslt(*decision, call, device, s);
-      if (why.empty()) {
-        fill(info, GemmStatus::kOk, GemmPath::kCublasLt, decision.get(), align);
-        return GemmStatus::kOk;
+    // A failed launch is replaced once per path: a cuBLASLt algorithm or a tuned kernel by the
+    // cuBLAS call, or for FP8 by cuBLASLt's heuristic algorithm, which is tried in turn.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (decision->cublaslt) {
+        std::string const why = d.launch_cublaslt(*decision, call, device, s);
+        if (why.empty()) {
+          // A replacement's detail already names what failed before it.
+          fill(info, GemmStatus::kOk, GemmPath::kCublasLt, decision.get(), align);
+          return GemmStatus::kOk;
+        }
+        (void)cudaGetLastError();
+        fallback_detail = (fallback_detail.empty() ? std::string() : fallback_detail + "; then ") +
+                          (decision->fp8_default ? std::string("cuBLASLt's heuristic algorithm")
+                                                 : "the cuBLASLt algorithm " + decision->kernel) +
+                          " failed (" + why + ")";
+      } else if (decision->tuned()) {
+        bool partial = false;
+        std::string why;
+        cudaError_t const e = d.launch(*decision, call, device, s, partial, why);
+        if (e == cudaSuccess) {
+          fill(info, GemmStatus::kOk, GemmPath::kTuned, decision.get(), align);
+          return GemmStatus::kOk;
+        }
+        (void)cudaGetLastError();
+        std::string const failed = "launching " + decision->kernel + " failed (" +
+                                   (why.empty() ? std::string(cudaGetErrorName(e)) : why) + ")";
+        if (partial) {
+          d.publish(key, d.replacement(*decision, failed, device, call));
+          fill(info, GemmStatus::kCudaError, GemmPath::kTuned, decision.get(), align,
+               "cuBLAS: " + failed + " after earlier launches of its plan; C is undefined");
+          return GemmStatus::kCudaError;
+        }
+        fallback_detail = failed;
+      } else {
+        break;
       }
-      (void)cudaGetLastError();
-      fallback_detail = "cuBLAS: the cuBLASLt algorithm " + decision->kernel + " failed (" + why + ")";
-      auto replacement = std::make_shared<Decision>();
-      replacement->rule = decision->rule;
-      replacement->kernel = decision->kernel;
-      replacement->detail = fallback_detail + "; cuBLAS from now on for this problem";
-      d.publish(key, replacement);
-      decision = replacement;
+      decision = d.replacement(*decision, fallback_detail, device, call);
+      d.publish(key, decision);
     }
-    if (decision->tuned()) {
-      bool partial = false;
-      std::string why;
-      cudaError_t const e = d.launch(*decision, call, device, s, partial, why);
-      if (e == cudaSuccess) {
-        fill(info, GemmStatus::kOk, GemmPath::kTuned, decision.get(), align);
-        return GemmStatus::kOk;
-      }
-      (void)cudaGetLastError();
-      fallback_detail = "cuBLAS: launching " + decision->kernel + " failed (" +
-                        (why.empty() ? std::string(cudaGetErrorName(e)) : why) + ")";
-      auto replacement = std::make_shared<Decision>();
-      replacement->rule = decision->rule;
-      replacement->kernel = decision->kernel;
-      replacement->detail = fallback_detail + "; cuBLAS from now on for this problem";
-      d.publish(key, replacement);
-      if (partial) {
-        fill(info, GemmStatus::kCudaError, GemmPath::kTuned, decision.get(), align,
-             fallback_detail + " after earlier launches of its plan; C is undefined");
-        return GemmStatus::kCudaError;
-      }
-      decision = replacement;
+    if (is_fp8(call.precision)) {
+      // cublasGemmEx takes no FP8: with no cuBLASLt algorithm left there is nothing to run.
+      GemmStatus const status =
+          fallback_detail.empty() ? GemmStatus::kCublasError : GemmStatus::kCudaError;
+      fill(info, status, GemmPath::kNone, decision.get(), align, decision->detail);
+      return status;
     }
+    if (!fallback_detail.empty()) fallback_detail = "cuBLAS: " + fallback_detail;
     std::string const error = d.cublas.gemm(device, call, s);
     if (!error.empty()) {
       GemmStatus const status =

@@ -31,6 +31,11 @@ TEST(GemmCall, PackedCallsMatchProblemPackedAlignment) {
   for (Precision p : kAllPrecisions) {
     if (is_fp8(p)) {
       EXPECT_NE(invalid_reason(packed(p, Layout::kNT, 128, 64, 32)).find("scale"), std::string::npos);
+      GemmCall c = packed(p, Layout::kNT, 128, 64, 32);
+      c.scale_a = static_cast<float const*>(at(0x40000));
+      c.scale_b = static_cast<float const*>(at(0x40010));
+      EXPECT_EQ(invalid_reason(c), "");
+      EXPECT_EQ(call_alignment(c), 16);
       continue;
     }
     for (Layout l : kAllLayouts) {
@@ -100,6 +105,46 @@ TEST(GemmCall, BadArgumentsAreNamed) {
   c.a = c.b = nullptr;
   c.c = nullptr;
   EXPECT_EQ(invalid_reason(c), "");  // empty C: nothing to touch
+}
+
+TEST(GemmCall, Fp8CallsNeedAlignedScalesLayoutNtAndWholeSixteenByteRows) {
+  auto const scaled = [](GemmCall c) {
+    c.scale_a = static_cast<float const*>(at(0x40000));
+    c.scale_b = static_cast<float const*>(at(0x40010));
+    return c;
+  };
+  GemmCall const ok = scaled(packed(Precision::kE4M3, Layout::kNT, 100, 64, 64));
+  EXPECT_EQ(invalid_reason(ok), "");
+  GemmCall c = ok;
+  c.scale_b = nullptr;
+  EXPECT_NE(invalid_reason(c).find("one scale per operand"), std::string::npos);
+  c = ok;
+  c.scale_a = static_cast<float const*>(at(0x40004));  // cuBLASLt refuses 4-byte offsets
+  EXPECT_NE(invalid_reason(c).find("16-byte aligned"), std::string::npos);
+  // The layouts FP8 tensor cores cannot read, and K off 16.
+  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3, Layout::kNN, 64, 64, 64)))
+                .find("layout NT only"),
+            std::string::npos);
+  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3, Layout::kNT, 64, 64, 40)))
+                .find("K a multiple of 16"),
+            std::string::npos);
+  // Whole 16-byte rows and bases: a padded lda of 72 bytes, or C two bytes in.
+  c = ok;
+  c.lda = 72;
+  EXPECT_NE(invalid_reason(c).find("alignment class is 8"), std::string::npos);
+  c = ok;
+  c.c = const_cast<void*>(at(0x30002));
+  EXPECT_NE(invalid_reason(c).find("alignment class is 2"), std::string::npos);
+  // Scales belong to FP8 calls only.
+  for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
+    EXPECT_NE(invalid_reason(scaled(packed(p, Layout::kNT, 64, 64, 64)))
+                  .find("scales apply to FP8 calls only"),
+              std::string::npos)
+        << to_string(p);
+  }
+  // An empty C needs nothing, scales included.
+  c = packed(Precision::kE4M3, Layout::kNT, 0, 64, 64);
+  EXPECT_EQ(invalid_reason(c), "");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // padded leading dimensions, alpha/beta), tuned 16-bit wgmma kernels whose epilogue stores C
 // through TMA (ragged tiles, and register stores when beta ≠ 0), 16-bit wgmma kernels on data
 // below 16-byte alignment (padded copies) and the cuBLAS fallback (tf32, fp16, bf16; no entry;
-// data less aligned than the tuned config needs) all match an FP64 host reference; a repeated
+// data less aligned than the tuned config needs), and FP8 calls with their scales (the table's
+// wgmma kernel, or cuBLASLt's heuristic) all match an FP64 host reference; a repeated
 // call's host overhead is small. Skips without a GPU.
 #include <gtest/gtest.h>
 
@@ -273,7 +274,7 @@ TEST(RuntimeGpuVendor, StoredAlgorithmsRunAndRefusalsFallBack) {
   if (!gpu(prop)) GTEST_SKIP() << "no GPU";
   std::vector<std::pair<Case, std::string>> picks;
   for (Precision p : kAllPrecisions) {
-    if (is_fp8(p)) continue;  // the runtime takes no FP8 calls yet
+    if (is_fp8(p)) continue;  // FP8 calls carry scales: RuntimeGpuFp8 runs them
     for (Layout l : {Layout::kNN, Layout::kTT}) {
       Case c{p, l, 256, 192, 128};
       picks.emplace_back(c, heuristic_algorithm(c));
@@ -485,6 +486,101 @@ TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
       EXPECT_EQ(info.path, GemmPath::kTuned) << u.kernel << ": " << info.detail;
       EXPECT_EQ(info.kernel, u.kernel);
     }
+  }
+}
+
+/// One FP8 call (e4m3 A and B, layout NT, bf16 C) of M×N×K through `rt` with the per-tensor
+/// scales 0.5 and 0.25 in device memory: inputs from {0, ±0.5, ±1}, exact in e4m3, and C
+/// checked against an FP64 reference of the scaled product (bf16 rounding allowed).
+GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> pick(0, 4);
+  float const values[5] = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
+  std::uint8_t const codes[5] = {0xB8, 0xB0, 0x00, 0x30, 0x38};  // e4m3 bit patterns
+  std::vector<float> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
+  std::vector<std::uint8_t> a8(a.size()), b8(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    int const v = pick(rng);
+    a[i] = values[v];
+    a8[i] = codes[v];
+  }
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    int const v = pick(rng);
+    b[i] = values[v];
+    b8[i] = codes[v];
+  }
+  std::vector<std::uint16_t> c0(static_cast<std::size_t>(m) * n);
+  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = to_bf16_bits(values[pick(rng)]);
+  float const scales[5] = {0.5f, 0.0f, 0.0f, 0.0f, 0.25f};  // A's and B's, 16 bytes apart
+  void *da = nullptr, *db = nullptr, *dc = nullptr, *ds = nullptr;
+  EXPECT_EQ(cudaMalloc(&da, a8.size()), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&db, b8.size()), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&dc, c0.size() * 2), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&ds, sizeof scales), cudaSuccess);
+  cudaMemcpy(da, a8.data(), a8.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b8.data(), b8.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dc, c0.data(), c0.size() * 2, cudaMemcpyHostToDevice);
+  cudaMemcpy(ds, scales, sizeof scales, cudaMemcpyHostToDevice);
+  float const* sa = static_cast<float const*>(ds);
+  GemmInfo info;
+  GemmStatus const status = rt.gemm(Precision::kE4M3, Layout::kNT, m, n, k, alpha, da, k, db, k,
+                                    beta, dc, n, Fp8Scales{sa, sa + 4}, nullptr, &info);
+  EXPECT_EQ(status, GemmStatus::kOk) << info.detail;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::uint16_t> out(c0.size());
+  cudaMemcpy(out.data(), dc, out.size() * 2, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      for (int kk = 0; kk < k; ++kk) {
+        acc += static_cast<double>(a[static_cast<std::size_t>(i) * k + kk]) *
+               b[static_cast<std::size_t>(j) * k + kk];
+      }
+      std::size_t const at = static_cast<std::size_t>(i) * n + j;
+      double const want = alpha * 0.5 * 0.25 * acc + beta * from_bf16_bits(c0[at]);
+      double const got = from_bf16_bits(out[at]);
+      if (!(std::abs(got - want) <= std::abs(want) / 128.0 + 1e-3) && ++bad <= 5) {
+        ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", expected " << want;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << info.detail;
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  cudaFree(ds);
+  return info;
+}
+
+TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
+  cudaDeviceProp prop{};
+  if (!gpu(prop)) GTEST_SKIP() << "no GPU";
+  if (prop.major * 10 + prop.minor < 89) GTEST_SKIP() << "FP8 needs sm_89 or later";
+  RuntimeOptions o;
+  o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+  // No table: cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8.
+  Runtime plain(o);
+  for (float beta : {0.0f, -1.0f}) {
+    GemmInfo const info = run_fp8(plain, 256, 512, 1024, 1.0f, beta);
+    EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
+    EXPECT_NE(info.detail.find("heuristic"), std::string::npos) << info.detail;
+  }
+  if (prop.major != 9) return;  // the wgmma family below needs sm_90
+  nlohmann::json entries = nlohmann::json::array();
+  char const* const kernel = "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0";
+  entries.push_back(table_entry("e4m3", "NT", 256, 512, 1024, kernel));
+  entries.push_back(table_entry("e4m3", "NT", 128, 256, 512, "cublas:default"));
+  entries.back()["vendor"] = true;
+  entries.back()["cublas_version"] = cublas_version();
+  Runtime rt(write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_fp8_table.json"), o);
+  for (float alpha : {1.0f, 2.0f}) {
+    GemmInfo info = run_fp8(rt, 256, 512, 1024, alpha, alpha == 1.0f ? 0.0f : 0.5f);
+    EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+    EXPECT_EQ(info.kernel, kernel);
+    info = run_fp8(rt, 128, 256, 512, alpha, 0.0f);
+    EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
+    EXPECT_EQ(info.kernel, "cublas:default");
   }
 }
 

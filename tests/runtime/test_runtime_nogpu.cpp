@@ -3,6 +3,7 @@
 // a bad table is refused at load with its JSON path.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,12 +57,29 @@ TEST(RuntimeNoGpu, EveryPrecisionAndLayoutReportsNoDevice) {
     }
   }
   {
-    // FP8 calls carry scales GemmCall cannot express yet: refused as an argument error.
+    // FP8 needs its scales: the call without them is an argument error, the call with them
+    // goes on to the device (layout NT, 16-byte rows).
     GemmInfo info;
     EXPECT_EQ(rt.gemm(Precision::kE4M3, Layout::kNT, 64, 64, 64, 1.0f, host.data(), 64,
                       host.data(), 64, 0.0f, host.data(), 64, nullptr, &info),
               GemmStatus::kInvalidArgument);
     EXPECT_NE(info.detail.find("scale"), std::string::npos) << info.detail;
+    Fp8Scales const scales{host.data(), host.data() + 4};
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(host.data()) % 16, 0u);
+    EXPECT_EQ(rt.gemm(Precision::kE4M3, Layout::kNT, 64, 64, 64, 1.0f, host.data(), 64,
+                      host.data(), 64, 0.0f, host.data(), 64, scales, nullptr, &info),
+              GemmStatus::kNoDevice);
+    EXPECT_EQ(info.path, GemmPath::kNone);
+    EXPECT_EQ(info.align, 16);
+    // Scales on another precision, and FP8 in a layout its tensor cores cannot read.
+    EXPECT_EQ(rt.gemm(Precision::kBF16, Layout::kNT, 64, 64, 64, 1.0f, host.data(), 64,
+                      host.data(), 64, 0.0f, host.data(), 64, scales, nullptr, &info),
+              GemmStatus::kInvalidArgument);
+    EXPECT_NE(info.detail.find("FP8 calls only"), std::string::npos) << info.detail;
+    EXPECT_EQ(rt.gemm(Precision::kE4M3, Layout::kNN, 64, 64, 64, 1.0f, host.data(), 64,
+                      host.data(), 64, 0.0f, host.data(), 64, scales, nullptr, &info),
+              GemmStatus::kInvalidArgument);
+    EXPECT_NE(info.detail.find("layout NT only"), std::string::npos) << info.detail;
   }
   // No info pointer is fine too.
   EXPECT_EQ(rt.gemm(Precision::kFP32, Layout::kNN, 8, 8, 8, 1.0f, host.data(), 8, host.data(), 8,

@@ -14,6 +14,8 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*; declared here so no CUDA h
 
 namespace gemmtune {
 
+struct GemmCall;
+
 /// The outcome of Runtime::gemm. Only kOk means C was written (or queued to be).
 enum class GemmStatus {
   kOk,               ///< queued on the stream (tuned kernel or cuBLAS)
@@ -28,7 +30,8 @@ enum class GemmPath {
   kNone,    ///< nothing ran (see the status)
   kTuned,   ///< the table's kernel, compiled with NVRTC
   kCublas,  ///< cuBLAS with the precision's pinned compute type (also a table's cublas:default)
-  kCublasLt,  ///< the table's cuBLASLt algorithm, exactly as tuned (a vendor pick)
+  kCublasLt,  ///< the table's cuBLASLt algorithm, exactly as tuned (a vendor pick), or for
+              ///< FP8, which cublasGemmEx does not take, cuBLASLt's heuristic algorithm
 };
 
 /// "ok", "invalid_argument", "no_device", "cuda_error", "cublas_error".
@@ -46,6 +49,13 @@ struct GemmInfo {
                        ///< "cublas:default"), even when it fell back to cuBLAS; else ""
   int align = 0;       ///< alignment class of the pointers and leading dimensions (bytes)
   std::string detail;  ///< one line: why this path (a fallback names its reason)
+};
+
+/// The per-tensor scales of an FP8 call: one float each in device memory, 16-byte aligned, read
+/// on the GPU when the call runs (so a captured graph sees the values of each replay).
+struct Fp8Scales {
+  float const* a = nullptr;  ///< the scale of A
+  float const* b = nullptr;  ///< the scale of B
 };
 
 /// Settings of a Runtime.
@@ -99,12 +109,28 @@ class Runtime {
                   std::int64_t ldb, float beta, void* c, std::int64_t ldc,
                   CUstream_st* stream = nullptr, GemmInfo* info = nullptr) noexcept;
 
+  /// FP8 (e4m3): C = alpha·(*scales.a)·(*scales.b)·op(A)·op(B) + beta·C, A and B one byte per
+  /// element, C bf16, FP32 accumulation. Layout NT only (A stored M×K, B stored N×K, as
+  /// torch.nn.Linear keeps its weight), K a multiple of 16, pointers and leading dimensions in
+  /// whole 16-byte rows; anything else is kInvalidArgument, as is a precision other than FP8
+  /// (which takes no scales) or the call above with an FP8 precision. Runs the table's kernel
+  /// or cuBLASLt algorithm; otherwise cuBLASLt's heuristic algorithm, since cublasGemmEx takes
+  /// no FP8 (GemmInfo's path is then kCublasLt and its detail says so).
+  GemmStatus gemm(Precision precision, Layout layout, std::int64_t m, std::int64_t n,
+                  std::int64_t k, float alpha, void const* a, std::int64_t lda, void const* b,
+                  std::int64_t ldb, float beta, void* c, std::int64_t ldc, Fp8Scales scales,
+                  CUstream_st* stream = nullptr, GemmInfo* info = nullptr) noexcept;
+
   /// Entries in the loaded table (0 without a table).
   std::size_t table_entries() const;
   /// One line: the table's origin and size, and the cubin cache directory.
   std::string describe() const;
 
  private:
+  /// Both gemm() overloads: checks, the decision for the call's problem, and its launch with
+  /// the fallbacks.
+  GemmStatus run(GemmCall const& call, CUstream_st* stream, GemmInfo* info) noexcept;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
