@@ -37,20 +37,33 @@ class PyRuntime {
 
   /// None when the call was queued and no info was asked for; else (status, path, rule, kernel,
   /// align, detail), so a failure carries the runtime's own words to the exception.
+  /// FP8 precisions (and any call given a scale) take the overload with the per-tensor scales,
+  /// so the runtime itself says what is wrong with a missing or misplaced one.
   nb::object gemm(int precision, int layout, std::int64_t m, std::int64_t n, std::int64_t k,
                   float alpha, std::uintptr_t a, std::int64_t lda, std::uintptr_t b,
                   std::int64_t ldb, float beta, std::uintptr_t c, std::int64_t ldc,
-                  std::uintptr_t stream, bool want_info) {
+                  std::uintptr_t stream, bool want_info, std::uintptr_t scale_a,
+                  std::uintptr_t scale_b) {
     gemmtune::GemmInfo info;
     gemmtune::GemmStatus status;
+    auto const p = static_cast<gemmtune::Precision>(precision);
     {
       nb::gil_scoped_release release;
-      status = runtime_->gemm(static_cast<gemmtune::Precision>(precision),
-                              static_cast<gemmtune::Layout>(layout), m, n, k, alpha,
-                              reinterpret_cast<void const*>(a), lda,
-                              reinterpret_cast<void const*>(b), ldb, beta,
-                              reinterpret_cast<void*>(c), ldc,
-                              reinterpret_cast<CUstream_st*>(stream), &info);
+      if (scale_a != 0 || scale_b != 0 || gemmtune::is_fp8(p)) {
+        gemmtune::Fp8Scales const scales{reinterpret_cast<float const*>(scale_a),
+                                         reinterpret_cast<float const*>(scale_b)};
+        status = runtime_->gemm(p, static_cast<gemmtune::Layout>(layout), m, n, k, alpha,
+                                reinterpret_cast<void const*>(a), lda,
+                                reinterpret_cast<void const*>(b), ldb, beta,
+                                reinterpret_cast<void*>(c), ldc, scales,
+                                reinterpret_cast<CUstream_st*>(stream), &info);
+      } else {
+        status = runtime_->gemm(p, static_cast<gemmtune::Layout>(layout), m, n, k, alpha,
+                                reinterpret_cast<void const*>(a), lda,
+                                reinterpret_cast<void const*>(b), ldb, beta,
+                                reinterpret_cast<void*>(c), ldc,
+                                reinterpret_cast<CUstream_st*>(stream), &info);
+      }
     }
     if (status == gemmtune::GemmStatus::kOk && !want_info) return nb::none();
     return nb::make_tuple(std::string(gemmtune::to_string(status)),
@@ -122,9 +135,10 @@ NB_MODULE(_runtime, m) {
            "file and the first invalid entry when the table cannot be used.")
       .def("gemm", &PyRuntime::gemm, "precision"_a, "layout"_a, "m"_a, "n"_a, "k"_a, "alpha"_a,
            "a"_a, "lda"_a, "b"_a, "ldb"_a, "beta"_a, "c"_a, "ldc"_a, "stream"_a, "want_info"_a,
-           "Runtime::gemm on raw device pointers (row-major, leading dimensions in elements). "
-           "None when queued and want_info is false; else (status, path, rule, kernel, align, "
-           "detail).")
+           "scale_a"_a = 0, "scale_b"_a = 0,
+           "Runtime::gemm on raw device pointers (row-major, leading dimensions in elements; "
+           "FP8: the device pointers of the two per-tensor scales). None when queued and "
+           "want_info is false; else (status, path, rule, kernel, align, detail).")
       .def_prop_ro("table_entries", &PyRuntime::table_entries)
       .def("describe", &PyRuntime::describe);
 

@@ -4,7 +4,7 @@ import pytest
 
 import gemmtune
 from gemmtune import _operands
-from gemmtune._operands import operand, precision_for, storage
+from gemmtune._operands import input_precision, operand, out_dtype, precision_for, storage
 
 PRECISIONS = gemmtune._runtime.PRECISIONS
 
@@ -53,6 +53,20 @@ def test_precision_follows_the_dtype_or_the_caller():
     # A DtypeError is a TypeError too, and every error a GemmError.
     with pytest.raises(TypeError):
         precision_for(("int8",) * 3, None, "abc", PRECISIONS)
+    # FP8 inputs write bfloat16 output, and only that.
+    fp8 = ("float8_e4m3fn", "float8_e4m3fn", "bfloat16")
+    assert precision_for(fp8, None, ("a", "b", "out"), PRECISIONS) == "e4m3"
+    assert precision_for(fp8, "e4m3", ("a", "b", "out"), PRECISIONS) == "e4m3"
+    assert input_precision(fp8[:2], None, ("a", "b"), PRECISIONS) == "e4m3"
+    assert out_dtype("e4m3") == "bfloat16" and out_dtype("tf32") == "float32"
+    with pytest.raises(gemmtune.DtypeError, match="e4m3 writes bfloat16 output; out is float32"):
+        precision_for(fp8[:2] + ("float32",), None, ("a", "b", "out"), PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError, match="e4m3 writes bfloat16 output"):
+        precision_for(fp8[:2] + ("float8_e4m3fn",), None, ("a", "b", "out"), PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError, match="a float16, b float16, out bfloat16"):
+        precision_for(("float16", "float16", "bfloat16"), None, ("a", "b", "out"), PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError, match="e4m3 takes float8_e4m3fn operands"):
+        precision_for(("bfloat16",) * 3, "e4m3", ("a", "b", "out"), PRECISIONS)
 
 
 def test_cuda_array_interface_is_read_in_elements(fake):

@@ -42,6 +42,9 @@ def test_argument_errors_come_before_the_gpu(fake):
         rt.matmul(a, fake((4, 16), "<f2"), c)
     with pytest.raises(gemmtune.ArgumentError, match="not a CUDA stream handle"):
         rt.matmul(a, b, c, stream="default")
+    # Scales belong to FP8 calls.
+    with pytest.raises(gemmtune.ArgumentError, match="apply to FP8 calls only, not fp32"):
+        rt.matmul(a, b, c, scale_a=4096, scale_b=4112)
     # trans_a reads a as K×M: 8×4 stored is op(a) 4×8, whose K (8) does not meet b's 4.
     with pytest.raises(gemmtune.ArgumentError, match="op\\(a\\) is 4×8"):
         rt.matmul(a, b, c, trans_a=True)
@@ -72,3 +75,27 @@ def test_the_default_runtime_reads_the_table_environment(monkeypatch, table_path
             gemmtune.matmul(fake((8, 4), "<f2"), fake((4, 16), "<f2"), fake((8, 16), "<f2"))
     finally:
         gemmtune.set_default_runtime(None)
+
+
+def test_fp8_calls_reach_the_runtime_with_their_scales():
+    # The extension takes FP8 calls through the runtime's overload with scales, so the runtime's
+    # own checks answer: no scales, scales on another precision; a valid one goes on to the GPU.
+    from gemmtune import _runtime
+    rt = _runtime.Runtime()
+    e4m3, bf16, nt = _runtime.PRECISIONS["e4m3"], _runtime.PRECISIONS["bf16"], _runtime.LAYOUTS["NT"]
+    args = (64, 64, 64, 1.0, 4096, 64, 8192, 64, 0.0, 12288, 64, 0, True)
+    status, _, _, _, _, detail = rt.gemm(e4m3, nt, *args)
+    assert status == "invalid_argument" and "one scale per operand" in detail
+    status, _, _, _, _, detail = rt.gemm(bf16, nt, *args, 16384, 16400)
+    assert status == "invalid_argument" and "FP8 calls only" in detail
+    status, _, _, _, _, detail = rt.gemm(e4m3, nt, *args, 16384, 16388)
+    assert status == "invalid_argument" and "16-byte aligned" in detail
+
+
+@needs_no_gpu
+def test_an_fp8_call_with_scales_without_a_gpu_says_no_device():
+    from gemmtune import _runtime
+    rt = _runtime.Runtime()
+    r = rt.gemm(_runtime.PRECISIONS["e4m3"], _runtime.LAYOUTS["NT"], 64, 64, 64, 1.0, 4096, 64,
+                8192, 64, 0.0, 12288, 64, 0, True, 16384, 16400)
+    assert r[0] == "no_device" and r[4] == 16

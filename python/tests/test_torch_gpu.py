@@ -201,6 +201,39 @@ def test_the_op_s_gradients_match_torch(runtimes, trans_a, trans_b):
         gemmtune.set_default_runtime(None)
 
 
+@pytest.mark.skipif(HAS_GPU and torch is not None and torch.cuda.is_available() and
+                    torch.cuda.get_device_capability() < (8, 9),
+                    reason="FP8 needs sm_89 or later")
+def test_fp8_with_per_tensor_scales(runtimes):
+    # e4m3 a (M×K) and the transpose of an N×K weight, as torch.nn.Linear stores it; bf16 out.
+    m, n, k = 256, 512, 1024
+    g = torch.Generator(device="cuda").manual_seed(5)
+    a = torch.randn((m, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn((n, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    scale_a = torch.tensor([0.5], device="cuda")
+    scale_b = torch.tensor([0.25], device="cuda")
+    want = 0.5 * 0.25 * (a.double() @ w.double().t())
+    got, info = runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b,
+                                      info=True)
+    torch.cuda.synchronize()
+    assert got.dtype == torch.bfloat16 and got.shape == (m, n)
+    assert info.status == "ok" and info.path == "cublaslt" and "heuristic" in info.detail, info
+    assert (got.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    # beta reads out; a raw pointer is a scale too.
+    out = torch.ones((m, n), device="cuda", dtype=torch.bfloat16)
+    runtimes[None].matmul(a, w, out, trans_b=True, beta=2.0, scale_a=scale_a.data_ptr(),
+                          scale_b=scale_b)
+    torch.cuda.synchronize()
+    assert (out.double() - (want + 2.0)).abs().max().item() <= 1e-2 * want.abs().max().item() + 2e-2
+    with pytest.raises(gemmtune.ArgumentError, match="need scale_a and scale_b"):
+        runtimes[None].matmul(a, w, trans_b=True)
+    with pytest.raises(gemmtune.DtypeError, match="writes bfloat16 output"):
+        runtimes[None].matmul(a, w, torch.empty((m, n), device="cuda"), trans_b=True,
+                              scale_a=scale_a, scale_b=scale_b)
+    with pytest.raises(gemmtune.GemmError, match="layout NT only"):
+        runtimes[None].matmul(a, w.t().contiguous(), scale_a=scale_a, scale_b=scale_b)
+
+
 def test_the_default_table_comes_from_the_environment(monkeypatch):
     path = TABLES["fp16"]
     if not path.exists():

@@ -11,9 +11,19 @@ from typing import NamedTuple, Optional, Tuple
 from ._errors import ArgumentError, DeviceError, DtypeError
 
 #: The dtypes each precision takes; tf32 takes float32 operands (the caller asks for it).
-PRECISION_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+PRECISION_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",
+                      "float8_e4m3fn": "e4m3"}
 _DTYPES_OF_PRECISION = {"fp32": "float32", "tf32": "float32", "fp16": "float16",
-                        "bf16": "bfloat16"}
+                        "bf16": "bfloat16", "e4m3": "float8_e4m3fn"}
+#: Where the output's dtype is not the inputs': FP8 products are written in bf16.
+_OUT_DTYPE_OF_PRECISION = {"e4m3": "bfloat16"}
+#: The precisions whose calls carry per-tensor scales.
+FP8_PRECISIONS = ("e4m3",)
+
+
+def out_dtype(precision: str) -> str:
+    """The dtype of the output of a call in `precision`."""
+    return _OUT_DTYPE_OF_PRECISION.get(precision, _DTYPES_OF_PRECISION[precision])
 
 # __cuda_array_interface__ type strings of the dtypes above (bfloat16 has none).
 _TYPESTR = {"<f4": "float32", "<f2": "float16", "<f8": "float64"}
@@ -105,18 +115,18 @@ def storage(rows: int, cols: int, row_stride: int, col_stride: int,
         "contiguous")
 
 
-def precision_for(dtypes: Tuple[str, ...], precision: Optional[str], names: Tuple[str, ...],
-                  known: dict) -> str:
-    """The precision of operands of these dtypes: `precision` when given (it must take them),
-    else the one their dtype implies."""
+def input_precision(dtypes: Tuple[str, ...], precision: Optional[str], names: Tuple[str, ...],
+                    known: dict) -> str:
+    """The precision of a call whose inputs (a, b) have these dtypes: `precision` when given (it
+    must take them), else the one their dtype implies; the dtypes must match."""
     if len(set(dtypes)) != 1:
         listed = ", ".join(f"{n} {d}" for n, d in zip(names, dtypes))
         raise DtypeError(f"gemmtune: the operands' dtypes differ ({listed}); they must match")
     dtype = dtypes[0]
     if precision is None:
         if dtype not in PRECISION_OF_DTYPE:
-            raise DtypeError(f"gemmtune: no precision takes {dtype} operands (float32, float16 "
-                             "or bfloat16)")
+            raise DtypeError(f"gemmtune: no precision takes {dtype} operands (float32, float16, "
+                             "bfloat16 or float8_e4m3fn)")
         return PRECISION_OF_DTYPE[dtype]
     if precision not in known:
         raise ArgumentError(f"gemmtune: unknown precision '{precision}' "
@@ -125,3 +135,18 @@ def precision_for(dtypes: Tuple[str, ...], precision: Optional[str], names: Tupl
         raise DtypeError(f"gemmtune: precision {precision} takes "
                          f"{_DTYPES_OF_PRECISION.get(precision)} operands, not {dtype}")
     return precision
+
+
+def precision_for(dtypes: Tuple[str, ...], precision: Optional[str], names: Tuple[str, ...],
+                  known: dict) -> str:
+    """The precision of a call whose a, b and out have these dtypes (input_precision of a and
+    b), with out in the precision's output dtype: the inputs' own, bfloat16 for FP8."""
+    prec = input_precision(dtypes[:-1], precision, names[:-1], known)
+    if dtypes[-1] != out_dtype(prec):
+        if dtypes[-1] in PRECISION_OF_DTYPE and out_dtype(prec) == dtypes[0]:
+            listed = ", ".join(f"{n} {d}" for n, d in zip(names, dtypes))
+            raise DtypeError(f"gemmtune: the operands' dtypes differ ({listed}); they must "
+                             "match")
+        raise DtypeError(f"gemmtune: {prec} writes {out_dtype(prec)} output; {names[-1]} is "
+                         f"{dtypes[-1]}")
+    return prec

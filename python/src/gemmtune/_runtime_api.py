@@ -13,7 +13,8 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import PRECISION_OF_DTYPE, Operand, operand, precision_for, storage
+from ._operands import (FP8_PRECISIONS, PRECISION_OF_DTYPE, Operand, input_precision,
+                        operand, out_dtype, precision_for, storage)
 
 TABLE_ENV = "GEMMTUNE_TABLE"
 
@@ -61,19 +62,25 @@ class Runtime:
 
     def matmul(self, a, b, out=None, *, alpha: float = 1.0, beta: float = 0.0,
                trans_a: bool = False, trans_b: bool = False, precision: Optional[str] = None,
-               stream=None, info: bool = False):
+               stream=None, info: bool = False, scale_a=None, scale_b=None):
         """out = alpha·op(a)·op(b) + beta·out, with op(x) = xᵀ where trans_x is set.
 
         op(a) is M×K and op(b) K×N; each may be row-major or a transposed view (any leading
         dimension), `out` (M×N) row-major. The precision follows the dtypes (float32 → fp32,
-        float16 → fp16, bfloat16 → bf16); `precision="tf32"` runs float32 operands on tensor
-        cores. Without `out`, torch tensors get a new one (beta must then be 0); other arrays
-        must pass `out`. The call is queued on `stream` (default: torch's current stream for
-        torch tensors, the stream an array's __cuda_array_interface__ names, else the legacy
-        default stream). Returns `out`, or `(out, GemmInfo)` with `info=True`. Raises
-        ArgumentError / DtypeError / DeviceError for what the call cannot take, NoDeviceError
-        without a GPU, and GemmError when CUDA or cuBLAS refused the call."""
-        if precision is None and stream is None and not info:
+        float16 → fp16, bfloat16 → bf16, float8_e4m3fn → e4m3); `precision="tf32"` runs float32
+        operands on tensor cores. FP8 (e4m3) writes bfloat16 `out` and needs `scale_a` and
+        `scale_b`, the per-tensor scales of a and b (out = alpha·sa·sb·op(a)·op(b) + beta·out):
+        each a CUDA float32 tensor whose first element is the scale, or a raw device pointer,
+        16-byte aligned; its layout is a row-major M×K `a` and `b` given as the transpose of a
+        row-major N×K weight (trans_b=True, as torch.nn.Linear stores it). Without `out`, torch
+        tensors get a new one (beta must then be 0); other arrays must pass `out`. The call is
+        queued on `stream` (default: torch's current stream for torch tensors, the stream an
+        array's __cuda_array_interface__ names, else the legacy default stream). Returns `out`,
+        or `(out, GemmInfo)` with `info=True`. Raises ArgumentError / DtypeError / DeviceError
+        for what the call cannot take, NoDeviceError without a GPU, and GemmError when CUDA or
+        cuBLAS refused the call."""
+        if precision is None and stream is None and not info and scale_a is None and \
+                scale_b is None:
             fast = _torch_fast_call(self._rt, a, b, out, alpha, beta, trans_a, trans_b)
             if fast is not None:
                 return fast
@@ -97,7 +104,10 @@ class Runtime:
         ta, lda = storage(m, k, sa[0], sa[1], "op(a)")
         tb, ldb = storage(k, n, sb[0], sb[1], "op(b)")
         if out is None:
-            out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+            # The inputs' precision decides the output's dtype (bfloat16 for FP8 inputs).
+            in_prec = input_precision((oa.dtype, ob.dtype), precision, ("a", "b"),
+                                      _runtime.PRECISIONS)
+            out = torch.empty((m, n), dtype=getattr(torch, out_dtype(in_prec)), device=a.device)
         oc = operand(out, "out")
         if (oc.rows, oc.cols) != (m, n):
             raise ArgumentError(f"gemmtune: out is {oc.rows}×{oc.cols}; the product is {m}×{n}")
@@ -107,6 +117,7 @@ class Runtime:
                                 f"strides are ({oc.row_stride}, {oc.col_stride})")
         prec = precision_for((oa.dtype, ob.dtype, oc.dtype), precision, ("a", "b", "out"),
                              _runtime.PRECISIONS)
+        scales = _scale_pointers(prec, scale_a, scale_b)
         devices = {d for d in (oa.device, ob.device, oc.device) if d is not None}
         if len(devices) > 1:
             raise DeviceError(f"gemmtune: the operands are on different devices "
@@ -119,19 +130,19 @@ class Runtime:
             if device is not None and device != torch.cuda.current_device():
                 with torch.cuda.device(device):
                     r = self._call(prec, layout, m, n, k, alpha, oa, lda, ob, ldb, beta, oc, ldc,
-                                   _stream_handle(stream), info)
+                                   _stream_handle(stream), info, scales)
                 return self._result(r, out, info, m, n, k, prec)
         elif stream is None:
             stream = oa.stream or ob.stream or oc.stream
         r = self._call(prec, layout, m, n, k, alpha, oa, lda, ob, ldb, beta, oc, ldc,
-                       _stream_handle(stream), info)
+                       _stream_handle(stream), info, scales)
         return self._result(r, out, info, m, n, k, prec)
 
     def _call(self, prec: str, layout: int, m: int, n: int, k: int, alpha: float, oa: Operand,
               lda: int, ob: Operand, ldb: int, beta: float, oc: Operand, ldc: int, stream: int,
-              info: bool):
+              info: bool, scales: Tuple[int, int] = (0, 0)):
         return self._rt.gemm(_runtime.PRECISIONS[prec], layout, m, n, k, float(alpha), oa.ptr,
-                             lda, ob.ptr, ldb, float(beta), oc.ptr, ldc, stream, info)
+                             lda, ob.ptr, ldb, float(beta), oc.ptr, ldc, stream, info, *scales)
 
     @staticmethod
     def _result(r, out, info: bool, m: int, n: int, k: int, prec: str):
@@ -143,6 +154,38 @@ class Runtime:
         return (out, gi) if info else out
 
 
+def _scale_pointer(scale, name: str) -> int:
+    """The device address of a per-tensor scale: a CUDA float32 tensor (its first element) or
+    a raw pointer."""
+    if isinstance(scale, int):
+        return scale
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(scale, torch.Tensor):
+        if scale.device.type != "cuda":
+            raise DeviceError(f"gemmtune: {name} is on {scale.device}; scales live in device "
+                              "memory")
+        if scale.dtype != torch.float32 or scale.numel() < 1:
+            raise ArgumentError(f"gemmtune: {name} must hold one float32 scale, not "
+                                f"{scale.numel()} {str(scale.dtype).rpartition('.')[2]}")
+        return scale.data_ptr()
+    raise ArgumentError(f"gemmtune: {name} is a {type(scale).__name__}; pass a CUDA float32 "
+                        "tensor or a device pointer")
+
+
+def _scale_pointers(prec: str, scale_a, scale_b) -> Tuple[int, int]:
+    """(scale_a, scale_b) as device addresses for an FP8 call, (0, 0) for the others; an FP8
+    call without both, or scales on another precision, is an ArgumentError."""
+    if prec not in FP8_PRECISIONS:
+        if scale_a is not None or scale_b is not None:
+            raise ArgumentError(f"gemmtune: scale_a and scale_b apply to FP8 calls only, not "
+                                f"{prec}")
+        return 0, 0
+    if scale_a is None or scale_b is None:
+        raise ArgumentError(f"gemmtune: {prec} calls need scale_a and scale_b, the per-tensor "
+                            "scales of a and b in device memory")
+    return _scale_pointer(scale_a, "scale_a"), _scale_pointer(scale_b, "scale_b")
+
+
 class _TorchFast:
     """What the fast path needs of torch, looked up once: the plain tensor type, the runtime's
     precision code of each dtype, the layout codes, and torch's cheap current-device and
@@ -150,8 +193,10 @@ class _TorchFast:
 
     def __init__(self, torch):
         self.tensor = torch.Tensor
+        # FP8 calls carry scales: the general path takes them.
         self.precision = {getattr(torch, dtype): _runtime.PRECISIONS[name]
-                          for dtype, name in PRECISION_OF_DTYPE.items()}
+                          for dtype, name in PRECISION_OF_DTYPE.items()
+                          if name not in FP8_PRECISIONS and hasattr(torch, dtype)}
         self.names = {code: name for name, code in _runtime.PRECISIONS.items()}
         # Indexed by 2·(op(a) stored transposed) + (op(b) stored transposed).
         self.layout = tuple(_runtime.LAYOUTS[x] for x in ("NN", "NT", "TN", "TT"))
