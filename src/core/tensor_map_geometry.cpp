@@ -10,15 +10,33 @@ constexpr std::uint64_t kMaxStride = std::uint64_t{1} << 40;
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+/// `elements` of the problem's input type rounded up to whole 16 bytes.
+std::int64_t round_to_16_bytes(std::int64_t elements, Problem const& problem) {
+  std::int64_t const per16 = 16 / input_bytes(problem.precision);
+  return (elements + per16 - 1) / per16 * per16;
+}
+
 }  // namespace
 
 Precision stored_precision(TmaOperand operand, Precision precision) {
   return operand == TmaOperand::kC ? output_precision(precision) : precision;
 }
 
+StoredExtent stored_extent(TmaOperand operand, Problem const& problem) {
+  switch (operand) {
+    case TmaOperand::kA:
+      return a_transposed(problem.layout) ? StoredExtent{problem.k, problem.m}
+                                          : StoredExtent{problem.m, problem.k};
+    case TmaOperand::kB:
+      return b_transposed(problem.layout) ? StoredExtent{problem.n, problem.k}
+                                          : StoredExtent{problem.k, problem.n};
+    case TmaOperand::kC: break;
+  }
+  return {problem.m, problem.n};
+}
+
 std::int64_t kmajor_copy_ld(Problem const& problem) {
-  std::int64_t const per16 = 16 / input_bytes(problem.precision);
-  return (problem.k + per16 - 1) / per16 * per16;
+  return round_to_16_bytes(problem.k, problem);
 }
 
 bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes) {
@@ -26,11 +44,7 @@ bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes) 
 }
 
 std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem) {
-  std::int64_t cols = 0;
-  if (operand == TmaOperand::kA) cols = a_transposed(problem.layout) ? problem.m : problem.k;
-  if (operand == TmaOperand::kB) cols = b_transposed(problem.layout) ? problem.k : problem.n;
-  std::int64_t const per16 = 16 / input_bytes(problem.precision);
-  return (cols + per16 - 1) / per16 * per16;
+  return round_to_16_bytes(stored_extent(operand, problem).cols, problem);
 }
 
 char const* to_string(TmaOperand operand) {
@@ -72,15 +86,10 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
     rows = spec.operand == TmaOperand::kA ? problem.m : problem.n;
     cols = problem.k;
     ld = kmajor_copy_ld(problem);
-  } else if (spec.operand == TmaOperand::kA) {
-    rows = a_transposed(problem.layout) ? problem.k : problem.m;
-    cols = a_transposed(problem.layout) ? problem.m : problem.k;
-  } else if (spec.operand == TmaOperand::kB) {
-    rows = b_transposed(problem.layout) ? problem.n : problem.k;
-    cols = b_transposed(problem.layout) ? problem.k : problem.n;
   } else {
-    rows = problem.m;
-    cols = problem.n;
+    StoredExtent const e = stored_extent(spec.operand, problem);
+    rows = e.rows;
+    cols = e.cols;
   }
   if (rows < 1 || cols < 1) return what + "empty matrix " + str(rows) + "×" + str(cols);
   if (ld < cols) {

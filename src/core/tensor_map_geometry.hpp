@@ -39,6 +39,14 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
 /// its output type (bf16), everything else in the problem's precision.
 Precision stored_precision(TmaOperand operand, Precision precision);
 
+/// Rows and columns (the contiguous dimension) of an operand as the caller stores it, row-major:
+/// A is M×K (K×M when op(A) = Aᵀ), B is K×N (N×K when op(B) = Bᵀ), C is M×N.
+struct StoredExtent {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+StoredExtent stored_extent(TmaOperand operand, Problem const& problem);
+
 /// Row stride in elements of a K-major workspace copy of an operand: K rounded up to 16 bytes.
 std::int64_t kmajor_copy_ld(Problem const& problem);
 

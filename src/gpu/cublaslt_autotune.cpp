@@ -258,24 +258,12 @@ LaunchStatus CublasLtAutotuner::launch_default(Problem const& p, void const* a, 
     if (auto s = init_descriptors(default_desc_, p, LtAlgoConfig{}); s != CUBLAS_STATUS_SUCCESS) {
       return {0, "cuBLASLt descriptors: " + cublas_status_text(s)};
     }
-    cublasLtMatmulPreference_t raw = nullptr;
-    if (auto s = cublasLtMatmulPreferenceCreate(&raw); s != CUBLAS_STATUS_SUCCESS) {
-      return {0, "cublasLtMatmulPreferenceCreate: " + cublas_status_text(s)};
+    std::size_t needed = 0;  // within the workspace it was offered
+    if (std::string why = lt_heuristic_first(handle_, default_desc_, workspace_.bytes(),
+                                             default_algo_, needed);
+        !why.empty()) {
+      return {0, why + " for " + p.describe()};
     }
-    Preference const pref(raw);
-    std::uint64_t const ws = workspace_.bytes();
-    (void)cublasLtMatmulPreferenceSetAttribute(raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                               sizeof ws);
-    cublasLtMatmulHeuristicResult_t heur{};
-    int returned = 0;
-    cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
-        handle_, default_desc_.op(), default_desc_.first(), default_desc_.second(),
-        default_desc_.out(), default_desc_.out(), raw, 1, &heur, &returned);
-    if (s != CUBLAS_STATUS_SUCCESS || returned < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
-      return {0, "cuBLASLt's heuristic offered no algorithm for " + p.describe() + " (" +
-                     cublas_status_text(s) + ")"};
-    }
-    default_algo_ = heur.algo;
     default_for_ = p;
   }
   cublasStatus_t const s = lt_matmul(handle_, default_desc_, default_algo_, alpha, a, b, beta, c,

@@ -58,16 +58,6 @@ bool b_copied(Problem const& p) {
 bool padded(Problem const& p) {
   return p.align < 16 && (p.precision == Precision::kFP16 || p.precision == Precision::kBF16);
 }
-/// Stored rows and 16-byte padded row stride of A and B (= wgmma_detail::stored_a/stored_b and
-/// padded_ld).
-std::int64_t stored_rows(TmaOperand operand, Problem const& p) {
-  if (operand == TmaOperand::kA) return a_transposed(p.layout) ? p.k : p.m;
-  return b_transposed(p.layout) ? p.n : p.k;
-}
-std::int64_t stored_cols(TmaOperand operand, Problem const& p) {
-  if (operand == TmaOperand::kA) return a_transposed(p.layout) ? p.m : p.k;
-  return b_transposed(p.layout) ? p.k : p.n;
-}
 
 /// A is MN-major in shared memory when the main kernel reads it stored K×M; B when K×N.
 bool a_mn_major(Problem const& p) { return a_transposed(p.layout) && !a_copied(p); }
@@ -93,7 +83,7 @@ std::int64_t padded_offset_a(KernelConfig const& cfg, Problem const& p) {
   return round_up(partial_bytes(cfg, p), 128);
 }
 std::int64_t padded_copy_bytes(TmaOperand operand, Problem const& p) {
-  return stored_rows(operand, p) * padded_copy_ld(operand, p) * input_bytes(p.precision);
+  return stored_extent(operand, p).rows * padded_copy_ld(operand, p) * input_bytes(p.precision);
 }
 std::int64_t padded_offset_b(KernelConfig const& cfg, Problem const& p) {
   return padded_offset_a(cfg, p) + round_up(padded_copy_bytes(TmaOperand::kA, p), 128);
@@ -102,7 +92,8 @@ std::int64_t padded_offset_b(KernelConfig const& cfg, Problem const& p) {
 constexpr int kPadThreads = 256;
 constexpr std::int64_t kPadChunk = 2048;
 std::int64_t padded_copy_blocks(TmaOperand operand, Problem const& p) {
-  return stored_rows(operand, p) * ceil_div(stored_cols(operand, p), kPadChunk);
+  StoredExtent const e = stored_extent(operand, p);
+  return e.rows * ceil_div(e.cols, kPadChunk);
 }
 
 // = wgmma_detail's: the K-major copy turns 32×32 blocks, copy_batch() of them (adjacent along

@@ -138,6 +138,28 @@ std::string lt_build_algo(cublasLtHandle_t handle, LtDescriptors const& d,
   return {};
 }
 
+std::string lt_heuristic_first(cublasLtHandle_t handle, LtDescriptors const& d,
+                               std::uint64_t max_workspace, cublasLtMatmulAlgo_t& algo,
+                               std::size_t& workspace_bytes) {
+  cublasLtMatmulPreference_t pref = nullptr;
+  if (auto s = cublasLtMatmulPreferenceCreate(&pref); s != CUBLAS_STATUS_SUCCESS) {
+    return "cublasLtMatmulPreferenceCreate: " + cublas_status_text(s);
+  }
+  (void)cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &max_workspace, sizeof max_workspace);
+  cublasLtMatmulHeuristicResult_t heur{};
+  int returned = 0;
+  cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
+      handle, d.op(), d.first(), d.second(), d.out(), d.out(), pref, 1, &heur, &returned);
+  (void)cublasLtMatmulPreferenceDestroy(pref);
+  if (s != CUBLAS_STATUS_SUCCESS || returned < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
+    return "cuBLASLt's heuristic offered no algorithm (" + cublas_status_text(s) + ")";
+  }
+  algo = heur.algo;
+  workspace_bytes = heur.workspaceSize;
+  return {};
+}
+
 bool lt_read_algo(cublasLtMatmulAlgo_t const& algo, std::int64_t compute, LtAlgoConfig& out) {
   out = LtAlgoConfig{};
   out.compute = compute;

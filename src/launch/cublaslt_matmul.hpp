@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <cublasLt.h>
@@ -51,6 +52,13 @@ class LtDescriptors {
 std::string lt_build_algo(cublasLtHandle_t handle, LtDescriptors const& d,
                           LtAlgoConfig const& config, cublasLtMatmulAlgo_t& algo,
                           std::size_t& workspace_bytes);
+
+/// cuBLASLt's heuristic's first algorithm for `d` within `max_workspace` bytes of workspace:
+/// the default call of a problem cublasGemmEx cannot run (FP8). "" with `algo` and the
+/// workspace it needs filled in, else why not.
+std::string lt_heuristic_first(cublasLtHandle_t handle, LtDescriptors const& d,
+                               std::uint64_t max_workspace, cublasLtMatmulAlgo_t& algo,
+                               std::size_t& workspace_bytes);
 
 /// The configuration of an algorithm cuBLASLt returned (a heuristic result), with `compute`
 /// set as given; false when cuBLASLt refuses to read an attribute.

@@ -352,28 +352,12 @@ struct Runtime::Impl {
       d.detail += "; no FP8 default: cuBLASLt descriptors: " + cublas_status_text(s);
       return;
     }
-    cublasLtMatmulPreference_t pref = nullptr;
-    if (cublasStatus_t const s = cublasLtMatmulPreferenceCreate(&pref);
-        s != CUBLAS_STATUS_SUCCESS) {
-      d.detail += "; no FP8 default: cublasLtMatmulPreferenceCreate: " + cublas_status_text(s);
+    if (why = lt_heuristic_first(handle, d.lt_desc, kFp8DefaultWorkspace, d.lt_algo,
+                                 d.lt_workspace);
+        !why.empty()) {
+      d.detail += "; no FP8 default: " + why;
       return;
     }
-    std::uint64_t const ws = kFp8DefaultWorkspace;
-    (void)cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
-                                               sizeof ws);
-    cublasLtMatmulHeuristicResult_t heur{};
-    int returned = 0;
-    cublasStatus_t const s = cublasLtMatmulAlgoGetHeuristic(
-        handle, d.lt_desc.op(), d.lt_desc.first(), d.lt_desc.second(), d.lt_desc.out(),
-        d.lt_desc.out(), pref, 1, &heur, &returned);
-    (void)cublasLtMatmulPreferenceDestroy(pref);
-    if (s != CUBLAS_STATUS_SUCCESS || returned < 1 || heur.state != CUBLAS_STATUS_SUCCESS) {
-      d.detail += "; no FP8 default: cuBLASLt's heuristic offered no algorithm (" +
-                  cublas_status_text(s) + ")";
-      return;
-    }
-    d.lt_algo = heur.algo;
-    d.lt_workspace = heur.workspaceSize;
     d.lt_lda = call.lda;
     d.lt_ldb = call.ldb;
     d.lt_ldc = call.ldc;

@@ -78,7 +78,7 @@ void check(Layout layout, std::int64_t m, std::int64_t n, std::int64_t k, int a_
                                       kUnwritten);
   std::uint16_t* const ws = aligned16(ws_store);
   std::size_t const ws_elems = static_cast<std::size_t>(plan.workspace_bytes / 2);
-  GemmArgs const args{m, n, k, lda, ldb, n, a, b, nullptr, ws, nullptr, 1.0f, 0.0f};
+  GemmArgs const args{m, n, k, lda, ldb, n, a, b, nullptr, ws, nullptr, 1.0f, 0.0f, nullptr, nullptr};
   Call call{sk == 4 ? copy_kernel<4>(ta, tb) : copy_kernel<1>(ta, tb), args};
   emu::run_grid(static_cast<unsigned>(copy.grid.x), static_cast<unsigned>(copy.block.x),
                 [](void* c) {
