@@ -1,5 +1,5 @@
 // `gemmtune report`: one self-contained HTML page (or Markdown) of a cache or a table: per-shape
-// bars, roofline, search convergence, a landscape and provenance.
+// bars, roofline, search convergence, a landscape, M curves, ladder runs and provenance.
 #include <filesystem>
 #include <iostream>
 
@@ -9,6 +9,7 @@
 #include "src/core/file_output.hpp"
 #include "src/core/tuning_table.hpp"
 #include "src/report/html_report.hpp"
+#include "src/report/ladder_file.hpp"
 #include "src/report/table_report.hpp"
 
 namespace gemmtune {
@@ -21,6 +22,7 @@ struct ReportArgs {
   std::string precision;  ///< empty: every precision
   std::string layout = "NN";
   std::string landscape;
+  std::vector<std::string> ladders;
   std::string out;
   std::string format = "html";
 };
@@ -59,6 +61,7 @@ void run_report(ReportArgs const& a, AppContext& ctx) {
   } else {
     data = report_from_cache(ctx.store_for_reading(), q);
   }
+  for (std::string const& f : a.ladders) data.ladders.push_back(read_ladder_file(f));
   std::string const page = a.format == "md" ? render_markdown(data) : render_html(data);
   if (a.out == "-") {
     std::cout << page;
@@ -68,13 +71,16 @@ void run_report(ReportArgs const& a, AppContext& ctx) {
       std::cerr << "wrote " << a.out << ": " << data.shapes.size() << " shapes, "
                 << data.curves.size() << " search curves"
                 << (data.landscape ? ", a landscape of " + data.landscape->family : std::string())
+                << (data.ladders.empty() ? std::string()
+                                         : ", " + std::to_string(data.ladders.size()) + " ladder runs")
                 << (data.missing.empty() ? std::string()
                                          : "; " + std::to_string(data.missing.size()) +
                                                " notes on what the source lacks")
                 << std::endl;
     }
   }
-  if (data.shapes.empty()) command_status() = 3;
+  // A page with nothing measured on it (no shape, no ladder) is not a report of results.
+  if (data.shapes.empty() && data.ladders.empty()) command_status() = 3;
 }
 
 }  // namespace
@@ -90,6 +96,8 @@ void setup_report(CLI::App& app, AppContext& ctx) {
   sub->add_option("--layout", a->layout, "Layout of --shape and --landscape")->capture_default_str();
   sub->add_option("--landscape", a->landscape,
                   "Shape MxNxK of the landscape (default: the shape with the most trials)");
+  sub->add_option("--ladder", a->ladders,
+                  "A `gemmtune ladder --json-out` file to draw in the ladder section (repeatable)");
   sub->add_option("--out,-o", a->out, "Output file ('-': stdout)")->required();
   sub->add_option("--format", a->format, "html or md")->capture_default_str();
   sub->callback([a, &ctx] { run_report(*a, ctx); });

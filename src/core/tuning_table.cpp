@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <tuple>
 #include <unistd.h>
@@ -14,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/error.hpp"
+#include "src/core/file_input.hpp"
 #include "src/core/file_output.hpp"
+#include "src/core/json_reader.hpp"
 #include "src/core/json_structure.hpp"
 #include "src/core/vendor_kernel.hpp"
 
@@ -36,197 +37,20 @@ constexpr std::int64_t kMaxBoardTemperatureC = 200;   // far above any throttle 
 constexpr std::int64_t kMaxShapes = (std::int64_t{1} << 31) - 1;
 constexpr std::size_t kMaxNameLength = 256;
 constexpr std::size_t kMaxShortText = 64;
-constexpr std::size_t kMaxKernelIdLength = 1024;
 // An alternative measured faster than its winner by more than this is not a measurement.
 constexpr double kMaxRelative = 100.0;
 // Ratios are derived values; a hand-edited table may round them a little.
 constexpr double kRatioTolerance = 1e-6;
 
-std::string join(std::string const& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
+using json_path::describe;
+using json_path::join;
 
-std::string index_path(std::string const& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-/// JSON text for a message: bytes that are not UTF-8 are shown as U+FFFD, never thrown about.
-std::string message_dump(Json const& v) {
-  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-/// A JSON value as an error message shows it: scalars verbatim (long strings cut), containers
-/// by kind.
-std::string describe(Json const& v) {
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  if (v.is_string()) {
-    auto const& s = v.get_ref<std::string const&>();
-    // Cut at 60 bytes, which may split a UTF-8 sequence: the dump replaces what is left of it
-    // (a throwing dump here would turn a clear refusal into an internal error).
-    if (s.size() > 60) return message_dump(Json(s.substr(0, 60))) + "...";
-    return message_dump(v);
-  }
-  return message_dump(v);
-}
+std::string index_path(std::string const& path, std::size_t i) { return json_path::index(path, i); }
 
 /// Reads one table, failing with "<source>: <path>: <what>" on the first problem.
-class TableReader {
+class TableReader : public JsonReader {
  public:
-  explicit TableReader(std::string_view source) : source_(source) {}
-
-  [[noreturn]] void fail(std::string const& path, std::string const& what) const {
-    throw Error(source_ + ": " + (path.empty() ? std::string("top level") : path) + ": " + what);
-  }
-
-  [[noreturn]] void expected(std::string const& path, std::string_view what,
-                             Json const& got) const {
-    fail(path, "expected " + std::string(what) + ", got " + describe(got));
-  }
-
-  /// Checks that `v` is an object whose keys are all in `known`.
-  void object(Json const& v, std::string const& path,
-              std::initializer_list<std::string_view> known) const {
-    if (!v.is_object()) expected(path, "an object", v);
-    for (auto const& [key, value] : v.items()) {
-      if (std::find(known.begin(), known.end(), key) == known.end()) {
-        std::string list;
-        for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-        fail(join(path, key), "unknown key (expected one of " + list + ")");
-      }
-    }
-  }
-
-  /// The member `key`; fails naming what was expected when it is absent. Messages and paths
-  /// are built only on failure: a table of 200 000 entries reads millions of members.
-  Json const& member(Json const& obj, std::string const& path, std::string_view key,
-                     std::string_view what) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing (expected " + std::string(what) + ")");
-    return *it;
-  }
-
-  std::int64_t integer(Json const& obj, std::string const& path, std::string_view key,
-                       std::int64_t lo, std::int64_t hi) const {
-    auto const what = [&] {
-      return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    };
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing (expected " + what() + ")");
-    Json const& v = *it;
-    if (v.is_number_unsigned()) {
-      auto const u = v.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(hi) || static_cast<std::int64_t>(u) < lo)
-        expected(join(path, key), what(), v);
-      return static_cast<std::int64_t>(u);
-    }
-    if (v.is_number_integer()) {
-      auto const x = v.get<std::int64_t>();
-      if (x < lo || x > hi) expected(join(path, key), what(), v);
-      return x;
-    }
-    expected(join(path, key), what(), v);
-  }
-
-  double positive(Json const& v, std::string const& path) const {
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
-      expected(path, "a number > 0", v);
-    return v.get<double>();
-  }
-
-  double positive(Json const& obj, std::string const& path, std::string_view key) const {
-    Json const& v = member(obj, path, key, "a number > 0");
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
-      expected(join(path, key), "a number > 0", v);
-    return v.get<double>();
-  }
-
-  /// A positive number, or nullopt when the key is absent or null.
-  std::optional<double> optional_positive(Json const& obj, std::string const& path,
-                                          std::string_view key) const {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return std::nullopt;
-    Json const& v = *it;
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0.0)
-      expected(join(path, key), "a number > 0", v);
-    return v.get<double>();
-  }
-
-  std::string text(Json const& obj, std::string const& path, std::string_view key,
-                   std::size_t max_length) const {
-    auto const what = [&] {
-      return "a non-empty string of at most " + std::to_string(max_length) + " characters";
-    };
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(join(path, key), "missing (expected " + what() + ")");
-    Json const& v = *it;
-    if (!v.is_string()) expected(join(path, key), what(), v);
-    auto const& s = v.get_ref<std::string const&>();
-    if (s.empty() || s.size() > max_length) expected(join(path, key), what(), v);
-    return s;
-  }
-
-  Precision precision(Json const& obj, std::string const& path) const {
-    std::string_view const what = "one of \"fp32\", \"tf32\", \"fp16\", \"bf16\"";
-    Json const& v = member(obj, path, "precision", what);
-    if (v.is_string()) {
-      for (Precision p : kAllPrecisions) {
-        if (v.get_ref<std::string const&>() == to_string(p)) return p;
-      }
-    }
-    expected(join(path, "precision"), what, v);
-  }
-
-  Layout layout(Json const& obj, std::string const& path) const {
-    std::string_view const what = "one of \"NN\", \"NT\", \"TN\", \"TT\"";
-    Json const& v = member(obj, path, "layout", what);
-    if (v.is_string()) {
-      for (Layout l : kAllLayouts) {
-        if (v.get_ref<std::string const&>() == to_string(l)) return l;
-      }
-    }
-    expected(join(path, "layout"), what, v);
-  }
-
-  int align(Json const& obj, std::string const& path) const {
-    std::string_view const what = "one of 1, 2, 4, 8, 16";
-    Json const& v = member(obj, path, "align", what);
-    if (v.is_number_integer()) {
-      auto const a = v.get<std::int64_t>();
-      if (a == 1 || a == 2 || a == 4 || a == 8 || a == 16) return static_cast<int>(a);
-    }
-    expected(join(path, "align"), what, v);
-  }
-
-  KernelConfig kernel(Json const& obj, std::string const& path) const {
-    auto const p = [&] { return join(path, "kernel"); };
-    std::string const& id = text(obj, path, "kernel", kMaxKernelIdLength);
-    KernelConfig cfg;
-    try {
-      cfg = parse_kernel_id(id);
-    } catch (UsageError const& e) {
-      fail(p(), e.what());
-    }
-    // Equal configs must have equal ids everywhere (DB, CLI, logs), so only the canonical
-    // spelling is accepted ("BM=0128" names the same config as "BM=128").
-    if (cfg.id() != id) {
-      fail(p(), "expected the canonical id " + message_dump(Json(cfg.id())) + ", got " +
-                    message_dump(Json(id)));
-    }
-    if (is_vendor(cfg)) {
-      if (std::string const why = vendor_reject_reason(cfg); !why.empty()) fail(p(), why);
-    }
-    return cfg;
-  }
-
-  /// A kernel of ours: vendor ids are refused where only our kernels may stand.
-  KernelConfig own_kernel(Json const& obj, std::string const& path) const {
-    KernelConfig cfg = kernel(obj, path);
-    if (is_vendor(cfg)) {
-      fail(join(path, "kernel"), "one of our kernels, not the vendor call " + cfg.id());
-    }
-    return cfg;
-  }
+  using JsonReader::JsonReader;
 
   int gpu_ref(Json const& obj, std::string const& path, TuningTable const& table) const {
     auto const id = static_cast<int>(integer(obj, path, "gpu", 0, kMaxId));
@@ -576,9 +400,6 @@ class TableReader {
     }
     return t;
   }
-
- private:
-  std::string source_;
 };
 
 /// Parses JSON text with a depth cap and duplicate-key detection. nlohmann's parser keeps the
@@ -595,8 +416,7 @@ Json parse_json(std::string_view text, std::string const& source) {
 }
 
 std::string too_large(std::string const& source, std::uintmax_t bytes) {
-  return source + ": " + std::to_string(bytes) + " bytes is more than the " +
-         std::to_string(kMaxTableBytes >> 20) + " MiB limit for a tuning table";
+  return too_large_message(source, bytes, kMaxTableBytes, "tuning table");
 }
 
 OrderedJson optional_number(std::optional<double> v) {
@@ -641,23 +461,9 @@ TuningTable parse_tuning_table(std::string_view text, std::string_view source) {
 }
 
 TuningTable read_tuning_table(std::filesystem::path const& path) {
-  std::string const src = path.string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error(src + ": no such tuning table file (expected a JSON file written by gemmtune export)");
-  }
-  auto const size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(src + ": cannot read the tuning table: " + ec.message());
-  if (size > kMaxTableBytes) throw Error(too_large(src, size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(src + ": cannot open the tuning table for reading");
-  std::string text;
-  // Read at most one byte past the cap, in case the file grew after the size check.
-  text.resize(static_cast<std::size_t>(kMaxTableBytes) + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxTableBytes) throw Error(too_large(src, text.size()));
-  return parse_tuning_table(text, src);
+  return parse_tuning_table(read_capped_file(path, kMaxTableBytes, "tuning table",
+                                             "a JSON file written by gemmtune export"),
+                            path.string());
 }
 
 std::string format_tuning_table(TuningTable const& t) {

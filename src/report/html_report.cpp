@@ -76,10 +76,10 @@ void shape_section(std::ostringstream& o, ReportData const& d) {
     o << "<p class=\"verdict\">" << html_escape(lines.at(precision)) << "</p>";
     std::size_t const drawn = std::min(shapes.size(), kReportMaxBars);
     std::vector<std::string> groups;
-    BarSeries own{"own best", "own", {}, {}, {}, {}};
-    BarSeries pick{"pick", "pick", {}, {}, {}, {}};
-    BarSeries cublas{"cuBLAS", "cublas", {}, {}, {}, {}};
-    BarSeries lt{"cuBLASLt-autotuned", "cublaslt", {}, {}, {}, {}};
+    BarSeries own{"own best", "own", {}, {}, {}, {}, {}};
+    BarSeries pick{"pick", "pick", {}, {}, {}, {}, {}};
+    BarSeries cublas{"cuBLAS", "cublas", {}, {}, {}, {}, {}};
+    BarSeries lt{"cuBLASLt-autotuned", "cublaslt", {}, {}, {}, {}, {}};
     for (std::size_t i = 0; i < drawn; ++i) {
       ReportShape const& s = *shapes[i];
       Problem const& p = s.problem;
@@ -312,6 +312,8 @@ std::map<Precision, std::string> win_lose_lines(ReportData const& d) {
   return out;
 }
 
+namespace {
+
 /// The layer of an M curve, as its caption says it.
 std::string layer_text(Problem const& p) {
   return "M × " + std::to_string(p.n) + " × " + std::to_string(p.k) + " " +
@@ -359,6 +361,68 @@ void mcurves_section(std::ostringstream& o, ReportData const& d) {
   o << "</section>";
 }
 
+/// A ladder stage's speed against cuBLAS, as the seeds' chart labels it.
+std::string pct_of(double base_ms, double ms) {
+  return base_ms > 0 && ms > 0 ? fixed(100.0 * base_ms / ms, 1) + "%" : "-";
+}
+
+std::string ladder_caption(ReportLadder const& l) { return l.problem.describe() + " on " + l.gpu; }
+
+/// How a ladder run was timed and with what, as one line under its chart.
+std::string protocol_text(ReportLadder const& l) {
+  std::string out = l.protocol.empty() ? "timing protocol not recorded in the file"
+                                       : "timing protocol: " + l.protocol;
+  for (auto const& [k, v] : l.provenance) out += "; " + k + " " + v;
+  return out;
+}
+
+void ladder_section(std::ostringstream& o, ReportData const& d) {
+  o << "<section id=\"ladder\"><h2>Ladder</h2>";
+  if (d.ladders.empty()) {
+    o << "<p class=\"missing\">No ladder results: pass the JSON of <code>gemmtune ladder "
+         "--json-out FILE</code> as <code>--ladder FILE</code>.</p></section>";
+    return;
+  }
+  o << "<p class=\"note\">The seed ladder: each stage's TFLOP/s, with cuBLAS and "
+       "cuBLASLt-autotuned timed in the same worker; the label on each bar is its speed as a "
+       "percentage of cuBLAS. A stage that failed has no bar and says why in the table.</p>";
+  for (ReportLadder const& l : d.ladders) {
+    std::vector<std::string> groups{"cuBLAS", "cuBLASLt"};
+    BarSeries bars{"seed stage", "own", {}, {}, {}, {}, {"cublas", "cublaslt"}};
+    for (double ms : {l.cublas_ms, l.cublaslt_ms}) {
+      bars.values.push_back(tflops(l.problem, ms));
+      bars.labels.push_back(pct_of(l.cublas_ms, ms));
+    }
+    for (ReportLadderStage const& st : l.stages) {
+      bool const ok = st.disposition == Disposition::kOk;
+      groups.push_back(st.stage);
+      bars.values.push_back(ok ? tflops(l.problem, st.time_ms) : 0.0);
+      bars.labels.push_back(ok ? pct_of(l.cublas_ms, st.time_ms) : "");
+    }
+    o << "<div class=\"ladder\" data-precision=\"" << to_string(l.problem.precision) << "\"><h3>"
+      << html_escape(ladder_caption(l)) << "</h3><p class=\"note\">"
+      << html_escape(protocol_text(l) + "; from " + l.source) << "</p>"
+      << bar_chart(groups, {bars}, "TFLOP/s");
+    o << "<table class=\"ladder\"><tr><th>stage</th><th>kernel</th><th>µs</th><th>TFLOP/s</th>"
+         "<th>% of cuBLAS</th><th>% of cuBLASLt</th><th>result</th></tr>";
+    for (ReportLadderStage const& st : l.stages) {
+      bool const ok = st.disposition == Disposition::kOk;
+      o << "<tr><td>" << html_escape(st.stage) << "</td><td class=\"id\">"
+        << html_escape(st.kernel) << "</td><td>" << (ok ? fixed(st.time_ms * 1e3, 1) : "-")
+        << "</td><td>" << (ok ? fixed(tflops(l.problem, st.time_ms), 2) : "-") << "</td><td>"
+        << (ok ? pct_of(l.cublas_ms, st.time_ms) : "-") << "</td><td>"
+        << (ok ? pct_of(l.cublaslt_ms, st.time_ms) : "-") << "</td><td>"
+        << html_escape(ok ? std::string("ok")
+                          : std::string(to_string(st.disposition)) + ": " + st.reason)
+        << "</td></tr>";
+    }
+    o << "</table></div>";
+  }
+  o << "</section>";
+}
+
+}  // namespace
+
 std::string render_html(ReportData const& d) {
   std::ostringstream o;
   o << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
@@ -375,9 +439,7 @@ std::string render_html(ReportData const& d) {
   convergence_section(o, d);
   landscape_section(o, d);
   mcurves_section(o, d);
-  o << "<section id=\"ladder\"><h2>Ladder</h2><p class=\"missing\">No ladder results in this "
-       "source: <code>gemmtune ladder</code> prints its table and does not store it.</p>"
-       "</section>";
+  ladder_section(o, d);
   o << "<footer id=\"provenance\"><h2>Provenance</h2><dl>";
   for (auto const& [k, v] : d.provenance) {
     o << "<dt>" << html_escape(k) << "</dt><dd>" << html_escape(v) << "</dd>";
@@ -426,6 +488,22 @@ std::string render_markdown(ReportData const& d) {
     o << "\nBucket boundaries (first M of each bucket after the first):";
     for (std::int64_t const b : r.boundaries) o << " " << b;
     o << "\n\n";
+  }
+  for (ReportLadder const& l : d.ladders) {
+    o << "## Ladder: " << ladder_caption(l) << "\n\n" << protocol_text(l) << "; from `" << l.source
+      << "`. cuBLAS " << fixed(l.cublas_ms * 1e3, 1) << " µs, cuBLASLt-autotuned "
+      << fixed(l.cublaslt_ms * 1e3, 1)
+      << " µs.\n\n| stage | kernel | µs | TFLOP/s | % of cuBLAS | % of cuBLASLt | result |\n"
+         "|---|---|---:|---:|---:|---:|---|\n";
+    for (ReportLadderStage const& st : l.stages) {
+      bool const ok = st.disposition == Disposition::kOk;
+      o << "| " << st.stage << " | `" << st.kernel << "` | " << (ok ? fixed(st.time_ms * 1e3, 1) : "-")
+        << " | " << (ok ? fixed(tflops(l.problem, st.time_ms), 2) : "-") << " | "
+        << (ok ? pct_of(l.cublas_ms, st.time_ms) : "-") << " | "
+        << (ok ? pct_of(l.cublaslt_ms, st.time_ms) : "-") << " | "
+        << (ok ? std::string("ok") : std::string(to_string(st.disposition))) << " |\n";
+    }
+    o << "\n";
   }
   o << "## Provenance\n\n";
   for (auto const& [k, v] : d.provenance) o << "- " << k << ": " << v << "\n";

@@ -72,6 +72,28 @@ struct ReportRange {
 /// The M curves of these shapes: every layer tuned at two or more M.
 std::vector<ReportRange> report_ranges(std::vector<ReportShape> const& shapes);
 
+/// One stage of a `gemmtune ladder` run.
+struct ReportLadderStage {
+  std::string stage;   ///< "1 naive", ...
+  std::string kernel;  ///< canonical id
+  Disposition disposition = Disposition::kOk;
+  std::string reason;  ///< empty when ok
+  double time_ms = 0.0;  ///< 0 unless ok
+};
+
+/// A `gemmtune ladder` run (its --json-out file): the seed stages on one problem, each against
+/// cuBLAS and cuBLASLt-autotuned timed in the same worker.
+struct ReportLadder {
+  std::string source;  ///< the file
+  std::string gpu;
+  Problem problem;
+  double cublas_ms = 0.0;
+  double cublaslt_ms = 0.0;
+  std::string protocol;  ///< timing protocol as the file records it; empty: not recorded
+  std::map<std::string, std::string> provenance;  ///< driver, CUDA runtime, cuBLAS, gemmtune
+  std::vector<ReportLadderStage> stages;
+};
+
 struct ReportData {
   std::string title;
   std::string gpu;                    ///< name
@@ -81,6 +103,7 @@ struct ReportData {
   std::optional<ReportLandscape> landscape;
   std::vector<ReportRange> ranges;    ///< M curves (report_ranges of the shapes)
   std::optional<ReportCeilings> ceilings;
+  std::vector<ReportLadder> ladders;  ///< from --ladder files
   std::map<std::string, std::string> provenance;  ///< label -> value (driver, CUDA, ...)
   std::vector<std::string> commands;  ///< what made the data (search arguments)
   std::vector<std::string> missing;   ///< what the source lacks, said on the page

@@ -188,6 +188,10 @@ std::string bar_chart(std::vector<std::string> const& groups, std::vector<BarSer
     values.insert(values.end(), s.values.begin(), s.values.end());
     values.insert(values.end(), s.hi.begin(), s.hi.end());
   }
+  // Room above the tallest bar for its rotated label and the legend.
+  bool const labelled = std::any_of(series.begin(), series.end(),
+                                    [](BarSeries const& s) { return !s.labels.empty(); });
+  if (labelled) values.push_back(1.25 * *std::max_element(values.begin(), values.end()));
   Scale const y = make_scale(values, false, true, height - kBottom, kTop);
   Scale x;  // unused for ticks; groups are placed by index
   std::ostringstream o;
@@ -200,7 +204,8 @@ std::string bar_chart(std::vector<std::string> const& groups, std::vector<BarSer
       if (g >= s.values.size() || !(s.values[g] > 0.0)) continue;
       double const top = y(s.values[g]), base = y(0.0);
       int const bx = gx + static_cast<int>(si) * 18;
-      body << "<rect class=\"bar " << html_escape(s.css_class) << "\" x=\"" << bx << "\" y=\""
+      std::string const& cls = g < s.classes.size() && !s.classes[g].empty() ? s.classes[g] : s.css_class;
+      body << "<rect class=\"bar " << html_escape(cls) << "\" x=\"" << bx << "\" y=\""
            << num(top) << "\" width=\"16\" height=\"" << num(base - top) << "\"><title>"
            << html_escape(s.name + " · " + groups[g] + ": " + tick_text(s.values[g]))
            << "</title></rect>";

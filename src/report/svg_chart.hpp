@@ -15,6 +15,7 @@ struct BarSeries {
   std::vector<double> values;       ///< one per group
   std::vector<double> lo, hi;       ///< whisker ends per group (empty: none)
   std::vector<std::string> labels;  ///< text above each bar (empty: none)
+  std::vector<std::string> classes; ///< per-group colour class instead of css_class (empty: none)
 };
 
 /// Grouped vertical bars, one group per label, linear y from 0.

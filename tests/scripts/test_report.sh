@@ -25,7 +25,8 @@ shoot() {  # shoot PAGE PNG DOM: screenshot and DOM of a page, the browser's log
   if grep -q "CONSOLE" "$2.log"; then fail "console messages on $1: $(grep CONSOLE "$2.log" | head -3)"; fi
 }
 
-# 1. A cache of two committed tables, and two searches of one shape with our kernels' trials.
+# 1. A cache of two committed tables, and two searches of one shape with our kernels' trials;
+#    the committed H200 ladder run beside it.
 export GEMMTUNE_DB=$work/cache.db
 for t in h200-fp16-core h200-fp32-core; do
   "$G" -q import "$root/tests/data/report/$t.table.json" > /dev/null || fail "import $t exited $?"
@@ -56,7 +57,8 @@ for s in (1, 2):
                    list(r.values()))
 db.commit()
 PY
-"$G" -q report --out report.html || fail "report of the cache exited $?"
+"$G" -q report --ladder "$root/tests/data/report/h200-ladder.json" --out report.html ||
+  fail "report of the cache exited $?"
 shoot report.html shot.png dom.html
 python3 - "$root" <<'PY' || exit 1
 import json, struct, sys
@@ -148,6 +150,15 @@ land = [s for s in page.svgs if s["section"] == "landscape"]
 # the tables' stored mma trials of it; one small multiple per parameter (BM, BN, X).
 if len(land) != 3 or any(s["points"] < 40 for s in land):
     errors.append(f"landscape: {[(s['labels'], s['points']) for s in land]}")
+# The ladder: cuBLAS, cuBLASLt and one bar per stage of the committed H200 run.
+lad = json.load(open(f"{root}/tests/data/report/h200-ladder.json"))
+want = 2 + sum(1 for st in lad["stages"] if st["disposition"] == "ok")
+ladder = [s for s in page.svgs if s["section"] == "ladder"]
+if len(ladder) != 1 or ladder[0]["bars"] != want or ladder[0]["marks"] != want:
+    errors.append(f"ladder: {[(s['bars'], s['marks']) for s in ladder]}, expected {want} bars")
+elif "TFLOP/s" not in ladder[0]["labels"]:
+    errors.append(f"ladder axis labels {ladder[0]['labels']}")
+if "% of cuBLAS" not in text: errors.append("the ladder's table has no % of cuBLAS")
 if "µs" not in text or "TFLOP/s" not in text: errors.append("units missing")
 png = open("shot.png", "rb").read()
 if png[:8] != b"\x89PNG\r\n\x1a\n": errors.append("the screenshot is not a PNG")
