@@ -42,7 +42,9 @@ void run_import(ImportArgs const& a, AppContext& ctx) {
                                 {"new_best", r.new_best},
                                 {"not_best", r.not_best},
                                 {"baselines_added", r.baselines_added},
-                                {"baselines_duplicate", r.baselines_duplicate}}
+                                {"baselines_duplicate", r.baselines_duplicate},
+                                {"ceilings_added", r.ceilings_added},
+                                {"ceilings_duplicate", r.ceilings_duplicate}}
                      .dump(2)
               << std::endl;
     return;
@@ -55,6 +57,10 @@ void run_import(ImportArgs const& a, AppContext& ctx) {
   if (r.kind == "cache") {
     std::cout << "; baselines: " << r.baselines_added << " added, " << r.baselines_duplicate
               << " already stored";
+    if (r.ceilings_added + r.ceilings_duplicate > 0) {
+      std::cout << "; device ceilings: " << r.ceilings_added << " added, "
+                << r.ceilings_duplicate << " already stored";
+    }
   }
   std::cout << std::endl;
 }

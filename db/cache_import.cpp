@@ -35,6 +35,16 @@ struct SourceBaseline {
   std::int64_t created_at = 0;
 };
 
+/// A measured device ceiling of a source cache, with the GPU and provenance it was measured on.
+struct SourceCeiling {
+  GpuIdentity gpu;
+  Provenance provenance;
+  std::string precision;  ///< empty: the copy bandwidth
+  double value = 0.0;
+  std::string method;
+  std::int64_t measured_at = 0;
+};
+
 std::string key_text(std::int64_t gpu_id, Problem const& p, std::string const& kernel_id,
                      std::int64_t provenance_id) {
   return std::to_string(gpu_id) + "|" + p.shape() + "|" + std::string(to_string(p.precision)) +
@@ -156,6 +166,33 @@ class Merger {
     ++report_.baselines_added;
   }
 
+  void add_ceiling(SourceCeiling const& c) {
+    std::int64_t const gpu_id = ensure_gpu(c.gpu);
+    std::int64_t const provenance_id = ensure_provenance(c.provenance);
+    Statement same(db_,
+                   "SELECT count(*) FROM device_ceilings WHERE gpu_id = ?1 AND provenance_id = ?2 "
+                   "AND precision IS ?3 AND value = ?4 AND method = ?5 AND measured_at = ?6");
+    Statement insert(db_,
+                     "INSERT INTO device_ceilings (gpu_id, provenance_id, kind, precision, value, "
+                     "method, measured_at) VALUES (?1, ?2, ?7, ?3, ?4, ?5, ?6)");
+    for (Statement* s : {&same, &insert}) {
+      s->bind(1, gpu_id).bind(2, provenance_id);
+      if (c.precision.empty()) {
+        s->bind_null(3);
+      } else {
+        s->bind(3, std::string_view(c.precision));
+      }
+      s->bind(4, c.value).bind(5, std::string_view(c.method)).bind(6, c.measured_at);
+    }
+    if (same.step() && same.column_int(0) > 0) {
+      ++report_.ceilings_duplicate;
+      return;
+    }
+    insert.bind(7, c.precision.empty() ? "copy" : "compute");
+    insert.run();
+    ++report_.ceilings_added;
+  }
+
   /// The searches of a source cache: a trial of one keeps it (a copy of its record), so the
   /// merged cache still tells which trials one search evaluated, in what order.
   void keep_searches(std::vector<SearchRecord> const& searches) {
@@ -170,7 +207,8 @@ class Merger {
                                   {"added", report_.added},
                                   {"duplicates", report_.duplicates},
                                   {"kept_local", report_.kept_local},
-                                  {"baselines_added", report_.baselines_added}};
+                                  {"baselines_added", report_.baselines_added},
+                                  {"ceilings_added", report_.ceilings_added}};
       Statement s(db_, "UPDATE searches SET finished_at = ?2, phase_times_json = ?3 WHERE id = ?1");
       s.bind(1, report_.search_id).bind(2, now()).bind(3, counts.dump());
       s.run();
@@ -266,6 +304,33 @@ class Merger {
   ImportReport report_;
 };
 
+/// Every measured device ceiling of a source cache, oldest first.
+std::vector<SourceCeiling> read_ceilings(std::filesystem::path const& path) {
+  Database db = open_cache(path, Database::Mode::kReadOnly);
+  Statement s(db,
+              "SELECT g.name, g.cc_major, g.cc_minor, g.sm_count, p.driver, p.cuda_runtime, "
+              "p.nvrtc, p.cublas, p.gemmtune_version, p.template_hash, p.compile_options, "
+              "c.precision, c.value, c.method, c.measured_at FROM device_ceilings c "
+              "JOIN gpus g ON g.id = c.gpu_id JOIN provenances p ON p.id = c.provenance_id "
+              "ORDER BY c.id");
+  std::vector<SourceCeiling> out;
+  while (s.step()) {
+    SourceCeiling c;
+    int i = 0;
+    c.gpu = read_gpu(s, i);
+    i += 4;
+    c.provenance = read_provenance(s, i);
+    i += 7;
+    c.precision = s.column_is_null(i) ? std::string() : s.column_text(i);
+    ++i;
+    c.value = s.column_double(i++);
+    c.method = s.column_text(i++);
+    c.measured_at = s.column_int(i++);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 /// Every baseline of a source cache, oldest first.
 std::vector<SourceBaseline> read_baselines(std::filesystem::path const& path) {
   Database db = open_cache(path, Database::Mode::kReadOnly);
@@ -280,10 +345,8 @@ std::vector<SourceBaseline> read_baselines(std::filesystem::path const& path) {
   while (s.step()) {
     SourceBaseline b;
     int c = 0;
-    b.gpu.name = s.column_text(c++);
-    b.gpu.cc_major = static_cast<int>(s.column_int(c++));
-    b.gpu.cc_minor = static_cast<int>(s.column_int(c++));
-    b.gpu.sm_count = static_cast<int>(s.column_int(c++));
+    b.gpu = read_gpu(s, c);
+    c += 4;
     b.problem = read_problem(s, c);
     c += 6;
     b.result.ok = s.column_int(c++) != 0;
@@ -292,13 +355,8 @@ std::vector<SourceBaseline> read_baselines(std::filesystem::path const& path) {
     b.result.cublaslt_ms = s.column_double(c++);
     b.result.cublaslt_algo_index = static_cast<int>(s.column_int(c++));
     b.result.cublaslt_algos_tried = static_cast<int>(s.column_int(c++));
-    b.provenance.driver = s.column_text(c++);
-    b.provenance.cuda_runtime = s.column_text(c++);
-    b.provenance.nvrtc = s.column_text(c++);
-    b.provenance.cublas = s.column_text(c++);
-    b.provenance.gemmtune_version = s.column_text(c++);
-    b.provenance.template_hash = s.column_text(c++);
-    b.provenance.compile_options = s.column_text(c++);
+    b.provenance = read_provenance(s, c);
+    c += 7;
     b.created_at = s.column_int(c++);
     out.push_back(std::move(b));
   }
@@ -435,6 +493,7 @@ ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::p
     searches = source.searches();
   }
   std::vector<SourceBaseline> const baselines = read_baselines(other);
+  std::vector<SourceCeiling> const ceilings = read_ceilings(other);
   // Oldest first, so the row named is the first bad one in the file.
   for (auto it = trials.rbegin(); it != trials.rend(); ++it) {
     std::string why = trial_defect(*it);
@@ -458,6 +517,7 @@ ImportReport import_cache(std::filesystem::path const& cache, std::filesystem::p
   merger.keep_searches(searches);
   for (auto it = trials.rbegin(); it != trials.rend(); ++it) merger.add_trial(*it);
   for (SourceBaseline const& b : baselines) merger.add_baseline(b);
+  for (SourceCeiling const& c : ceilings) merger.add_ceiling(c);
   return merger.commit();
 }
 

@@ -33,6 +33,8 @@ struct ImportReport {
   std::int64_t not_best = 0;    ///< added verified trials slower than one already stored
   std::int64_t baselines_added = 0;
   std::int64_t baselines_duplicate = 0;
+  std::int64_t ceilings_added = 0;      ///< measured device ceilings (`devices --ceilings`)
+  std::int64_t ceilings_duplicate = 0;
 };
 
 /// Provenance of a trial imported from a table. A table carries no provenance, so every field

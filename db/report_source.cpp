@@ -112,7 +112,7 @@ ReportData report_from_cache(SqliteTrialStore& store, ReportQuery const& query) 
   GpuIdentity const gpu = gpus.front();
   d.gpu = gpu.name;
   d.title = "gemmtune report: " + gpu.name;
-  d.ceilings = known_ceilings(gpu.name, gpu.sm_count);
+  d.ceilings = with_measured_ceilings(known_ceilings(gpu.name, gpu.sm_count), store.ceilings(gpu));
   for (std::size_t i = 1; i < gpus.size(); ++i) {
     d.missing.push_back("the cache also holds trials of " + gpus[i].describe() +
                         "; this report shows " + gpu.describe() + " only");

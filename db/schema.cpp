@@ -256,8 +256,28 @@ CREATE INDEX finished_problems_by_problem
   ON finished_problems (gpu_id, m, n, k, precision, layout, align);
 )sql";
 
-constexpr std::array<std::string_view, 6> kMigrations = {kMigration1, kMigration2, kMigration3,
-                                                         kMigration4, kMigration5, kMigration6};
+/// Version 7: the device's measured ceilings (`devices --ceilings`), which the report's roofline
+/// draws: a compute rate per precision (TFLOP/s) and the copy bandwidth (GB/s, reads and writes
+/// counted), each with how it was measured. Every measurement is kept; the newest counts.
+constexpr std::string_view kMigration7 = R"sql(
+CREATE TABLE device_ceilings (
+  id INTEGER PRIMARY KEY,
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  kind TEXT NOT NULL CHECK (kind IN ('compute', 'copy')),
+  precision TEXT CHECK ((kind = 'copy' AND precision IS NULL) OR
+                        (kind = 'compute' AND precision IS NOT NULL AND
+                         precision IN ('fp32', 'tf32', 'fp16', 'bf16', 'e4m3'))),
+  value REAL NOT NULL CHECK (value > 0),
+  method TEXT NOT NULL,
+  measured_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX device_ceilings_by_gpu ON device_ceilings (gpu_id, kind, precision);
+)sql";
+
+constexpr std::array<std::string_view, 7> kMigrations = {kMigration1, kMigration2, kMigration3,
+                                                         kMigration4, kMigration5, kMigration6,
+                                                         kMigration7};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
 constexpr std::chrono::milliseconds kBusyTimeout{10000};

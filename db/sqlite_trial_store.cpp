@@ -96,10 +96,8 @@ Trial read_trial(Statement const& s, std::filesystem::path const& path, int firs
   int c = first;
   t.id = s.column_int(c++);
   t.search_id = s.column_int(c++);
-  t.gpu.name = s.column_text(c++);
-  t.gpu.cc_major = static_cast<int>(s.column_int(c++));
-  t.gpu.cc_minor = static_cast<int>(s.column_int(c++));
-  t.gpu.sm_count = static_cast<int>(s.column_int(c++));
+  t.gpu = read_gpu(s, c);
+  c += 4;
   t.problem = read_problem(s, c);
   c += 6;
   std::string const kernel_id = s.column_text(c++);
@@ -123,13 +121,8 @@ Trial read_trial(Statement const& s, std::filesystem::path const& path, int firs
   t.spill_bytes = static_cast<int>(s.column_int(c++));
   t.smem_bytes = static_cast<int>(s.column_int(c++));
   t.compile_ms = s.column_double(c++);
-  t.provenance.driver = s.column_text(c++);
-  t.provenance.cuda_runtime = s.column_text(c++);
-  t.provenance.nvrtc = s.column_text(c++);
-  t.provenance.cublas = s.column_text(c++);
-  t.provenance.gemmtune_version = s.column_text(c++);
-  t.provenance.template_hash = s.column_text(c++);
-  t.provenance.compile_options = s.column_text(c++);
+  t.provenance = read_provenance(s, c);
+  c += 7;
   t.created_at = s.column_int(c++);
   t.spread_lo_ms = s.column_double(c++);
   t.spread_hi_ms = s.column_double(c++);
@@ -562,9 +555,7 @@ std::vector<GpuIdentity> SqliteTrialStore::list_gpus() {
   auto use = s.use();
   std::vector<GpuIdentity> out;
   while (s.step()) {
-    out.push_back(GpuIdentity{s.column_text(0), static_cast<int>(s.column_int(1)),
-                              static_cast<int>(s.column_int(2)),
-                              static_cast<int>(s.column_int(3))});
+    out.push_back(read_gpu(s, 0));
   }
   return out;
 }
@@ -626,6 +617,51 @@ std::vector<SearchRecord> SqliteTrialStore::searches() {
   while (s.step()) {
     out.push_back(SearchRecord{s.column_int(0), s.column_text(1), s.column_int(2),
                                s.column_int(3), s.column_text(4)});
+  }
+  return out;
+}
+
+void SqliteTrialStore::record_ceiling(GpuIdentity const& gpu, Provenance const& provenance,
+                                      DeviceCeiling const& c) {
+  impl_->require_writable("store a device ceiling");
+  if (!(c.value > 0.0) || !std::isfinite(c.value)) {
+    throw Error("a device ceiling must be a finite number > 0, got " + std::to_string(c.value));
+  }
+  Impl& d = *impl_;
+  Transaction tx(d.db);
+  std::int64_t const gpu_id = d.ensure_gpu(gpu);
+  std::int64_t const provenance_id = d.ensure_provenance(provenance);
+  Statement s(d.db,
+              "INSERT INTO device_ceilings (gpu_id, provenance_id, kind, precision, value, method, "
+              "measured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  s.bind(1, gpu_id).bind(2, provenance_id).bind(3, c.precision ? "compute" : "copy");
+  if (c.precision) {
+    s.bind(4, to_string(*c.precision));
+  } else {
+    s.bind_null(4);
+  }
+  s.bind(5, c.value).bind(6, std::string_view(c.method)).bind(7, now_seconds());
+  s.run();
+  tx.commit();
+}
+
+std::vector<DeviceCeiling> SqliteTrialStore::ceilings(GpuIdentity const& gpu) {
+  // Newest per (kind, precision); among rows of one second, the last stored.
+  Statement s(impl_->db,
+              sql({"SELECT c.precision, c.value, c.method, c.measured_at FROM device_ceilings c "
+                   "JOIN gpus g ON g.id = c.gpu_id WHERE ", kGpuIs,
+                   "AND c.id = (SELECT d.id FROM device_ceilings d WHERE d.gpu_id = c.gpu_id "
+                   "AND d.kind = c.kind AND d.precision IS c.precision "
+                   "ORDER BY d.measured_at DESC, d.id DESC LIMIT 1) ORDER BY c.kind, c.precision"}));
+  bind_gpu(s, gpu);
+  std::vector<DeviceCeiling> out;
+  while (s.step()) {
+    DeviceCeiling c;
+    if (!s.column_is_null(0)) c.precision = parse_precision(s.column_text(0));
+    c.value = s.column_double(1);
+    c.method = s.column_text(2);
+    c.measured_at = s.column_int(3);
+    out.push_back(std::move(c));
   }
   return out;
 }

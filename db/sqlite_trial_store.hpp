@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/device_report.hpp"
 #include "src/core/trial_store.hpp"
 #include "src/core/tuning_table.hpp"
 
@@ -110,6 +111,11 @@ class SqliteTrialStore final : public TrialStore {
   std::vector<Trial> trials_for_kernel(std::string const& kernel_id);
   /// Searches, newest first.
   std::vector<SearchRecord> searches();
+  /// Stores a measured ceiling of `gpu` (value > 0), stamped now.
+  void record_ceiling(GpuIdentity const& gpu, Provenance const& provenance,
+                      DeviceCeiling const& ceiling);
+  /// The newest ceiling of each kind (copy, and compute per precision) measured on `gpu`.
+  std::vector<DeviceCeiling> ceilings(GpuIdentity const& gpu);
   /// Counts of what is stored.
   StoreStats stats();
 

@@ -25,6 +25,24 @@ Problem read_problem(Statement const& s, int first) {
   return p;
 }
 
+GpuIdentity read_gpu(Statement const& s, int first) {
+  return GpuIdentity{s.column_text(first), static_cast<int>(s.column_int(first + 1)),
+                     static_cast<int>(s.column_int(first + 2)),
+                     static_cast<int>(s.column_int(first + 3))};
+}
+
+Provenance read_provenance(Statement const& s, int first) {
+  Provenance p;
+  p.driver = s.column_text(first);
+  p.cuda_runtime = s.column_text(first + 1);
+  p.nvrtc = s.column_text(first + 2);
+  p.cublas = s.column_text(first + 3);
+  p.gemmtune_version = s.column_text(first + 4);
+  p.template_hash = s.column_text(first + 5);
+  p.compile_options = s.column_text(first + 6);
+  return p;
+}
+
 void bind_trial_row(Statement& s, Trial const& t, std::string_view kernel_id,
                     TrialRowKeys const& keys) {
   Problem const p = t.problem.resolved();  // a row always carries its alignment class

@@ -56,4 +56,13 @@ void from_json(nlohmann::json const& j, DeviceReport& v) {
   j.at("memory_bytes").get_to(v.memory_bytes);
 }
 
+Provenance vendor_provenance(DeviceReport const& device) {
+  Provenance prov;
+  prov.driver = device.driver;
+  prov.cuda_runtime = device.cuda_runtime;
+  prov.cublas = device.cublas;
+  prov.gemmtune_version = std::string(gemmtune_version());
+  return prov;
+}
+
 }  // namespace gemmtune

@@ -3,11 +3,14 @@
 // read it from the worker's hello), so it lives here with no CUDA dependency.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "src/core/gpu_identity.hpp"
+#include "src/core/precision.hpp"
 
 namespace gemmtune {
 
@@ -24,6 +27,19 @@ struct DeviceReport {
   int memory_clock_mhz = 0;
   long long memory_bytes = 0;
 };
+
+/// A measured ceiling of a device, for the report's roofline: a compute rate (TFLOP/s) of one
+/// precision, or (no precision) the copy bandwidth (GB/s, reads and writes counted).
+struct DeviceCeiling {
+  std::optional<Precision> precision;  ///< nullopt: the copy bandwidth
+  double value = 0.0;
+  std::string method;                  ///< how it was measured, as the page states it
+  std::int64_t measured_at = 0;        ///< Unix seconds; set by record_ceiling
+};
+
+/// The provenance of a vendor figure or a device measurement on this device: its driver,
+/// runtime and cuBLAS versions and gemmtune's; no compiler, template or options are involved.
+Provenance vendor_provenance(DeviceReport const& device);
 
 /// The worker protocol's form of a report (every key required when read back).
 void to_json(nlohmann::json& j, DeviceReport const& v);

@@ -223,6 +223,26 @@ void to_json(json& j, BaselineResult const& v) {
   if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
   if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
+void to_json(json& j, CopyJob const& v) { j = json{{"bytes", v.bytes}, {"timing", v.timing}}; }
+void from_json(json const& j, CopyJob& v) {
+  j.at("bytes").get_to(v.bytes);
+  j.at("timing").get_to(v.timing);
+}
+void to_json(json& j, CopyResult const& v) {
+  j = json{{"ok", v.ok},           {"reason", v.reason}, {"bytes", v.bytes},
+           {"median_ms", v.median_ms}, {"min_ms", v.min_ms}, {"max_ms", v.max_ms},
+           {"protocol", to_string(v.protocol)}};
+}
+void from_json(json const& j, CopyResult& v) {
+  j.at("ok").get_to(v.ok);
+  j.at("reason").get_to(v.reason);
+  j.at("bytes").get_to(v.bytes);
+  j.at("median_ms").get_to(v.median_ms);
+  j.at("min_ms").get_to(v.min_ms);
+  j.at("max_ms").get_to(v.max_ms);
+  v.protocol = parse_timing_protocol(j.at("protocol").get<std::string>());
+}
+
 void from_json(json const& j, BaselineResult& v) {
   j.at("ok").get_to(v.ok);
   j.at("reason").get_to(v.reason);

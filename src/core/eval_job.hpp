@@ -102,6 +102,24 @@ struct BaselineJob {
   bool verify = false;
 };
 
+/// Time a device-to-device copy of `bytes` by the same protocol: the copy bandwidth the
+/// report's roofline draws (DESIGN.md §5 timing; far larger than L2, so it is DRAM's rate).
+struct CopyJob {
+  std::int64_t bytes = std::int64_t{1} << 30;
+  TimingSpec timing;
+};
+
+/// What came back from a CopyJob.
+struct CopyResult {
+  bool ok = false;
+  std::string reason;    ///< empty when ok
+  std::int64_t bytes = 0;
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;  ///< per copy
+  TimingProtocol protocol = TimingProtocol::kGraph;
+  /// Bytes moved per second at the median, reads and writes both counted (2 × bytes).
+  double gbps() const { return median_ms > 0 ? 2.0 * static_cast<double>(bytes) / (median_ms * 1e6) : 0.0; }
+};
+
 /// A cuBLASLt algorithm a verified baseline passed over: faster in the short timings than the
 /// one it names, but wrong by the tolerance pass.
 struct VendorRejection {
@@ -182,6 +200,10 @@ void to_json(nlohmann::json& j, BaselineJob const& v);
 void from_json(nlohmann::json const& j, BaselineJob& v);
 void to_json(nlohmann::json& j, BaselineResult const& v);
 void from_json(nlohmann::json const& j, BaselineResult& v);
+void to_json(nlohmann::json& j, CopyJob const& v);
+void from_json(nlohmann::json const& j, CopyJob& v);
+void to_json(nlohmann::json& j, CopyResult const& v);
+void from_json(nlohmann::json const& j, CopyResult& v);
 
 void to_json(nlohmann::json& j, RetimeJob const& v);
 void from_json(nlohmann::json const& j, RetimeJob& v);

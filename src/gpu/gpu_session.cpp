@@ -15,6 +15,7 @@
 #include "src/core/error.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "src/gpu/candidate_runner.hpp"
+#include "src/gpu/copy_bandwidth.hpp"
 #include "src/gpu/cublas_handle.hpp"
 #include "src/gpu/cublaslt_autotune.hpp"
 #include "src/gpu/device_probe.hpp"
@@ -858,6 +859,22 @@ BaselineResult GpuSession::baseline(BaselineJob const& job) {
     if (!is_sticky(f.cuda_error())) throw;
     impl_->poison(f.cuda_error());
     BaselineResult r;
+    r.reason = f.what();
+    return r;
+  }
+}
+
+CopyResult GpuSession::copy_bandwidth(CopyJob const& job) {
+  CopyResult r;
+  if (impl_->poisoned) {
+    r.reason = impl_->poisoned_reason();
+    return r;
+  }
+  try {
+    return time_device_copy(job, impl_->stream);
+  } catch (CudaFailure const& f) {
+    if (!is_sticky(f.cuda_error())) throw;
+    impl_->poison(f.cuda_error());
     r.reason = f.what();
     return r;
   }

@@ -51,6 +51,9 @@ class GpuSession {
   /// (A and B unchanged, split-K counters back at zero). Failures are each candidate's
   /// Disposition; after a sticky error every candidate without a verdict is kFault.
   RetimeResult retime(RetimeJob const& job);
+  /// Times a device-to-device copy (CopyJob) on the session's stream; !ok with the reason when
+  /// it cannot run, and after a sticky error.
+  CopyResult copy_bandwidth(CopyJob const& job);
   /// The steps of the last evaluate() with their wall times, in order (problem data, load,
   /// each verified run's launch / guard bands / inputs / read-back / compare, timing, ...).
   std::vector<PhaseTime> const& last_phases() const;

@@ -3,6 +3,7 @@
 #include "src/report/report_data.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <tuple>
 
 #include "src/core/tuning_table.hpp"
@@ -60,6 +61,42 @@ std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm
              "write-ups measure against (bench/summarize.py). Neither is measured by the report "
              "itself.";
   return c;
+}
+
+std::optional<ReportCeilings> with_measured_ceilings(std::optional<ReportCeilings> known,
+                                                     std::vector<DeviceCeiling> const& measured) {
+  if (measured.empty()) return known;
+  ReportCeilings out;
+  std::string kept;  // known figures no measurement replaced
+  std::string measured_text;
+  std::int64_t newest = 0;
+  for (DeviceCeiling const& c : measured) {
+    std::string const what = c.precision ? std::string(to_string(*c.precision)) : "copy";
+    measured_text += (measured_text.empty() ? "" : "; ") + what + ": " + c.method;
+    newest = std::max(newest, c.measured_at);
+    if (c.precision) {
+      out.peak_tflops[*c.precision] = c.value;
+    } else {
+      out.copy_gbps = c.value;
+    }
+  }
+  if (known) {
+    for (auto const& [p, v] : known->peak_tflops) {
+      if (out.peak_tflops.emplace(p, v).second) kept += (kept.empty() ? "" : ", ") + std::string(to_string(p));
+    }
+    if (out.copy_gbps <= 0.0 && known->copy_gbps > 0.0) {
+      out.copy_gbps = known->copy_gbps;
+      kept += (kept.empty() ? "" : ", ") + std::string("copy");
+    }
+  }
+  char when[32] = "";
+  std::time_t const t = static_cast<std::time_t>(newest);
+  std::tm tm{};
+  if (newest > 0 && gmtime_r(&t, &tm) != nullptr) std::strftime(when, sizeof(when), " on %Y-%m-%d", &tm);
+  out.source = std::string("measured on this device by `gemmtune devices --ceilings`") + when +
+               " (" + measured_text + ")";
+  if (!kept.empty()) out.source += ". Not measured, so as known for this GPU (" + kept + "): " + known->source;
+  return out;
 }
 
 }  // namespace gemmtune

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/device_report.hpp"
 #include "src/core/disposition.hpp"
 #include "src/core/problem.hpp"
 
@@ -128,5 +129,11 @@ bool report_wants(ReportQuery const& q, Problem const& p);
 /// Dense peak TFLOP/s per precision and copy bandwidth of a GPU known by name (H100/H200: the
 /// rates per SM at the 1980 MHz boost clock), or nullopt: the roofline then has no ceilings.
 std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm_count);
+
+/// The ceilings to draw: each measured one (`devices --ceilings`, newest per kind) in place of
+/// the known figure of its kind, the rest as known; the source says which is which and how each
+/// was measured. nullopt when neither has anything.
+std::optional<ReportCeilings> with_measured_ceilings(std::optional<ReportCeilings> known,
+                                                     std::vector<DeviceCeiling> const& measured);
 
 }  // namespace gemmtune

@@ -282,6 +282,11 @@ TEST(Cli, NoGpuIsOneClearLine) {
   CliRun d = run_cli({"devices"});
   EXPECT_EQ(d.exit_code, 1);  // as the README documents for no GPU
   EXPECT_NE(d.err.find("no GPU available"), std::string::npos);
+  // Measuring ceilings needs the GPU too, and writes nothing without one.
+  CliRun c = run_cli({"devices", "--ceilings"}, db);
+  EXPECT_EQ(c.exit_code, 1);
+  EXPECT_NE(c.err.find("no GPU available"), std::string::npos) << c.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 TEST(Cli, DryRunCompilesTheSpaceForAnotherArch) {

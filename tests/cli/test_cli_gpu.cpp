@@ -213,4 +213,29 @@ TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
   EXPECT_GT(nlohmann::json::parse(q.out)[0]["ratio_cublaslt"].get<double>(), 0.0);
 }
 
+// The roofline's ceilings measured on the device, stored, and drawn by the report in place of
+// the datasheet's figures.
+TEST_F(CliGpu, DevicesMeasuresCeilingsThatTheReportDraws) {
+  std::string const dir = temp_dir("gpu-ceilings");
+  std::string const db = dir + "/cache.db";
+  CliRun r = run_cli({"--json", "devices", "--ceilings", "--ceiling-size", "2048"}, db);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  auto const j = nlohmann::json::parse(r.out);
+  ASSERT_GE(j["ceilings"].size(), 5u);  // copy and fp32, tf32, fp16, bf16 (e4m3 on sm_89+)
+  for (auto const& c : j["ceilings"]) {
+    EXPECT_FALSE(c.contains("error")) << c.dump();
+    EXPECT_GT(c["value"].get<double>(), 0.0) << c.dump();
+  }
+  // A search gives the report a shape to place; its roofline then names the measurements.
+  CliRun s = run_cli({"search", "--shape", "256x256x256", "--family", "naive", "--strategy",
+                      "random", "--budget", "2", "--target-ms", "2"},
+                     db);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  CliRun rep = run_cli({"report", "--out", dir + "/r.html", "--format", "md"}, db);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  CliRun html = run_cli({"report", "--out", "-"}, db);
+  EXPECT_NE(html.out.find("measured on this device by `gemmtune devices --ceilings`"),
+            std::string::npos);
+}
+
 }  // namespace gemmtune::test

@@ -133,6 +133,38 @@ TEST_F(Report, TheQueryChoosesShapesPrecisionAndTheLandscape) {
   EXPECT_TRUE(report_from_cache(store, q).shapes.empty());
 }
 
+TEST_F(Report, MeasuredCeilingsReplaceTheKnownOnesAndSaySo) {
+  Problem const p = problem(1024, 1024, 1024);
+  search(p, 5, "search --shape 1024x1024x1024");
+  ReportData const before = report_from_cache(store, {});
+  ASSERT_TRUE(before.ceilings.has_value());
+  double const datasheet_tf32 = before.ceilings->peak_tflops.at(Precision::kTF32);
+  store.record_ceiling(h200(), provenance(), {Precision::kFP32, 51.5, "cuBLAS at 8192^3", 0});
+  store.record_ceiling(h200(), provenance(), {std::nullopt, 4012.0, "copy of 2 GiB", 0});
+  ReportData const d = report_from_cache(store, {});
+  ASSERT_TRUE(d.ceilings.has_value());
+  EXPECT_EQ(d.ceilings->peak_tflops.at(Precision::kFP32), 51.5);
+  EXPECT_EQ(d.ceilings->copy_gbps, 4012.0);
+  EXPECT_EQ(d.ceilings->peak_tflops.at(Precision::kTF32), datasheet_tf32);  // not measured
+  std::string const& src = d.ceilings->source;
+  EXPECT_NE(src.find("measured on this device by `gemmtune devices --ceilings` on 20"), std::string::npos) << src;
+  EXPECT_NE(src.find("fp32: cuBLAS at 8192^3"), std::string::npos) << src;
+  EXPECT_NE(src.find("copy: copy of 2 GiB"), std::string::npos) << src;
+  EXPECT_NE(src.find("Not measured, so as known for this GPU (tf32, fp16, bf16)"), std::string::npos) << src;
+  std::string const page = render_html(d);
+  EXPECT_NE(page.find("4012 GB/s"), std::string::npos);
+  EXPECT_NE(page.find("51.5 TFLOP/s"), std::string::npos);
+}
+
+TEST(ReportCeilings, AGpuWithoutKnownFiguresDrawsWhatWasMeasured) {
+  EXPECT_FALSE(with_measured_ceilings(std::nullopt, {}).has_value());
+  auto const c = with_measured_ceilings(std::nullopt, {{Precision::kBF16, 300.0, "cuBLASLt", 0}});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->peak_tflops.size(), 1u);
+  EXPECT_EQ(c->copy_gbps, 0.0);  // no bandwidth line without a copy figure
+  EXPECT_EQ(c->source.find("Not measured"), std::string::npos) << c->source;
+}
+
 TEST(ReportTable, ATableGivesPicksWithTheirOwnFigureAndSaysWhatItLacks) {
   TuningTableBuilder b("2026-12-03T00:00:00Z");
   b.add_entry(h200(), problem(4096, 4096, 4096), parse_kernel_id("cublas:default"), 0.2, 680.0,

@@ -188,6 +188,43 @@ TEST(Schema, MigratesAVersion5CacheToTakeE4m3) {
   EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
 }
 
+// Version 7 adds the device's measured ceilings: a version-6 cache keeps its rows and takes them;
+// the newest measurement of each kind is the one read back, and bad rows are refused.
+TEST(Schema, MigratesAVersion6CacheToStoreDeviceCeilings) {
+  TempDir dir;
+  auto const path = dir / "v6.db";
+  std::string setup;
+  for (std::size_t v = 0; v < 6; ++v) setup += std::string(migrations()[v]);
+  raw_sql(path, setup);
+  raw_sql(path, "PRAGMA application_id = " + std::to_string(kCacheApplicationId) +
+                    "; PRAGMA user_version = 6;"
+                    "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);");
+  SqliteTrialStore store(path);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  EXPECT_TRUE(store.ceilings(h200()).empty());
+  store.record_ceiling(h200(), provenance(), {std::nullopt, 4100.0, "copy of 1 GiB", 0});
+  store.record_ceiling(h200(), provenance(), {Precision::kBF16, 700.0, "cuBLAS at 8192^3", 0});
+  store.record_ceiling(h200(), provenance(), {Precision::kBF16, 720.0, "cuBLASLt at 8192^3", 0});
+  std::vector<DeviceCeiling> const got = store.ceilings(h200());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].precision, std::optional<Precision>(Precision::kBF16));  // compute, then copy
+  EXPECT_EQ(got[0].value, 720.0);  // the newest of the two bf16 measurements
+  EXPECT_EQ(got[0].method, "cuBLASLt at 8192^3");
+  EXPECT_GT(got[0].measured_at, 1700000000);
+  EXPECT_FALSE(got[1].precision.has_value());
+  EXPECT_EQ(got[1].value, 4100.0);
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM device_ceilings"), 3);  // history kept
+  EXPECT_TRUE(store.ceilings(GpuIdentity{"NVIDIA H100", 9, 0, 132}).empty());
+  EXPECT_THROW(store.record_ceiling(h200(), provenance(), {Precision::kFP32, 0.0, "x", 0}), Error);
+  // The table itself refuses a copy with a precision and a compute rate without one.
+  raw_sql(path, "INSERT INTO device_ceilings (gpu_id, provenance_id, kind, precision, value, "
+                "method, measured_at) VALUES (1, 1, 'copy', 'fp32', 1.0, 'x', 1)");
+  raw_sql(path, "INSERT INTO device_ceilings (gpu_id, provenance_id, kind, precision, value, "
+                "method, measured_at) VALUES (1, 1, 'compute', NULL, 1.0, 'x', 1)");
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM device_ceilings"), 3);
+  EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
+}
+
 TEST(Schema, GarbageFileRefusedUntouched) {
   TempDir dir;
   auto const path = dir / "garbage.db";

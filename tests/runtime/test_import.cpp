@@ -269,6 +269,8 @@ TEST(Import, CacheMergeCopiesTrialsOfEveryDispositionAndBaselines) {
     b.cublas_ms = 0.6;
     b.cublaslt_ms = 0.55;
     s.record_baseline(h200(), p, b, local_trial(p, kFast, 1).provenance);
+    s.record_ceiling(h200(), local_trial(p, kFast, 1).provenance, {std::nullopt, 4000.0, "copy", 0});
+    s.record_ceiling(h200(), local_trial(p, kFast, 1).provenance, {Precision::kFP16, 650.0, "cuBLAS", 0});
   }
   {
     SqliteTrialStore s(mine);
@@ -279,7 +281,12 @@ TEST(Import, CacheMergeCopiesTrialsOfEveryDispositionAndBaselines) {
   EXPECT_EQ(r.offered, 2);
   EXPECT_EQ(r.added, 2);
   EXPECT_EQ(r.baselines_added, 1);
+  EXPECT_EQ(r.ceilings_added, 2);
   SqliteTrialStore s(mine);
+  std::vector<DeviceCeiling> const ceilings = s.ceilings(h200());
+  ASSERT_EQ(ceilings.size(), 2u);
+  EXPECT_EQ(ceilings[0].value, 650.0);
+  EXPECT_EQ(ceilings[1].method, "copy");
   EXPECT_EQ(s.stats().trials, 3);
   ASSERT_TRUE(s.find_baseline(h200(), p));
   EXPECT_DOUBLE_EQ(s.find_baseline(h200(), p)->cublaslt_ms, 0.55);
@@ -292,6 +299,8 @@ TEST(Import, CacheMergeCopiesTrialsOfEveryDispositionAndBaselines) {
   EXPECT_EQ(again.added, 0);
   EXPECT_EQ(again.duplicates, 2);
   EXPECT_EQ(again.baselines_duplicate, 1);
+  EXPECT_EQ(again.ceilings_added, 0);
+  EXPECT_EQ(again.ceilings_duplicate, 2);
 }
 
 // Merged caches keep which search evaluated which trial: each source search is copied with its

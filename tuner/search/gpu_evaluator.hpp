@@ -28,6 +28,15 @@ class GpuEvaluator {
     (void)deadline_s;
     return std::nullopt;
   }
+  /// Times a device-to-device copy (the roofline's bandwidth); !ok with the reason when the
+  /// copy or the worker failed, or this evaluator has no device.
+  virtual CopyResult copy_bandwidth(CopyJob const& job, double deadline_s) {
+    (void)deadline_s;
+    CopyResult r;
+    r.bytes = job.bytes;
+    r.reason = "this evaluator times no copies";
+    return r;
+  }
   /// Worker restarts so far (0 for evaluators without workers).
   virtual int restarts() const { return 0; }
   /// True once the device was given up on (crash loop); later calls return kSkipped.

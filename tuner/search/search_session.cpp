@@ -162,12 +162,7 @@ Provenance SearchSession::provenance_for(Family const& family) const {
 }
 
 Provenance SearchSession::vendor_provenance() const {
-  Provenance prov;
-  prov.driver = device_.driver;
-  prov.cuda_runtime = device_.cuda_runtime;
-  prov.cublas = device_.cublas;
-  prov.gemmtune_version = std::string(gemmtune_version());
-  return prov;
+  return gemmtune::vendor_provenance(device_);
 }
 
 std::string SearchSession::stored_cublaslt(Problem const& problem) {

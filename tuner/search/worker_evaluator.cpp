@@ -92,6 +92,15 @@ std::optional<RetimeResult> WorkerEvaluator::retime(RetimeJob const& job, double
   return r.payload.get<RetimeResult>();
 }
 
+CopyResult WorkerEvaluator::copy_bandwidth(CopyJob const& job, double deadline_s) {
+  WorkerReply r = supervisor_->call("copy", job, deadline_s);
+  if (r.status == WorkerReply::Status::kOk) return r.payload.get<CopyResult>();
+  CopyResult c;
+  c.bytes = job.bytes;
+  c.reason = r.message.empty() ? "worker failed" : r.message;
+  return c;
+}
+
 int WorkerEvaluator::restarts() const { return supervisor_->respawn_count(); }
 
 bool WorkerEvaluator::stopped() const { return supervisor_->stopped(); }

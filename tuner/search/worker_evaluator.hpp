@@ -23,6 +23,7 @@ class WorkerEvaluator : public GpuEvaluator {
   EvalResult evaluate(EvalJob const& job, double deadline_s) override;
   BaselineResult baseline(BaselineJob const& job, double deadline_s) override;
   std::optional<RetimeResult> retime(RetimeJob const& job, double deadline_s) override;
+  CopyResult copy_bandwidth(CopyJob const& job, double deadline_s) override;
   int restarts() const override;
   bool stopped() const override;
 

@@ -51,6 +51,13 @@ WorkerHandlers gpu_handlers() {
     exit_after = session.poisoned();
     return result;
   };
+  h["copy"] = [holder](json const& payload, bool& exit_after) -> json {
+    CopyJob const job = payload.get<CopyJob>();
+    GpuSession& session = holder->get();
+    CopyResult const result = session.copy_bandwidth(job);
+    exit_after = session.poisoned();
+    return result;
+  };
   h["retime"] = [holder](json const& payload, bool& exit_after) -> json {
     RetimeJob const job = payload.get<RetimeJob>();
     GpuSession& session = holder->get();

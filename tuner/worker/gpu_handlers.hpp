@@ -1,5 +1,5 @@
-// The GPU job types a real worker serves ("device", "eval", "baseline"), backed by one lazily
-// created GpuSession, and the full handler set of `gemmtune __worker` (GPU + fake).
+// The GPU job types a real worker serves ("device", "eval", "baseline", "retime", "copy"),
+// backed by one lazily created GpuSession, and the full handler set of `gemmtune __worker`.
 #pragma once
 
 #include "tuner/worker/worker_loop.hpp"
@@ -12,6 +12,8 @@ namespace gemmtune {
 /// "eval":     EvalJob JSON → EvalResult JSON; exit_after is set when the disposition is kFault,
 ///             because the CUDA context is then unusable.
 /// "baseline": BaselineJob JSON → BaselineResult JSON; exit_after when the session is poisoned.
+/// "retime":   RetimeJob JSON → RetimeResult JSON; likewise.
+/// "copy":     CopyJob JSON → CopyResult JSON (the device's copy bandwidth); likewise.
 /// The GpuSession (context, cuBLAS handles, buffers) is created on the first eval or baseline.
 WorkerHandlers gpu_handlers();
 
