@@ -10,6 +10,7 @@
 #include "cli/option_checks.hpp"
 #include "cli/output.hpp"
 #include "cli/progress_bar.hpp"
+#include "cli/range_progress.hpp"
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
 #include "src/core/vendor_kernel.hpp"
@@ -264,7 +265,7 @@ void append_report(SearchReport& report, SearchReport const& next) {
 /// with refined_point_options until they agree, kRangePasses passes or kMaxRangePoints points.
 void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& problems,
                    SearchOptions opts, SearchSession& session, SearchReport& report,
-                   AppContext& ctx) {
+                   RangeProgress& progress, AppContext& ctx) {
   GpuIdentity const gpu = ctx.require_gpu().gpu;
   for (int pass = 0; pass < kRangePasses && !report.interrupted && !report.device_stopped;
        ++pass) {
@@ -304,6 +305,7 @@ void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& 
                 << " more M where neighbouring picks disagree" << std::endl;
     }
     opts.problems = more;
+    progress.start_pass(pass + 1, more.size());
     append_report(report, session.run(opts));
     problems.insert(problems.end(), more.begin(), more.end());
   }
@@ -396,8 +398,12 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   // the strategy's longer feedback lag no loss (evolution, 30 s, two fp32 and 12 bf16 shapes:
   // worst 98.7% at 16, 91.7% at 8; bench/results/2026-11-29-replay-strategies.md).
   opts.compile_ahead = static_cast<int>(ctx.pool().threads());
+  GpuIdentity const gpu = dev.gpu;
+  RangeProgress range_progress(progress, ranges, [&ctx, gpu](Problem const& q) {
+    return range_point(q.m, ctx.store().trials_for(gpu, q.resolved()));
+  });
   SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
-                        &progress);
+                        &range_progress);
   // Plain shapes are searched as given; a range's points with the range options (range_plan).
   std::vector<Problem> plain, ranged;
   for (Problem const& q : problems) (in_a_range(q, ranges) ? ranged : plain).push_back(q);
@@ -409,9 +415,10 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   if (!ranged.empty() && !r.interrupted && !r.device_stopped) {
     SearchOptions first = range_point_options(opts);
     first.problems = ranged;
+    range_progress.start_pass(0, ranged.size());
     append_report(r, session.run(first));
     if (!r.interrupted && !r.device_stopped) {
-      refine_ranges(ranges, ranged, refined_point_options(opts), session, r, ctx);
+      refine_ranges(ranges, ranged, refined_point_options(opts), session, r, range_progress, ctx);
     }
   }
   problems = plain;

@@ -2,6 +2,8 @@
 // measures.
 #include "tuner/search/range_plan.hpp"
 
+#include "src/core/tuning_table.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -89,6 +91,33 @@ TEST(RangePlan, PointsTakeFewerRoundsAndRefinedOnesHalfTheTime) {
   o.budget = Budget{200, 0.0};  // an evaluation budget is kept as it is
   EXPECT_EQ(refined_point_options(o).budget.evaluations, 200);
   EXPECT_EQ(refined_point_options(o).budget.seconds, 0.0);
+}
+
+TEST(RangePlan, TheMapGivesEachMTheNearestPointsPickAndMergesEqualNeighbours) {
+  auto point = [](std::int64_t m, std::string pick) {
+    RangePoint p;
+    p.m = m;
+    p.pick = std::move(pick);
+    return p;
+  };
+  EXPECT_TRUE(range_map({}).empty());
+  EXPECT_EQ(range_map({point(64, "a")}), (std::vector<RangeSpan>{{64, 64, "a"}}));
+  // Given out of order; 16 and 64 agree, so their buckets join; the boundaries are geometric
+  // means (16·64 → 32, 64·1024 → 256), as the exported buckets draw them.
+  std::vector<RangeSpan> const map =
+      range_map({point(1024, "b"), point(16, "a"), point(64, "a"), point(4096, "")});
+  ASSERT_EQ(map.size(), 3u);
+  EXPECT_EQ(map[0].m_lo, 16);
+  EXPECT_EQ(map[0].pick, "a");
+  EXPECT_EQ(map[1].m_lo, map[0].m_hi + 1);
+  EXPECT_EQ(map[1].pick, "b");
+  EXPECT_EQ(map[2].pick, "");
+  EXPECT_EQ(map[2].m_hi, 4096);
+  EXPECT_EQ(map[1].m_hi + 1, map[2].m_lo);
+  std::vector<TableRangeBucket> const b = range_buckets({16, 64, 1024, 4096});
+  EXPECT_EQ(map[0].m_hi, b[1].m_hi);  // two buckets merged
+  EXPECT_EQ(range_map_text({{1, 45, "cublas:default"}, {46, 16384, "wgmma:BM=128,BN=256"}, {16385, 20000, ""}}, 9),
+            "1-45 cublas:de… | 46-16384 wgmma:BM=… | 16385-20000 -");
 }
 
 }  // namespace

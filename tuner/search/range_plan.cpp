@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/core/tie_rule.hpp"
+#include "src/core/tuning_table.hpp"
 
 namespace gemmtune {
 
@@ -72,6 +73,35 @@ std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& poi
   std::vector<std::int64_t> out;
   for (auto const& [ratio, m] : gaps) out.push_back(m);
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<RangeSpan> range_map(std::vector<RangePoint> points) {
+  std::sort(points.begin(), points.end(),
+            [](RangePoint const& a, RangePoint const& b) { return a.m < b.m; });
+  std::vector<std::int64_t> ms;
+  for (RangePoint const& p : points) ms.push_back(p.m);
+  std::vector<RangeSpan> out;
+  if (ms.empty()) return out;
+  std::vector<TableRangeBucket> const buckets = range_buckets(ms);
+  for (std::size_t i = 0; i < buckets.size() && i < points.size(); ++i) {
+    if (!out.empty() && out.back().pick == points[i].pick) {
+      out.back().m_hi = buckets[i].m_hi;
+    } else {
+      out.push_back({buckets[i].m_lo, buckets[i].m_hi, points[i].pick});
+    }
+  }
+  return out;
+}
+
+std::string range_map_text(std::vector<RangeSpan> const& map, std::size_t max_pick) {
+  std::string out;
+  for (RangeSpan const& s : map) {
+    std::string pick = s.pick.empty() ? "-" : s.pick;
+    if (pick.size() > max_pick) pick = pick.substr(0, max_pick) + "…";
+    out += (out.empty() ? "" : " | ") + std::to_string(s.m_lo) + "-" + std::to_string(s.m_hi) +
+           " " + pick;
+  }
   return out;
 }
 

@@ -58,4 +58,20 @@ bool neighbours_agree(RangePoint const& a, RangePoint const& b, double noise);
 std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& points, double noise,
                                               double min_ratio, std::size_t limit);
 
+/// A stretch of M that one pick serves, as a range search's measured points share it out.
+struct RangeSpan {
+  std::int64_t m_lo = 0, m_hi = 0;
+  std::string pick;  ///< "" where the point had nothing verified
+  bool operator==(RangeSpan const&) const = default;
+};
+
+/// The bucket map the measured points give (any order; one per M): each M from the lowest to
+/// the highest point goes to the point nearest in log space (range_buckets, as export draws
+/// them), and neighbouring buckets with the same pick are one span.
+std::vector<RangeSpan> range_map(std::vector<RangePoint> points);
+
+/// The map as one line: "1-45 cublas:default | 46-16384 wgmma:BM=128,…", each pick cut to
+/// `max_pick` characters ("-" where nothing was verified).
+std::string range_map_text(std::vector<RangeSpan> const& map, std::size_t max_pick = 48);
+
 }  // namespace gemmtune
