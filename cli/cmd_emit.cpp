@@ -106,7 +106,11 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
      << "// Leading dimensions are in elements; pointers and leading dimensions must keep the\n"
      << "// alignment class " << p.align << " this config was checked for. The launch returns\n"
      << "// cudaErrorInvalidValue for another M, N or K: the grid below is planned for this shape.\n";
-  if (is_fp8(p.precision)) {
+  if (row_scaled(p.precision)) {
+    os << "// dScaleA, dScaleB: M and N floats in device memory, each 16-byte aligned: a scale per\n"
+       << "// row of op(A) and per column of op(B) (C[i][j] = alpha·sa[i]·sb[j]·(op(A)·op(B))[i][j]\n"
+       << "// + beta·C[i][j], C in bf16).\n";
+  } else if (is_fp8(p.precision)) {
     os << "// dScaleA, dScaleB: one float each in device memory, the per-tensor scales of A and B\n"
        << "// (C = alpha·sa·sb·op(A)·op(B) + beta·C, C in bf16).\n";
   }
@@ -213,7 +217,7 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
       Precision const stored = stored_precision(t.operand, p.precision);
       char const* const type = stored == Precision::kFP16   ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
                                : stored == Precision::kBF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-                               : stored == Precision::kE4M3 ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"
+                               : is_fp8(stored)             ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"
                                                             : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
       os << "  err = encode(maps." << slot << ", " << type << ", " << input_bytes(stored) << ", "
          << base << ", " << rows << ", " << cols << ", "

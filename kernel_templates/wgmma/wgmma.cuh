@@ -30,10 +30,12 @@
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
 //            holds at most 64 accumulators; otherwise wgmma_reduce does
-//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32 or e4m3 (tf32: K-major
-//            only; wgmma_kmajor_copy first writes K-major copies of operands stored MN-major into
-//            the workspace, and the descriptors read those. e4m3: K-major only (layout NT), C is
-//            bf16 and alpha is multiplied by the per-tensor scales *scale_a · *scale_b)
+//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, e4m3 or e4m3 row-wise
+//            (tf32: K-major only; wgmma_kmajor_copy first writes K-major copies of operands
+//            stored MN-major into the workspace, and the descriptors read those. FP8: K-major
+//            only (layout NT), C is bf16; e4m3 multiplies alpha by the per-tensor scales
+//            *scale_a · *scale_b, e4m3 row-wise each accumulator by scale_a[row]·scale_b[col]
+//            in registers before any store, so every store path and split-K sum sees it done)
 //   TA, TB   A stored K×M (MN-major in shared memory), B stored N×K (K-major in shared memory)
 //
 // Any alignment (16-bit types): an operand whose base or row stride is not 16-byte aligned is
@@ -86,15 +88,15 @@ constexpr int kProducerRegs = 56;
 constexpr int kConsumerRegs = 224;
 static_assert(kProducerRegs + 2 * kConsumerRegs <= 3 * 168, "setmaxnreg beyond the block's pool");
 
-__host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : T == kE4M3 ? 1 : 2; }
+__host__ __device__ constexpr int elem_bytes(int T) { return T == kTF32 ? 4 : is_fp8(T) ? 1 : 2; }
 /// K depth of one stage: one 128-byte swizzle row of K-major data.
 __host__ __device__ constexpr int block_k(int T) { return kSwizzleRow / elem_bytes(T); }
 /// K of one wgmma: 16 for 16-bit inputs, 8 for tf32, 32 for FP8.
-__host__ __device__ constexpr int mma_k(int T) { return T == kTF32 ? 8 : T == kE4M3 ? 32 : 16; }
+__host__ __device__ constexpr int mma_k(int T) { return T == kTF32 ? 8 : is_fp8(T) ? 32 : 16; }
 /// The storage type of C (the epilogue's element type): bf16 for FP8 inputs, else T itself.
-__host__ __device__ constexpr int out_type(int T) { return T == kE4M3 ? kBF16 : T; }
+__host__ __device__ constexpr int out_type(int T) { return is_fp8(T) ? kBF16 : T; }
 /// Whether T reads both operands K-major only (no transposed shared-memory layout).
-__host__ __device__ constexpr bool kmajor_only(int T) { return T == kTF32 || T == kE4M3; }
+__host__ __device__ constexpr bool kmajor_only(int T) { return T == kTF32 || is_fp8(T); }
 __host__ __device__ constexpr int round_up(int a, int b) { return (a + b - 1) / b * b; }
 /// Rows (K-major) or MN columns (MN-major, whole 64-wide boxes) of an operand tile of X rows.
 __host__ __device__ constexpr int tile_extent(int X, bool mn_major) {
@@ -217,6 +219,46 @@ __device__ __forceinline__ GemmArgs epilogue_args(GemmArgs const& args) {
   GemmArgs e = args;
   if constexpr (T == kE4M3) e.alpha = args.alpha * __ldg(args.scale_a) * __ldg(args.scale_b);
   return e;
+}
+
+/// Row-wise FP8: each accumulator times scale_a[row]·scale_b[col] (d's layout as in
+/// wgmma_instructions.cuh: d[mi][4g + 2h + e] is row mbase + 64·mi + 8·h, column
+/// nbase + 8·g + e). Scales outside C count as 0; those elements are never stored.
+template <int MI, int ACC>
+__device__ __forceinline__ void scale_rows_cols(GemmArgs const& args, float (&d)[MI][ACC],
+                                                long long mbase, long long nbase) {
+  long long const M = args.M, N = args.N;
+  // The row scales (2·MI) stay in registers; the column scales are read a pair at a time, so
+  // the scaling needs a handful of registers beside the accumulators at any BN.
+  float sa[MI][2];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      long long const row = mbase + 64 * mi + 8 * h;
+      sa[mi][h] = row < M ? __ldg(args.scale_a + row) : 0.f;
+    }
+  }
+  // FP8's N is a multiple of 8 (whole 16-byte rows of bf16 C) and the lane's columns are an
+  // even pair: one 8-byte load covers both, inside C or not at all.
+  float2 const* const sbp = reinterpret_cast<float2 const*>(args.scale_b + nbase);
+  // Columns of C from the lane's first one, as 32 bits (the accumulators leave few registers).
+  int const cols = N - nbase < 8 * ACC ? static_cast<int>(N - nbase) : 8 * ACC;
+#pragma unroll
+  for (int g = 0; g < ACC / 4; ++g) {
+    float2 const sb = 8 * g < cols ? __ldg(sbp + 4 * g) : make_float2(0.f, 0.f);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        d[mi][4 * g + 2 * h] *= sa[mi][h] * sb.x;
+        d[mi][4 * g + 2 * h + 1] *= sa[mi][h] * sb.y;
+      }
+    }
+    // One column pair at a time: loads hoisted ahead of the multiplies would hold registers
+    // the accumulators need (the widest tiles spilled).
+    asm volatile("" ::: "memory");
+  }
 }
 
 /// Stores columns i and i + 1 with one access (i even, the row start aligned to 16 bytes).
@@ -836,6 +878,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
+      if constexpr (T == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
       if constexpr (EP > 0) {
         if (eargs.beta == 0.f) {  // uniform over the block
           if (tm < tiles_m) {

@@ -12,8 +12,12 @@
 namespace gemmtune {
 namespace wgmma_detail {
 
-/// Element types of the family: the instruction's input type.
-enum ElementType { kF16 = 0, kBF16 = 1, kTF32 = 2, kE4M3 = 3 };
+/// Element types of the family: the instruction's input type, and for FP8 the scaling (kE4M3:
+/// one scale per operand; kE4M3Row: a scale per row of A and per column of B). Both FP8 codes
+/// run the same e4m3 instruction.
+enum ElementType { kF16 = 0, kBF16 = 1, kTF32 = 2, kE4M3 = 3, kE4M3Row = 4 };
+/// True for the FP8 element codes.
+__host__ __device__ constexpr bool is_fp8(int T) { return T == kE4M3 || T == kE4M3Row; }
 
 template <int N>
 struct Mma;
@@ -37,7 +41,7 @@ struct Mma<64> {
                    GEMMTUNE_WGMMA_REGS_64 ", %32, %33, p, 1, 1, %35, %36; }"
                    : GEMMTUNE_WGMMA_OPS_64
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %34, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_64 ", %32, %33, p, 1, 1; }"
@@ -72,7 +76,7 @@ struct Mma<80> {
                    GEMMTUNE_WGMMA_REGS_80 ", %40, %41, p, 1, 1, %43, %44; }"
                    : GEMMTUNE_WGMMA_OPS_80
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %42, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n80k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_80 ", %40, %41, p, 1, 1; }"
@@ -107,7 +111,7 @@ struct Mma<96> {
                    GEMMTUNE_WGMMA_REGS_96 ", %48, %49, p, 1, 1, %51, %52; }"
                    : GEMMTUNE_WGMMA_OPS_96
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %50, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_96 ", %48, %49, p, 1, 1; }"
@@ -142,7 +146,7 @@ struct Mma<112> {
                    GEMMTUNE_WGMMA_REGS_112 ", %56, %57, p, 1, 1, %59, %60; }"
                    : GEMMTUNE_WGMMA_OPS_112
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %58, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n112k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_112 ", %56, %57, p, 1, 1; }"
@@ -177,7 +181,7 @@ struct Mma<128> {
                    GEMMTUNE_WGMMA_REGS_128 ", %64, %65, p, 1, 1, %67, %68; }"
                    : GEMMTUNE_WGMMA_OPS_128
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %66, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_128 ", %64, %65, p, 1, 1; }"
@@ -212,7 +216,7 @@ struct Mma<144> {
                    GEMMTUNE_WGMMA_REGS_144 ", %72, %73, p, 1, 1, %75, %76; }"
                    : GEMMTUNE_WGMMA_OPS_144
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %74, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n144k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_144 ", %72, %73, p, 1, 1; }"
@@ -247,7 +251,7 @@ struct Mma<160> {
                    GEMMTUNE_WGMMA_REGS_160 ", %80, %81, p, 1, 1, %83, %84; }"
                    : GEMMTUNE_WGMMA_OPS_160
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %82, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n160k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_160 ", %80, %81, p, 1, 1; }"
@@ -282,7 +286,7 @@ struct Mma<176> {
                    GEMMTUNE_WGMMA_REGS_176 ", %88, %89, p, 1, 1, %91, %92; }"
                    : GEMMTUNE_WGMMA_OPS_176
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %90, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n176k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_176 ", %88, %89, p, 1, 1; }"
@@ -317,7 +321,7 @@ struct Mma<192> {
                    GEMMTUNE_WGMMA_REGS_192 ", %96, %97, p, 1, 1, %99, %100; }"
                    : GEMMTUNE_WGMMA_OPS_192
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %98, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_192 ", %96, %97, p, 1, 1; }"
@@ -352,7 +356,7 @@ struct Mma<208> {
                    GEMMTUNE_WGMMA_REGS_208 ", %104, %105, p, 1, 1, %107, %108; }"
                    : GEMMTUNE_WGMMA_OPS_208
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %106, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n208k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_208 ", %104, %105, p, 1, 1; }"
@@ -387,7 +391,7 @@ struct Mma<224> {
                    GEMMTUNE_WGMMA_REGS_224 ", %112, %113, p, 1, 1, %115, %116; }"
                    : GEMMTUNE_WGMMA_OPS_224
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %114, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n224k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_224 ", %112, %113, p, 1, 1; }"
@@ -422,7 +426,7 @@ struct Mma<240> {
                    GEMMTUNE_WGMMA_REGS_240 ", %120, %121, p, 1, 1, %123, %124; }"
                    : GEMMTUNE_WGMMA_OPS_240
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %122, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n240k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_240 ", %120, %121, p, 1, 1; }"
@@ -457,7 +461,7 @@ struct Mma<256> {
                    GEMMTUNE_WGMMA_REGS_256 ", %128, %129, p, 1, 1, %131, %132; }"
                    : GEMMTUNE_WGMMA_OPS_256
                    : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    } else if constexpr (T == kE4M3) {
+    } else if constexpr (is_fp8(T)) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %130, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 "
                    GEMMTUNE_WGMMA_REGS_256 ", %128, %129, p, 1, 1; }"

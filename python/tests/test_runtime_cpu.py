@@ -99,3 +99,42 @@ def test_an_fp8_call_with_scales_without_a_gpu_says_no_device():
     r = rt.gemm(_runtime.PRECISIONS["e4m3"], _runtime.LAYOUTS["NT"], 64, 64, 64, 1.0, 4096, 64,
                 8192, 64, 0.0, 12288, 64, 0, True, 16384, 16400)
     assert r[0] == "no_device" and r[4] == 16
+
+
+class _Scales:
+    """A stand-in for a tensor of scales: what the scale rules read of one (its size)."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    def numel(self) -> int:
+        return self.count
+
+
+def test_the_scales_sizes_choose_row_wise_fp8():
+    from gemmtune._runtime_api import _scaled_precision
+    # One scale each (or raw pointers): per-tensor. M and N of them: row-wise.
+    assert _scaled_precision("e4m3", None, _Scales(1), _Scales(1), 64, 32) == "e4m3"
+    assert _scaled_precision("e4m3", None, 4096, 4112, 64, 32) == "e4m3"
+    assert _scaled_precision("e4m3", None, _Scales(64), _Scales(32), 64, 32) == "e4m3-row"
+    # M = 1: one scale for A's single row and N for B's columns is row-wise too.
+    assert _scaled_precision("e4m3", None, _Scales(1), _Scales(32), 1, 32) == "e4m3-row"
+    # A precision the caller names is kept; other precisions are left alone.
+    assert _scaled_precision("e4m3-row", "e4m3-row", 4096, 4112, 64, 32) == "e4m3-row"
+    assert _scaled_precision("bf16", None, None, None, 64, 32) == "bf16"
+    for sa, sb in ((_Scales(64), _Scales(1)), (_Scales(63), _Scales(32)), (_Scales(64), 4112)):
+        with pytest.raises(gemmtune.ArgumentError, match="row-wise FP8 scales are a tensor of M = 64"):
+            _scaled_precision("e4m3", None, sa, sb, 64, 32)
+
+
+def test_row_wise_fp8_calls_reach_the_runtime_with_their_vectors():
+    from gemmtune import _runtime
+    from gemmtune._runtime_api import _scale_pointers
+    rt = _runtime.Runtime()
+    row, nt = _runtime.PRECISIONS["e4m3-row"], _runtime.LAYOUTS["NT"]
+    args = (64, 64, 64, 1.0, 4096, 64, 8192, 64, 0.0, 12288, 64, 0, True)
+    status, _, _, _, _, detail = rt.gemm(row, nt, *args)
+    assert status == "invalid_argument" and "a vector of scales per operand" in detail
+    with pytest.raises(gemmtune.ArgumentError, match="row-wise scales of op"):
+        _scale_pointers("e4m3-row", None, 4096, 64, 64)
+    assert _scale_pointers("e4m3-row", 4096, 8192, 64, 64) == (4096, 8192)

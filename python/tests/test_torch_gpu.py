@@ -234,6 +234,33 @@ def test_fp8_with_per_tensor_scales(runtimes):
         runtimes[None].matmul(a, w.t().contiguous(), scale_a=scale_a, scale_b=scale_b)
 
 
+@pytest.mark.skipif(HAS_GPU and torch is not None and torch.cuda.is_available() and
+                    torch.cuda.get_device_capability() < (8, 9),
+                    reason="FP8 needs sm_89 or later")
+def test_fp8_with_row_wise_scales(runtimes):
+    # A scale per row of a and per column of the product (per output channel of the weight),
+    # as torch._scaled_mm's row-wise mode: taken from the tensors' sizes, or asked for by name.
+    m, n, k = 192, 256, 512
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn((m, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn((n, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    scale_a = torch.rand((m,), device="cuda", generator=g) + 0.5
+    scale_b = torch.rand((n,), device="cuda", generator=g) + 0.5
+    want = scale_a.double()[:, None] * scale_b.double()[None, :] * (a.double() @ w.double().t())
+    got, info = runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b,
+                                      info=True)
+    torch.cuda.synchronize()
+    assert got.dtype == torch.bfloat16 and info.status == "ok", info
+    assert (got.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+    runtimes[None].matmul(a, w, out, trans_b=True, precision="e4m3-row",
+                          scale_a=scale_a.data_ptr(), scale_b=scale_b.data_ptr())
+    torch.cuda.synchronize()
+    assert (out.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    with pytest.raises(gemmtune.ArgumentError, match="row-wise FP8 scales"):
+        runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b[:1])
+
+
 def test_the_default_table_comes_from_the_environment(monkeypatch):
     path = TABLES["fp16"]
     if not path.exists():

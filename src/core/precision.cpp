@@ -25,6 +25,7 @@ std::string_view to_string(Precision p) {
     case Precision::kFP16: return "fp16";
     case Precision::kBF16: return "bf16";
     case Precision::kE4M3: return "e4m3";
+    case Precision::kE4M3Row: return "e4m3-row";
   }
   return "?";
 }
@@ -44,7 +45,7 @@ Precision parse_precision(std::string_view text) {
   for (Precision p : kAllPrecisions) {
     if (t == to_string(p)) return p;
   }
-  throw UsageError("bad precision '" + std::string(text) + "': expected fp32, tf32, fp16, bf16 or e4m3");
+  throw UsageError("bad precision '" + std::string(text) + "': expected " + precision_names());
 }
 
 Layout parse_layout(std::string_view text) {
@@ -61,16 +62,28 @@ int input_bytes(Precision p) {
     case Precision::kTF32: return 4;
     case Precision::kFP16:
     case Precision::kBF16: return 2;
-    case Precision::kE4M3: return 1;
+    case Precision::kE4M3:
+    case Precision::kE4M3Row: return 1;
   }
   return 4;
 }
 
 int output_bytes(Precision p) { return input_bytes(output_precision(p)); }
 
-Precision output_precision(Precision p) { return p == Precision::kE4M3 ? Precision::kBF16 : p; }
+Precision output_precision(Precision p) { return is_fp8(p) ? Precision::kBF16 : p; }
 
-bool is_fp8(Precision p) { return p == Precision::kE4M3; }
+bool is_fp8(Precision p) { return p == Precision::kE4M3 || p == Precision::kE4M3Row; }
+
+bool row_scaled(Precision p) { return p == Precision::kE4M3Row; }
+
+std::string precision_names() {
+  std::string out;
+  for (Precision p : kAllPrecisions) {
+    if (!out.empty()) out += p == kAllPrecisions.back() ? " or " : ", ";
+    out += to_string(p);
+  }
+  return out;
+}
 
 bool a_transposed(Layout l) { return l == Layout::kTN || l == Layout::kTT; }
 bool b_transposed(Layout l) { return l == Layout::kNT || l == Layout::kTT; }

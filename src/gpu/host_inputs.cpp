@@ -44,7 +44,7 @@ std::vector<std::byte> to_storage(std::span<float const> values, Precision p) {
     std::memcpy(out.data(), values.data(), out.size());
     return out;
   }
-  if (p == Precision::kE4M3) {
+  if (is_fp8(p)) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       out[i] = static_cast<std::byte>(float_to_e4m3(values[i]));
     }
@@ -73,7 +73,7 @@ void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<
       std::memcpy(out.data() + begin, bytes.data() + begin * e, (end - begin) * e);
       return;
     }
-    if (p == Precision::kE4M3) {
+    if (is_fp8(p)) {
       for (std::size_t i = begin; i < end; ++i) {
         out[i] = e4m3_to_float(static_cast<std::uint8_t>(bytes[i]));
       }

@@ -15,7 +15,8 @@ namespace {
 // Independent random streams per operand and set.
 constexpr std::uint64_t kStreamA = 1, kStreamB = 2, kStreamC = 3;
 constexpr std::uint64_t kExactOffset = 10;
-/// Floats from scale_a to scale_b in the scales buffer: 16 bytes (see the constructor).
+/// Floats from scale_a to scale_b in the scales buffer of a per-tensor problem: 16 bytes (see
+/// the constructor).
 constexpr int kScaleStride = 4;
 
 /// Small-integer range whose every partial sum stays an exact FP32 integer (|sum| ≤ 2^24).
@@ -47,9 +48,19 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
     // Each scale on its own 16 bytes: cuBLASLt refuses an FP8 matmul whose scale pointer is
     // not 16-byte aligned (CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul, after its heuristic
     // offered algorithms; seen on the H200 with cuBLAS 13.1 at an offset of 4 or 8 bytes).
-    float const scales[kScaleStride + 1] = {kScaleA, 0.0f, 0.0f, 0.0f, kScaleB};
-    scales_ = DeviceBuffer(sizeof scales);
-    upload(scales_.data(), scales, sizeof scales, stream_);
+    // Row-wise vectors likewise start on 16 bytes: B's after A's M, rounded up to 4 floats.
+    std::vector<float> scales;
+    if (row_scaled(problem_.precision)) {
+      scale_b_at_ = static_cast<std::size_t>((problem_.m + 3) / 4 * 4);
+      scales.assign(scale_b_at_ + static_cast<std::size_t>(problem_.n), 0.0f);
+      for (std::int64_t i = 0; i < problem_.m; ++i) scales[i] = row_scale_a(i);
+      for (std::int64_t j = 0; j < problem_.n; ++j) scales[scale_b_at_ + j] = row_scale_b(j);
+    } else {
+      scale_b_at_ = kScaleStride;
+      scales = {kScaleA, 0.0f, 0.0f, 0.0f, kScaleB};
+    }
+    scales_ = DeviceBuffer(scales.size() * sizeof(float));
+    upload(scales_.data(), scales.data(), scales_.bytes(), stream_);
   }
 }
 
@@ -57,7 +68,7 @@ float const* ProblemData::scale_a() const {
   return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data());
 }
 float const* ProblemData::scale_b() const {
-  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data()) + kScaleStride;
+  return scales_.empty() ? nullptr : static_cast<float const*>(scales_.data()) + scale_b_at_;
 }
 
 bool ProblemData::holds(Problem const& p, std::uint64_t seed) const {
@@ -140,27 +151,38 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
     }
   };
 
-  // FP8: the reference multiplies FP32 copies of the quantized inputs, with the scales folded
-  // into alpha (exact: they are powers of two).
+  // FP8: the reference multiplies FP32 copies of the quantized inputs, with per-tensor scales
+  // folded into alpha and row-wise ones into the copies' rows of A and columns of B (exact:
+  // they are powers of two).
   bool const widen = is_fp8(problem_.precision);
-  float const ref_alpha = widen ? alpha * kScaleA * kScaleB : alpha;
+  bool const rows = row_scaled(problem_.precision);
+  float const ref_alpha = widen && !rows ? alpha * kScaleA * kScaleB : alpha;
   Problem wide = problem_;
   if (widen) wide.precision = Precision::kFP32;
-  auto upload_operand = [&](std::vector<std::byte> const& host) {
+  Problem const& pr = problem_;
+  auto upload_operand = [&](std::vector<std::byte> const& host, bool is_a) {
     if (!widen) {
       DeviceBuffer d(host.size());
       upload(d.data(), host.data(), host.size(), stream_);
       return d;
     }
-    std::vector<float> const values = from_storage(host, problem_.precision);
+    std::vector<float> values = from_storage(host, problem_.precision);
+    if (rows) {
+      // Stored A is M×K (K×M when transposed), stored B N×K (K×N when not transposed).
+      for (std::size_t e = 0; e < values.size(); ++e) {
+        auto const x = static_cast<std::int64_t>(e);
+        values[e] *= is_a ? row_scale_a(a_transposed(pr.layout) ? x % pr.m : x / pr.k)
+                          : row_scale_b(b_transposed(pr.layout) ? x / pr.k : x % pr.n);
+      }
+    }
     DeviceBuffer d(values.size() * sizeof(float));
     upload(d.data(), values.data(), d.bytes(), stream_);
     return d;
   };
   DeviceBuffer wide_a, wide_b;
   if (widen) {
-    wide_a = upload_operand(set.host_a);
-    wide_b = upload_operand(set.host_b);
+    wide_a = upload_operand(set.host_a, true);
+    wide_b = upload_operand(set.host_b, false);
   }
   auto run_reference = [&](void const* a, void const* b, void* c, float al, float be) {
     CublasContract const contract = reference_contract(problem_.precision);
@@ -186,7 +208,7 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
   if (with_bound) {
     std::vector<std::byte> const abs_a = abs_storage(set.host_a, problem_.precision);
     std::vector<std::byte> const abs_b = abs_storage(set.host_b, problem_.precision);
-    DeviceBuffer da = upload_operand(abs_a), db = upload_operand(abs_b);
+    DeviceBuffer da = upload_operand(abs_a, true), db = upload_operand(abs_b, false);
     if (beta != 0.0f) {
       std::vector<float> abs_c0(c0.size());
       std::transform(c0.begin(), c0.end(), abs_c0.begin(), [](float v) { return std::fabs(v); });

@@ -53,8 +53,9 @@ class ProblemData {
 
   /// The guarded output buffer (packed M×N, storage type).
   DeviceBuffer& c() { return c_; }
-  /// The FP8 per-tensor scales of A and B in device memory (kScaleA, kScaleB); null for the
-  /// other precisions.
+  /// The FP8 scales of A and B in device memory: kScaleA and kScaleB (per-tensor), or
+  /// row_scale_a(i) for each of the M rows and row_scale_b(j) for each of the N columns
+  /// (row-wise), each vector 16-byte aligned; null for the other precisions.
   float const* scale_a() const;
   float const* scale_b() const;
   /// Rotation sets built from the normal inputs for `rotate_bytes` (rebuilt when it changes).
@@ -80,7 +81,8 @@ class ProblemData {
   InputSet normal_;
   std::unique_ptr<InputSet> exact_;
   DeviceBuffer c_;
-  DeviceBuffer scales_;  ///< {kScaleA, kScaleB} for FP8 problems, else empty
+  DeviceBuffer scales_;  ///< FP8 scales: A's, then B's from scale_b_at_ floats in; else empty
+  std::size_t scale_b_at_ = 0;
   std::unique_ptr<RotationPool> pool_;
   PinnedBuffer staging_;
   std::vector<float> c_values_;
@@ -90,6 +92,13 @@ class ProblemData {
 /// products stay exact, and different, so a kernel that swaps or drops one is caught.
 inline constexpr float kScaleA = 0.5f;
 inline constexpr float kScaleB = 0.25f;
+
+/// The row-wise scales every row-scaled FP8 problem is run with: powers of two (the reference's
+/// products stay exact, and so do the exact pass's small integers), varying along the rows of
+/// A and the columns of B with different periods, so a kernel that swaps rows and columns,
+/// reads one vector for both or drops one is caught.
+inline float row_scale_a(std::int64_t i) { return i % 3 == 0 ? 1.0f : i % 3 == 1 ? 0.5f : 0.25f; }
+inline float row_scale_b(std::int64_t j) { return j % 2 == 0 ? 0.5f : 2.0f; }
 
 /// Copies host → device on `stream` and waits. Throws CudaFailure.
 void upload(void* device, void const* host, std::size_t bytes, cudaStream_t stream);

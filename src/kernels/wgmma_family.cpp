@@ -39,6 +39,7 @@ int element_code(Precision p) {
     case Precision::kBF16: return 1;
     case Precision::kTF32: return 2;
     case Precision::kE4M3: return 3;
+    case Precision::kE4M3Row: return 4;
     case Precision::kFP32: break;
   }
   throw Error("wgmma has no element type for " + std::string(to_string(p)));
@@ -181,8 +182,7 @@ std::string_view WgmmaFamily::description() const {
 }
 
 bool WgmmaFamily::supports(Precision p) const {
-  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32 ||
-         p == Precision::kE4M3;
+  return p == Precision::kFP16 || p == Precision::kBF16 || p == Precision::kTF32 || is_fp8(p);
 }
 
 int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / input_bytes(p); }

@@ -77,7 +77,19 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
   return cublasLtMatrixLayoutInit(out(), contract.c_type, u(cm.m), u(cm.n), g.ldc);
 }
 
-cublasStatus_t LtDescriptors::set_scales(float const* scale_a, float const* scale_b) {
+cublasStatus_t LtDescriptors::set_scales(float const* scale_a, float const* scale_b,
+                                         bool outer_vectors) {
+  // Row-wise scales are cuBLASLt's outer vectors: its A (our B) has one per column of C, its B
+  // (our A) one per row. Per-tensor scales keep the descriptor's default (scalar) mode.
+  if (outer_vectors) {
+    std::int32_t const mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    for (auto const attr : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE}) {
+      if (auto s = cublasLtMatmulDescSetAttribute(op(), attr, &mode, sizeof mode);
+          s != CUBLAS_STATUS_SUCCESS) {
+        return s;
+      }
+    }
+  }
   // cuBLASLt's A is our B (column-major view), its B our A.
   if (auto s = cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b,
                                               sizeof scale_b);

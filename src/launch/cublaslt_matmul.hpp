@@ -28,10 +28,11 @@ class LtDescriptors {
   /// contract also turns on fast accumulation (sums kept in the tensor cores between k steps,
   /// as our own FP8 kernels keep them), the fastest mode cuBLASLt offers.
   cublasStatus_t init(RowMajorGemm const& g, CublasContract const& contract);
-  /// The per-tensor scales of an FP8 matmul, one float each in device memory, for our A and B
-  /// (cuBLASLt's B and A). Must be set before an FP8 matmul; the pointers are kept in the
+  /// The scales of an FP8 matmul in device memory for our A and B (cuBLASLt's B and A): one
+  /// float each, or with `outer_vectors` (row-wise FP8) M floats for A's rows and N for B's
+  /// columns. Set on fresh descriptors before an FP8 matmul; the pointers are kept in the
   /// descriptor, so they must outlive its use.
-  cublasStatus_t set_scales(float const* scale_a, float const* scale_b);
+  cublasStatus_t set_scales(float const* scale_a, float const* scale_b, bool outer_vectors = false);
 
   // cuBLASLt takes its descriptors by non-const handle but only reads them during a matmul.
   cublasLtMatmulDesc_t op() const { return const_cast<cublasLtMatmulDesc_t>(&op_); }

@@ -46,14 +46,16 @@ std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm
   // The H200 only: its copy bandwidth is a figure measured here; other GPUs get no ceilings
   // rather than guessed ones.
   if (gpu_name.find("H200") == std::string::npos || sm_count <= 0) return std::nullopt;
-  // Dense rates per SM and clock (fp32 256 FLOP, tf32 1893, fp16/bf16 3786) at the 1980 MHz
-  // boost clock: with 132 SMs the datasheet's 66.9 / 494.7 / 989.4 TFLOP/s.
+  // Dense rates per SM and clock (fp32 256 FLOP, tf32 1893, fp16/bf16 3786, FP8 7572) at the
+  // 1980 MHz boost clock: with 132 SMs the datasheet's 66.9 / 494.7 / 989.4 / 1978.9 TFLOP/s.
   double const scale = sm_count / 132.0;
   ReportCeilings c;
   c.peak_tflops = {{Precision::kFP32, 66.9 * scale},
                    {Precision::kTF32, 494.7 * scale},
                    {Precision::kFP16, 989.4 * scale},
-                   {Precision::kBF16, 989.4 * scale}};
+                   {Precision::kBF16, 989.4 * scale},
+                   {Precision::kE4M3, 1978.9 * scale},
+                   {Precision::kE4M3Row, 1978.9 * scale}};
   c.copy_gbps = 4270.0;
   c.source = "dense tensor-core and FP32 peaks of the datasheet at the 1980 MHz boost clock for " +
              std::to_string(sm_count) +

@@ -17,13 +17,18 @@ std::string too_small(char const* what, std::int64_t value, char const* minimum_
 /// rows and bases for A, B and C, and the two scales.
 std::string fp8_reason(GemmCall const& call) {
   std::string const name(to_string(call.precision));
+  std::string const what = row_scaled(call.precision)
+                               ? "a vector of scales per operand in device memory (scale_a: M "
+                                 "floats for the rows of op(A), scale_b: N for the columns of "
+                                 "op(B))"
+                               : "one scale per operand in device memory (scale_a and scale_b)";
   if (call.scale_a == nullptr || call.scale_b == nullptr) {
-    return name + " calls need one scale per operand in device memory (scale_a and scale_b), "
-                  "one of which is null";
+    return name + " calls need " + what + ", one of which is null";
   }
   auto const off16 = [](void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
   if (off16(call.scale_a) || off16(call.scale_b)) {
-    return name + " scales must each be 16-byte aligned (cuBLASLt's FP8 matmul refuses others)";
+    return name + " scales must each start 16-byte aligned (cuBLASLt's FP8 matmul refuses "
+                  "others)";
   }
   Problem const p = call_problem(call);
   if (std::string why = p.unsupported_reason(); !why.empty()) return why;

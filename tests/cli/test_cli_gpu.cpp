@@ -181,14 +181,17 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 19u);
 }
 
-// e4m3 through the whole search: wgmma candidates of the FP8 instructions verify against the
-// FP32 reference on the widened inputs (none is a wrong result), cuBLASLt's FP8 matmul is timed
-// as the baseline, and the pick is stored under e4m3.
+// e4m3 through the whole search, with per-tensor and with row-wise scales: wgmma candidates of
+// the FP8 instructions verify against the FP32 reference on the widened (and for row-wise, row
+// and column scaled) inputs (none is a wrong result), cuBLASLt's FP8 matmul with the same
+// scaling is timed as the baseline, and the pick is stored under the precision.
 TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
-  std::string const dir = temp_dir("gpu-e4m3");
+  for (std::string const precision : {"e4m3", "e4m3-row"}) {
+  SCOPED_TRACE(precision);
+  std::string const dir = temp_dir("gpu-" + precision);
   std::string const db = dir + "/cache.db";
   CliRun s = run_cli({"--json", "--cache-dir", dir, "search", "--shape", "384x256x512",
-                      "--shape", "200x136x272", "--precision", "e4m3", "--layout", "NT",
+                      "--shape", "200x136x272", "--precision", precision, "--layout", "NT",
                       "--family", "wgmma", "--strategy", "random", "--budget", "10",
                       "--target-ms", "2", "--repeats", "3"},
                      db);
@@ -201,16 +204,17 @@ TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
     EXPECT_NE(disp, "wrong_result") << id << " " << j.dump();
     EXPECT_NE(disp, "fault") << id << " " << j.dump();
     if (disp != "ok") continue;
-    EXPECT_EQ(j["problem"]["precision"], "e4m3");
+    EXPECT_EQ(j["problem"]["precision"], precision);
     (id.rfind("wgmma:", 0) == 0 ? own_ok : vendor_ok) += 1;
   }
   EXPECT_GE(own_ok, 5);
   EXPECT_GE(vendor_ok, 2);
-  CliRun q = run_cli({"--json", "query", "--shape", "384x256x512", "--precision", "e4m3",
+  CliRun q = run_cli({"--json", "query", "--shape", "384x256x512", "--precision", precision,
                       "--layout", "NT"},
                      db);
   ASSERT_EQ(q.exit_code, 0) << q.err;
   EXPECT_GT(nlohmann::json::parse(q.out)[0]["ratio_cublaslt"].get<double>(), 0.0);
+  }
 }
 
 // The roofline's ceilings measured on the device, stored, and drawn by the report in place of
@@ -221,7 +225,7 @@ TEST_F(CliGpu, DevicesMeasuresCeilingsThatTheReportDraws) {
   CliRun r = run_cli({"--json", "devices", "--ceilings", "--ceiling-size", "2048"}, db);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   auto const j = nlohmann::json::parse(r.out);
-  ASSERT_GE(j["ceilings"].size(), 5u);  // copy and fp32, tf32, fp16, bf16 (e4m3 on sm_89+)
+  ASSERT_GE(j["ceilings"].size(), 5u);  // copy, fp32, tf32, fp16, bf16 (and FP8 on sm_89+)
   for (auto const& c : j["ceilings"]) {
     EXPECT_FALSE(c.contains("error")) << c.dump();
     EXPECT_GT(c["value"].get<double>(), 0.0) << c.dump();

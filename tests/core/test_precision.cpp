@@ -22,6 +22,21 @@ TEST(Precision, RoundTripsAndRejects) {
   EXPECT_TRUE(is_fp8(Precision::kE4M3));
   EXPECT_FALSE(is_fp8(Precision::kBF16));
   EXPECT_EQ(parse_precision("E4M3"), Precision::kE4M3);
+  // Row-wise FP8: the same storage, its own name (the scaling is part of the problem key).
+  EXPECT_EQ(parse_precision("e4m3-row"), Precision::kE4M3Row);
+  EXPECT_EQ(to_string(Precision::kE4M3Row), "e4m3-row");
+  EXPECT_EQ(input_bytes(Precision::kE4M3Row), 1);
+  EXPECT_EQ(output_precision(Precision::kE4M3Row), Precision::kBF16);
+  EXPECT_TRUE(is_fp8(Precision::kE4M3Row));
+  EXPECT_TRUE(row_scaled(Precision::kE4M3Row));
+  EXPECT_FALSE(row_scaled(Precision::kE4M3));
+  EXPECT_EQ(precision_names(), "fp32, tf32, fp16, bf16, e4m3 or e4m3-row");
+  try {
+    parse_precision("e4m3-col");
+    ADD_FAILURE() << "accepted";
+  } catch (UsageError const& e) {
+    EXPECT_STREQ(e.what(), "bad precision 'e4m3-col': expected fp32, tf32, fp16, bf16, e4m3 or e4m3-row");
+  }
 }
 
 TEST(Layout, RoundTripsAndRejects) {

@@ -76,6 +76,9 @@ TEST(Problem, Fp8TakesK16MultiplesInLayoutNtOnly) {
   std::string const k = parse_shape("64x64x40", Precision::kE4M3, Layout::kNT).unsupported_reason();
   EXPECT_NE(k.find("K=40"), std::string::npos) << k;
   EXPECT_NE(parse_shape("64x60x64", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
+  // Row-wise scales change nothing of what FP8 storage can take.
+  EXPECT_EQ(parse_shape("100x4096x4096", Precision::kE4M3Row, Layout::kNT).unsupported_reason(), "");
+  EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3Row, Layout::kTN).unsupported_reason().rfind("e4m3-row takes layout NT only", 0), 0u);
   for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
     for (Layout l : kAllLayouts) {
       EXPECT_EQ(parse_shape("33x17x9", p, l).unsupported_reason(), "");

@@ -188,9 +188,10 @@ TEST(Schema, MigratesAVersion5CacheToTakeE4m3) {
   EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
 }
 
-// Version 7 adds the device's measured ceilings: a version-6 cache keeps its rows and takes them;
-// the newest measurement of each kind is the one read back, and bad rows are refused.
-TEST(Schema, MigratesAVersion6CacheToStoreDeviceCeilings) {
+// Version 7 adds the device's measured ceilings and the row-wise FP8 precision: a version-6 cache
+// keeps its rows and ids and takes both; the newest measurement of each kind is the one read
+// back, and bad rows are refused.
+TEST(Schema, MigratesAVersion6CacheToStoreDeviceCeilingsAndRowScaledFp8) {
   TempDir dir;
   auto const path = dir / "v6.db";
   std::string setup;
@@ -198,9 +199,30 @@ TEST(Schema, MigratesAVersion6CacheToStoreDeviceCeilings) {
   raw_sql(path, setup);
   raw_sql(path, "PRAGMA application_id = " + std::to_string(kCacheApplicationId) +
                     "; PRAGMA user_version = 6;"
-                    "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);");
+                    "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);"
+                    "INSERT INTO provenances (driver, cuda_runtime, nvrtc, cublas, gemmtune_version, "
+                    "template_hash, compile_options) VALUES ('13000', '13000', '13.0', '130100', "
+                    "'0.1.0', 'abc123', '-arch=sm_90 -O3');"
+                    "INSERT INTO trials (id, gpu_id, m, n, k, precision, layout, align, kernel_id, "
+                    "family, provenance_id, attempt, disposition, reason, time_ms, exact_mismatches, "
+                    "registers, spill_bytes, smem_bytes, created_at, spread_rounds) VALUES (77, 1, "
+                    "64, 64, 64, 'e4m3', 'NT', 16, 'naive:BX=32', 'naive', 1, 1, 'ok', '', 1.5, 0, "
+                    "32, 0, 0, 1700000000, 5);");
+  // Version 6 refuses the new precision.
+  raw_sql(path, "UPDATE trials SET precision = 'e4m3-row' WHERE id = 77");
+  ASSERT_EQ(raw_sql(path, "SELECT count(*) FROM trials WHERE precision = 'e4m3'"), 1);
   SqliteTrialStore store(path);
   EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  EXPECT_EQ(raw_sql(path, "SELECT id FROM trials WHERE precision = 'e4m3'"), 77);
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+                          "('trials_by_kernel', 'trials_by_search', 'baselines_by_problem', "
+                          "'finished_problems_by_problem', 'device_ceilings_by_gpu')"),
+            5);
+  Problem const row = problem(128, 128, 128, 16, Precision::kE4M3Row, Layout::kNT);
+  store.record_trial(trial(h200(), row, "naive:BX=32", Disposition::kOk, 0.5));
+  auto const found = store.find_trial(h200(), row, parse_kernel_id("naive:BX=32"), provenance());
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->problem.precision, Precision::kE4M3Row);
   EXPECT_TRUE(store.ceilings(h200()).empty());
   store.record_ceiling(h200(), provenance(), {std::nullopt, 4100.0, "copy of 1 GiB", 0});
   store.record_ceiling(h200(), provenance(), {Precision::kBF16, 700.0, "cuBLAS at 8192^3", 0});

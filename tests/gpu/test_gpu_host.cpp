@@ -453,9 +453,9 @@ TEST(HostInputs, SeededAndTyped) {
     // which its spacing is the absolute 2^-9.
     double const tol = p == Precision::kBF16   ? std::ldexp(1.0, -8)
                        : p == Precision::kFP16 ? std::ldexp(1.0, -11)
-                       : p == Precision::kE4M3 ? std::ldexp(1.0, -4)
+                       : is_fp8(p)             ? std::ldexp(1.0, -4)
                                                : 0.0;
-    double const floor = p == Precision::kE4M3 ? std::ldexp(1.0, -10) : 1e-7;
+    double const floor = is_fp8(p) ? std::ldexp(1.0, -10) : 1e-7;
     auto const abs_back = from_storage(abs_storage(bytes, p), p);
     for (std::size_t i = 0; i < a.size(); ++i) {
       EXPECT_LE(std::fabs(back[i] - a[i]), tol * std::fabs(a[i]) + floor) << to_string(p) << " " << a[i];

@@ -283,7 +283,8 @@ TEST_F(GpuSessionTest, VerifiedBaselineNamesAPassingCublasLtAlgorithm) {
 // id; that id times again as the rounds of a re-time do, and evaluates as a candidate (verify,
 // time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.
 TEST_F(GpuSessionTest, VendorCandidatesVerifyAndRunByTheirIds) {
-  for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16, Precision::kE4M3}) {
+  for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16, Precision::kE4M3,
+                         Precision::kE4M3Row}) {
     for (Layout l : {Layout::kNN, Layout::kTN, Layout::kNT}) {
       // FP8 takes NT only; the others are checked on NN and TN.
       if (is_fp8(prec) != (l == Layout::kNT)) continue;

@@ -163,6 +163,25 @@ TEST(WgmmaCompile, E4m3SampleRaggedSplitKAndPingPong) {
   compile_all(all);
 }
 
+// Row-wise e4m3: the scaling in registers before every store path (register stores, staged TMA
+// stores, split-K partials summed in the last slice or by the reduce kernel, ping-pong) at the
+// widest tiles, without spills.
+TEST(WgmmaCompile, E4m3RowEveryStorePathWithoutSpills) {
+  Problem const big = make(4096, 4096, 4096, Precision::kE4M3Row, Layout::kNT);
+  std::vector<Candidate> all = spread(big, 4);
+  for (char const* id : {"wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2",
+                         "wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1",
+                         "wgmma:BM=128,BN=128,ST=5,CW=2,CL=2,PE=2,GM=8,SK=1,EP=0"}) {
+    all.push_back({parse(id), big});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"),
+                 make(1000, 1008, 4096, Precision::kE4M3Row, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"),
+                 make(512, 512, 8192, Precision::kE4M3Row, Layout::kNT)});
+  compile_all(all);
+}
+
 TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
   std::vector<Candidate> const all = {

@@ -117,8 +117,8 @@ TEST(LadderReport, BrokenFilesAreRefusedWithTheirJsonPath) {
       {"problem", [](nlohmann::json& j) { j["problem"]["m"] = 0; },
        "problem.m: expected an integer in [1, 16777216], got 0"},
       {"precision", [](nlohmann::json& j) { j["problem"]["precision"] = "fp64"; },
-       "problem.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"e4m3\", got "
-       "\"fp64\""},
+       "problem.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"e4m3\", "
+       "\"e4m3-row\", got \"fp64\""},
       {"top level", [](nlohmann::json& j) { j = nlohmann::json::array(); },
        "top level: expected an object, got an array"},
   };

@@ -145,6 +145,17 @@ TEST(GemmCall, Fp8CallsNeedAlignedScalesLayoutNtAndWholeSixteenByteRows) {
   // An empty C needs nothing, scales included.
   c = packed(Precision::kE4M3, Layout::kNT, 0, 64, 64);
   EXPECT_EQ(invalid_reason(c), "");
+  // Row-wise: the same rules, and a missing vector is named as one.
+  GemmCall const row = scaled(packed(Precision::kE4M3Row, Layout::kNT, 100, 64, 64));
+  EXPECT_EQ(invalid_reason(row), "");
+  c = row;
+  c.scale_a = nullptr;
+  EXPECT_NE(invalid_reason(c).find("e4m3-row calls need a vector of scales per operand"),
+            std::string::npos)
+      << invalid_reason(c);
+  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3Row, Layout::kTT, 64, 64, 64)))
+                .find("layout NT only"),
+            std::string::npos);
 }
 
 }  // namespace

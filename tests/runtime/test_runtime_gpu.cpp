@@ -489,10 +489,13 @@ TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
   }
 }
 
-/// One FP8 call (e4m3 A and B, layout NT, bf16 C) of M×N×K through `rt` with the per-tensor
-/// scales 0.5 and 0.25 in device memory: inputs from {0, ±0.5, ±1}, exact in e4m3, and C
-/// checked against an FP64 reference of the scaled product (bf16 rounding allowed).
-GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta) {
+/// One FP8 call (e4m3 A and B, layout NT, bf16 C) of M×N×K through `rt` with scales in device
+/// memory: per-tensor 0.5 and 0.25, or (kE4M3Row) a power of two per row of A and per column of
+/// B; inputs from {0, ±0.5, ±1}, exact in e4m3, and C checked against an FP64 reference of the
+/// scaled product (bf16 rounding allowed).
+GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
+                 Precision precision = Precision::kE4M3) {
+  bool const rows = row_scaled(precision);
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> pick(0, 4);
   float const values[5] = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
@@ -511,20 +514,26 @@ GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta) {
   }
   std::vector<std::uint16_t> c0(static_cast<std::size_t>(m) * n);
   for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = to_bf16_bits(values[pick(rng)]);
-  float const scales[5] = {0.5f, 0.0f, 0.0f, 0.0f, 0.25f};  // A's and B's, 16 bytes apart
+  // A's then B's, each from a 16-byte boundary: one float each, or M and N of them.
+  std::size_t const b_at = rows ? static_cast<std::size_t>(m + 3) / 4 * 4 : 4;
+  std::vector<float> scales(b_at + (rows ? static_cast<std::size_t>(n) : 1), 0.0f);
+  auto const sa_of = [&](int i) { return rows ? (i % 3 == 0 ? 2.0f : i % 3 == 1 ? 0.5f : 1.0f) : 0.5f; };
+  auto const sb_of = [&](int j) { return rows ? (j % 4 < 2 ? 0.25f : 1.0f) : 0.25f; };
+  for (int i = 0; i < (rows ? m : 1); ++i) scales[static_cast<std::size_t>(i)] = sa_of(i);
+  for (int j = 0; j < (rows ? n : 1); ++j) scales[b_at + static_cast<std::size_t>(j)] = sb_of(j);
   void *da = nullptr, *db = nullptr, *dc = nullptr, *ds = nullptr;
   EXPECT_EQ(cudaMalloc(&da, a8.size()), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&db, b8.size()), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&dc, c0.size() * 2), cudaSuccess);
-  EXPECT_EQ(cudaMalloc(&ds, sizeof scales), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&ds, scales.size() * sizeof(float)), cudaSuccess);
   cudaMemcpy(da, a8.data(), a8.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(db, b8.data(), b8.size(), cudaMemcpyHostToDevice);
   cudaMemcpy(dc, c0.data(), c0.size() * 2, cudaMemcpyHostToDevice);
-  cudaMemcpy(ds, scales, sizeof scales, cudaMemcpyHostToDevice);
+  cudaMemcpy(ds, scales.data(), scales.size() * sizeof(float), cudaMemcpyHostToDevice);
   float const* sa = static_cast<float const*>(ds);
   GemmInfo info;
-  GemmStatus const status = rt.gemm(Precision::kE4M3, Layout::kNT, m, n, k, alpha, da, k, db, k,
-                                    beta, dc, n, Fp8Scales{sa, sa + 4}, nullptr, &info);
+  GemmStatus const status = rt.gemm(precision, Layout::kNT, m, n, k, alpha, da, k, db, k, beta,
+                                    dc, n, Fp8Scales{sa, sa + b_at}, nullptr, &info);
   EXPECT_EQ(status, GemmStatus::kOk) << info.detail;
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<std::uint16_t> out(c0.size());
@@ -538,7 +547,7 @@ GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta) {
                b[static_cast<std::size_t>(j) * k + kk];
       }
       std::size_t const at = static_cast<std::size_t>(i) * n + j;
-      double const want = alpha * 0.5 * 0.25 * acc + beta * from_bf16_bits(c0[at]);
+      double const want = alpha * sa_of(i) * sb_of(j) * acc + beta * from_bf16_bits(c0[at]);
       double const got = from_bf16_bits(out[at]);
       if (!(std::abs(got - want) <= std::abs(want) / 128.0 + 1e-3) && ++bad <= 5) {
         ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", expected " << want;
@@ -559,28 +568,39 @@ TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
   if (prop.major * 10 + prop.minor < 89) GTEST_SKIP() << "FP8 needs sm_89 or later";
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
-  // No table: cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8.
-  Runtime plain(o);
-  for (float beta : {0.0f, -1.0f}) {
-    GemmInfo const info = run_fp8(plain, 256, 512, 1024, 1.0f, beta);
-    EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
-    EXPECT_NE(info.detail.find("heuristic"), std::string::npos) << info.detail;
-  }
-  if (prop.major != 9) return;  // the wgmma family below needs sm_90
-  nlohmann::json entries = nlohmann::json::array();
-  char const* const kernel = "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0";
-  entries.push_back(table_entry("e4m3", "NT", 256, 512, 1024, kernel));
-  entries.push_back(table_entry("e4m3", "NT", 128, 256, 512, "cublas:default"));
-  entries.back()["vendor"] = true;
-  entries.back()["cublas_version"] = cublas_version();
-  Runtime rt(write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_fp8_table.json"), o);
-  for (float alpha : {1.0f, 2.0f}) {
-    GemmInfo info = run_fp8(rt, 256, 512, 1024, alpha, alpha == 1.0f ? 0.0f : 0.5f);
-    EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
-    EXPECT_EQ(info.kernel, kernel);
-    info = run_fp8(rt, 128, 256, 512, alpha, 0.0f);
-    EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
-    EXPECT_EQ(info.kernel, "cublas:default");
+  for (Precision const p : {Precision::kE4M3, Precision::kE4M3Row}) {
+    std::string const name(to_string(p));
+    SCOPED_TRACE(name);
+    // No table: cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8.
+    Runtime plain(o);
+    for (float beta : {0.0f, -1.0f}) {
+      GemmInfo const info = run_fp8(plain, 256, 512, 1024, 1.0f, beta, p);
+      EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
+      EXPECT_NE(info.detail.find("heuristic"), std::string::npos) << info.detail;
+    }
+    if (prop.major != 9) continue;  // the wgmma family below needs sm_90
+    nlohmann::json entries = nlohmann::json::array();
+    // Split-K at SK = 4 sums the scaled partials in the reduce kernel.
+    char const* const kernel = "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0";
+    char const* const split = "wgmma:BM=64,BN=128,ST=6,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0";
+    entries.push_back(table_entry(name, "NT", 256, 512, 1024, kernel));
+    entries.push_back(table_entry(name, "NT", 64, 128, 4096, split));
+    entries.push_back(table_entry(name, "NT", 128, 256, 512, "cublas:default"));
+    entries.back()["vendor"] = true;
+    entries.back()["cublas_version"] = cublas_version();
+    std::string const file = "gemmtune_rt_gpu_" + name + "_table.json";
+    Runtime rt(write_table_file(prop, std::move(entries), file.c_str()), o);
+    for (float alpha : {1.0f, 2.0f}) {
+      GemmInfo info = run_fp8(rt, 256, 512, 1024, alpha, alpha == 1.0f ? 0.0f : 0.5f, p);
+      EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+      EXPECT_EQ(info.kernel, kernel);
+      info = run_fp8(rt, 64, 128, 4096, alpha, 0.0f, p);
+      EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+      EXPECT_EQ(info.kernel, split);
+      info = run_fp8(rt, 128, 256, 512, alpha, 0.0f, p);
+      EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
+      EXPECT_EQ(info.kernel, "cublas:default");
+    }
   }
 }
 

@@ -13,8 +13,8 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import (FP8_PRECISIONS, PRECISION_OF_DTYPE, Operand, input_precision,
-                        operand, out_dtype, precision_for, storage)
+from ._operands import (FP8_PRECISIONS, PRECISION_OF_DTYPE, ROW_SCALED_PRECISIONS, Operand,
+                        input_precision, operand, out_dtype, precision_for, storage)
 
 TABLE_ENV = "GEMMTUNE_TABLE"
 
@@ -68,11 +68,14 @@ class Runtime:
         op(a) is M×K and op(b) K×N; each may be row-major or a transposed view (any leading
         dimension), `out` (M×N) row-major. The precision follows the dtypes (float32 → fp32,
         float16 → fp16, bfloat16 → bf16, float8_e4m3fn → e4m3); `precision="tf32"` runs float32
-        operands on tensor cores. FP8 (e4m3) writes bfloat16 `out` and needs `scale_a` and
-        `scale_b`, the per-tensor scales of a and b (out = alpha·sa·sb·op(a)·op(b) + beta·out):
-        each a CUDA float32 tensor whose first element is the scale, or a raw device pointer,
-        16-byte aligned; its layout is a row-major M×K `a` and `b` given as the transpose of a
-        row-major N×K weight (trans_b=True, as torch.nn.Linear stores it). Without `out`, torch
+        operands on tensor cores. FP8 writes bfloat16 `out` and needs `scale_a` and `scale_b`,
+        each a CUDA float32 tensor or a raw device pointer, 16-byte aligned: one scale each for
+        a and b (e4m3: out = alpha·sa·sb·op(a)·op(b) + beta·out), or a contiguous vector of M
+        for the rows of op(a) and one of N for the columns of op(b) (e4m3-row: out[i][j] =
+        alpha·sa[i]·sb[j]·(op(a)·op(b))[i][j] + beta·out[i][j]; taken when the tensors hold M
+        and N scales, or asked for with `precision="e4m3-row"`). Its layout is a row-major M×K
+        `a` and `b` given as the transpose of a row-major N×K weight (trans_b=True, as
+        torch.nn.Linear stores it). Without `out`, torch
         tensors get a new one (beta must then be 0); other arrays must pass `out`. The call is
         queued on `stream` (default: torch's current stream for torch tensors, the stream an
         array's __cuda_array_interface__ names, else the legacy default stream). Returns `out`,
@@ -117,7 +120,8 @@ class Runtime:
                                 f"strides are ({oc.row_stride}, {oc.col_stride})")
         prec = precision_for((oa.dtype, ob.dtype, oc.dtype), precision, ("a", "b", "out"),
                              _runtime.PRECISIONS)
-        scales = _scale_pointers(prec, scale_a, scale_b)
+        prec = _scaled_precision(prec, precision, scale_a, scale_b, m, n)
+        scales = _scale_pointers(prec, scale_a, scale_b, m, n)
         devices = {d for d in (oa.device, ob.device, oc.device) if d is not None}
         if len(devices) > 1:
             raise DeviceError(f"gemmtune: the operands are on different devices "
@@ -154,9 +158,34 @@ class Runtime:
         return (out, gi) if info else out
 
 
-def _scale_pointer(scale, name: str) -> int:
-    """The device address of a per-tensor scale: a CUDA float32 tensor (its first element) or
-    a raw pointer."""
+def _scale_count(scale) -> Optional[int]:
+    """How many scales a tensor holds; None for a raw pointer (or what is no tensor)."""
+    numel = getattr(scale, "numel", None)
+    return numel() if callable(numel) and not isinstance(scale, int) else None
+
+
+def _scaled_precision(prec: str, asked: Optional[str], scale_a, scale_b, m: int,
+                      n: int) -> str:
+    """The FP8 precision the scales make of `prec`: e4m3-row when the caller did not name a
+    precision and the scale tensors hold M and N scales (more than one between them), else
+    `prec` itself."""
+    if prec != "e4m3" or asked is not None:
+        return prec
+    na, nb = _scale_count(scale_a), _scale_count(scale_b)
+    if (na or 0) > 1 or (nb or 0) > 1:
+        if na != m or nb != n:
+            raise ArgumentError(
+                f"gemmtune: row-wise FP8 scales are a tensor of M = {m} scales for the rows of "
+                f"op(a) and one of N = {n} for the columns of op(b); scale_a holds "
+                f"{'a pointer' if na is None else na} and scale_b "
+                f"{'a pointer' if nb is None else nb} (pass precision='e4m3-row' with pointers)")
+        return "e4m3-row"
+    return prec
+
+
+def _scale_pointer(scale, name: str, count: int) -> int:
+    """The device address of `count` scales: a contiguous CUDA float32 tensor of that many (its
+    first element for one) or a raw pointer."""
     if isinstance(scale, int):
         return scale
     torch = sys.modules.get("torch")
@@ -164,15 +193,17 @@ def _scale_pointer(scale, name: str) -> int:
         if scale.device.type != "cuda":
             raise DeviceError(f"gemmtune: {name} is on {scale.device}; scales live in device "
                               "memory")
-        if scale.dtype != torch.float32 or scale.numel() < 1:
-            raise ArgumentError(f"gemmtune: {name} must hold one float32 scale, not "
+        what = "one float32 scale" if count == 1 else f"{count} float32 scales, contiguous"
+        if scale.dtype != torch.float32 or scale.numel() < count or \
+                (count > 1 and (scale.numel() != count or not scale.is_contiguous())):
+            raise ArgumentError(f"gemmtune: {name} must hold {what}, not "
                                 f"{scale.numel()} {str(scale.dtype).rpartition('.')[2]}")
         return scale.data_ptr()
     raise ArgumentError(f"gemmtune: {name} is a {type(scale).__name__}; pass a CUDA float32 "
                         "tensor or a device pointer")
 
 
-def _scale_pointers(prec: str, scale_a, scale_b) -> Tuple[int, int]:
+def _scale_pointers(prec: str, scale_a, scale_b, m: int = 1, n: int = 1) -> Tuple[int, int]:
     """(scale_a, scale_b) as device addresses for an FP8 call, (0, 0) for the others; an FP8
     call without both, or scales on another precision, is an ArgumentError."""
     if prec not in FP8_PRECISIONS:
@@ -180,10 +211,13 @@ def _scale_pointers(prec: str, scale_a, scale_b) -> Tuple[int, int]:
             raise ArgumentError(f"gemmtune: scale_a and scale_b apply to FP8 calls only, not "
                                 f"{prec}")
         return 0, 0
+    rows = prec in ROW_SCALED_PRECISIONS
     if scale_a is None or scale_b is None:
-        raise ArgumentError(f"gemmtune: {prec} calls need scale_a and scale_b, the per-tensor "
-                            "scales of a and b in device memory")
-    return _scale_pointer(scale_a, "scale_a"), _scale_pointer(scale_b, "scale_b")
+        what = "the row-wise scales of op(a) and op(b)" if rows else "the per-tensor scales of a and b"
+        raise ArgumentError(f"gemmtune: {prec} calls need scale_a and scale_b, {what} in device "
+                            "memory")
+    return (_scale_pointer(scale_a, "scale_a", m if rows else 1),
+            _scale_pointer(scale_b, "scale_b", n if rows else 1))
 
 
 class _TorchFast:
