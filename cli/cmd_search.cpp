@@ -1,6 +1,8 @@
 // `gemmtune search`: tune problems on the local GPU, or compile-check a space with --dry-run.
 #include <algorithm>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -259,56 +261,133 @@ void append_report(SearchReport& report, SearchReport const& next) {
   report.phases.retime_s += next.phases.retime_s;
 }
 
-/// The range search's passes after the first (issue "Tune a model"): for each range, its points
-/// measured so far (every problem of the range's N, K, precision, layout and alignment with M
-/// inside it), and new points where neighbours' picks disagree beyond the tie band; searched
-/// with refined_point_options until they agree, kRangePasses passes or kMaxRangePoints points.
+/// One layer of a range: the range's points of one precision, layout and alignment measured so
+/// far, with `q` a problem of the layer (its M aside) and the Ms it holds.
+struct RangeLayer {
+  Problem q;
+  std::vector<RangePoint> points;
+  std::set<std::int64_t> have;
+};
+
+/// Every layer of the ranges among `problems`, its points read from the cache.
+std::vector<RangeLayer> range_layers(std::vector<RangeShape> const& ranges,
+                                     std::vector<Problem> const& problems, GpuIdentity const& gpu,
+                                     AppContext& ctx) {
+  std::vector<RangeLayer> out;
+  std::set<std::string> layers;
+  for (Problem const& q : problems) {
+    for (RangeShape const& r : ranges) {
+      if (q.n != r.n || q.k != r.k || q.m < r.m_lo || q.m > r.m_hi) continue;
+      std::string const layer = std::to_string(r.m_lo) + "-" + std::to_string(r.m_hi) + "/" +
+                                std::string(to_string(q.precision)) + "/" +
+                                std::string(to_string(q.layout)) + "/" + std::to_string(q.align);
+      if (!layers.insert(layer).second) continue;
+      RangeLayer l{q, {}, {}};
+      for (Problem const& x : problems) {
+        if (x.n == q.n && x.k == q.k && x.precision == q.precision && x.layout == q.layout &&
+            x.align == q.align && x.m >= r.m_lo && x.m <= r.m_hi && l.have.insert(x.m).second) {
+          l.points.push_back(range_point(x.m, ctx.store().trials_for(gpu, x.resolved())));
+        }
+      }
+      out.push_back(std::move(l));
+    }
+  }
+  return out;
+}
+
+/// The layer's problem at M `m`, unless it holds that M already or (with --align, where a
+/// transposed A's leading dimension is M) the alignment class cannot take it.
+std::optional<Problem> new_point(RangeLayer& l, std::int64_t m) {
+  if (!l.have.insert(m).second) return std::nullopt;
+  Problem added = l.q;
+  added.m = m;
+  if (l.q.align != 0 && added.packed_alignment() < l.q.align) return std::nullopt;
+  return added;
+}
+
+/// The vendor probes of every layer (vendor_probe_points): at each, the vendor's best and the
+/// vendor picks the map would run there, timed as baselines; the probes where a pick is slower
+/// than the best beyond the tie band, as new points.
+std::vector<Problem> probe_vendor_gaps(std::vector<RangeLayer>& layers, SearchOptions const& opts,
+                                       AppContext& ctx) {
+  std::vector<Problem> more;
+  std::size_t probes = 0;
+  for (RangeLayer& l : layers) {
+    std::size_t const room =
+        kMaxRangePoints > l.points.size() ? kMaxRangePoints - l.points.size() : 0;
+    for (VendorProbe const& probe : vendor_probe_points(l.points, kRangeMinRatio, room)) {
+      Problem at = l.q;
+      at.m = probe.m;
+      if (l.have.count(probe.m) > 0 || (l.q.align != 0 && at.packed_alignment() < l.q.align)) {
+        continue;
+      }
+      ++probes;
+      at = at.resolved();
+      BaselineResult const best = ctx.gpu().baseline(BaselineJob{at, opts.seed, opts.timing, {}, false},
+                                                     opts.job_timeout_s);
+      double best_ms = best.ok ? best.cublas_ms : 0.0;
+      if (best.cublaslt_ms > 0.0 && (best_ms <= 0.0 || best.cublaslt_ms < best_ms)) best_ms = best.cublaslt_ms;
+      bool needed = false;
+      for (std::string const& pick : probe.picks) {
+        double pick_ms = best.ok ? best.cublas_ms : 0.0;
+        if (pick == best.cublaslt_kernel) {
+          pick_ms = best.cublaslt_ms;  // the autotuned choice at this M is the pick itself
+        } else if (pick != "cublas:default") {
+          BaselineResult const one = ctx.gpu().baseline(
+              BaselineJob{at, opts.seed, opts.timing, pick, false}, opts.job_timeout_s);
+          // An algorithm this M cannot run is no pick to keep here either.
+          pick_ms = one.cublaslt_ms > 0.0 ? one.cublaslt_ms : std::numeric_limits<double>::infinity();
+        }
+        needed = needed || probe_needs_point(pick_ms, best_ms, kTieBand);
+      }
+      if (needed) {
+        if (std::optional<Problem> p = new_point(l, probe.m)) more.push_back(*p);
+      }
+    }
+  }
+  if (!ctx.options.quiet && probes > 0) {
+    std::cerr << "range search: " << probes << " vendor probes between points; " << more.size()
+              << " where a neighbour's vendor pick trails the vendor's best by more than "
+              << fixed(100.0 * kTieBand, 0) << "% get points of their own" << std::endl;
+  }
+  return more;
+}
+
+/// The range search's passes after the first (issue "Tune a model"): for each layer of a range,
+/// new points where neighbours' picks disagree beyond the tie band, searched with
+/// refined_point_options until they agree, kRangePasses passes or kMaxRangePoints points; then
+/// one pass of vendor probes (probe_vendor_gaps) whose points are searched the same way.
 void refine_ranges(std::vector<RangeShape> const& ranges, std::vector<Problem>& problems,
                    SearchOptions opts, SearchSession& session, SearchReport& report,
                    RangeProgress& progress, AppContext& ctx) {
   GpuIdentity const gpu = ctx.require_gpu().gpu;
-  for (int pass = 0; pass < kRangePasses && !report.interrupted && !report.device_stopped;
-       ++pass) {
+  auto const run_pass = [&](int pass, std::vector<Problem> const& more) {
+    opts.problems = more;
+    progress.start_pass(pass, more.size());
+    append_report(report, session.run(opts));
+    problems.insert(problems.end(), more.begin(), more.end());
+  };
+  int pass = 0;
+  for (; pass < kRangePasses && !report.interrupted && !report.device_stopped; ++pass) {
     std::vector<Problem> more;
-    std::set<std::string> layers;
-    for (Problem const& q : problems) {
-      for (RangeShape const& r : ranges) {
-        if (q.n != r.n || q.k != r.k || q.m < r.m_lo || q.m > r.m_hi) continue;
-        // One layer: the range's points of this precision, layout and alignment.
-        std::string const layer = std::to_string(r.m_lo) + "-" + std::to_string(r.m_hi) + "/" +
-                                  std::string(to_string(q.precision)) + "/" +
-                                  std::string(to_string(q.layout)) + "/" + std::to_string(q.align);
-        if (!layers.insert(layer).second) continue;
-        std::vector<RangePoint> points;
-        std::set<std::int64_t> have;
-        for (Problem const& x : problems) {
-          if (x.n == q.n && x.k == q.k && x.precision == q.precision && x.layout == q.layout &&
-              x.align == q.align && x.m >= r.m_lo && x.m <= r.m_hi && have.insert(x.m).second) {
-            points.push_back(range_point(x.m, ctx.store().trials_for(gpu, x.resolved())));
-          }
-        }
-        std::size_t const room = kMaxRangePoints > points.size() ? kMaxRangePoints - points.size() : 0;
-        for (std::int64_t const m : refine_range_points(points, kTieBand, kRangeMinRatio, room)) {
-          if (!have.insert(m).second) continue;
-          Problem added = q;
-          added.m = m;
-          // With --align, a transposed A's leading dimension is M: an M the class cannot hold
-          // is passed over, as the shapes list refuses it.
-          if (q.align != 0 && added.packed_alignment() < q.align) continue;
-          more.push_back(added);
-        }
+    for (RangeLayer& l : range_layers(ranges, problems, gpu, ctx)) {
+      std::size_t const room =
+          kMaxRangePoints > l.points.size() ? kMaxRangePoints - l.points.size() : 0;
+      for (std::int64_t const m : refine_range_points(l.points, kTieBand, kRangeMinRatio, room)) {
+        if (std::optional<Problem> p = new_point(l, m)) more.push_back(*p);
       }
     }
-    if (more.empty()) return;
+    if (more.empty()) break;
     if (!ctx.options.quiet) {
       std::cerr << "range search: pass " << pass + 1 << " measures " << more.size()
                 << " more M where neighbouring picks disagree" << std::endl;
     }
-    opts.problems = more;
-    progress.start_pass(pass + 1, more.size());
-    append_report(report, session.run(opts));
-    problems.insert(problems.end(), more.begin(), more.end());
+    run_pass(pass + 1, more);
   }
+  if (report.interrupted || report.device_stopped) return;
+  std::vector<RangeLayer> layers = range_layers(ranges, problems, gpu, ctx);
+  std::vector<Problem> const probed = probe_vendor_gaps(layers, opts, ctx);
+  if (!probed.empty()) run_pass(pass + 1, probed);
 }
 
 /// True when `q` is a point of one of the M ranges (its N and K, M inside).

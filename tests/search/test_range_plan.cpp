@@ -2,8 +2,10 @@
 // measures.
 #include "tuner/search/range_plan.hpp"
 
+#include "src/core/tie_rule.hpp"
 #include "src/core/tuning_table.hpp"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -93,13 +95,15 @@ TEST(RangePlan, PointsTakeFewerRoundsAndRefinedOnesHalfTheTime) {
   EXPECT_EQ(refined_point_options(o).budget.seconds, 0.0);
 }
 
+/// A measured point whose pick is `pick` (no other figures).
+RangePoint point(std::int64_t m, std::string pick) {
+  RangePoint p;
+  p.m = m;
+  p.pick = std::move(pick);
+  return p;
+}
+
 TEST(RangePlan, TheMapGivesEachMTheNearestPointsPickAndMergesEqualNeighbours) {
-  auto point = [](std::int64_t m, std::string pick) {
-    RangePoint p;
-    p.m = m;
-    p.pick = std::move(pick);
-    return p;
-  };
   EXPECT_TRUE(range_map({}).empty());
   EXPECT_EQ(range_map({point(64, "a")}), (std::vector<RangeSpan>{{64, 64, "a"}}));
   // Given out of order; 16 and 64 agree, so their buckets join; the boundaries are geometric
@@ -118,6 +122,36 @@ TEST(RangePlan, TheMapGivesEachMTheNearestPointsPickAndMergesEqualNeighbours) {
   EXPECT_EQ(map[0].m_hi, b[1].m_hi);  // two buckets merged
   EXPECT_EQ(range_map_text({{1, 45, "cublas:default"}, {46, 16384, "wgmma:BM=128,BN=256"}, {16385, 20000, ""}}, 9),
             "1-45 cublas:de… | 46-16384 wgmma:BM=… | 16385-20000 -");
+}
+
+TEST(RangePlan, VendorPicksGetProbedBetweenPointsThatAgree) {
+  std::string const lt = "cublaslt:ALGO=66,TILE=10,STAGES=35,SPLITK=1,RED=0,SWIZZLE=0,CUSTOM=3,INNER=0,CLUSTER=5,COMPUTE=0";
+  // Ours on both sides: no probe. Ours beside a vendor call: the vendor's pick alone. cuBLAS
+  // on both sides: one pick. cuBLAS and cuBLASLt: both picks. Closer than 1.25× in M: none.
+  std::vector<RangePoint> const points = {point(1, "wgmma:BM=64"),    point(4, "wgmma:BM=128"),
+                                          point(64, "cublas:default"), point(128, "cublas:default"),
+                                          point(512, lt),              point(1024, "wgmma:BM=128"),
+                                          point(1100, "cublas:default")};
+  std::vector<VendorProbe> const probes = vendor_probe_points(points, kRangeMinRatio, 10);
+  ASSERT_EQ(probes.size(), 4u);
+  EXPECT_EQ(probes[0].m, 16);  // √(4·64)
+  EXPECT_EQ(probes[0].picks, std::vector<std::string>{"cublas:default"});
+  EXPECT_EQ(probes[1].m, 91);  // √(64·128) = 90.5
+  EXPECT_EQ(probes[1].picks, std::vector<std::string>{"cublas:default"});
+  EXPECT_EQ(probes[2].m, 256);
+  EXPECT_EQ(probes[2].picks, (std::vector<std::string>{"cublas:default", lt}));
+  EXPECT_EQ(probes[3].m, 724);
+  EXPECT_EQ(probes[3].picks, std::vector<std::string>{lt});
+  // The widest gaps first when the room is short: 4 → 64 is 16×, 128 → 512 4×.
+  std::vector<VendorProbe> const two = vendor_probe_points(points, kRangeMinRatio, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].m, 16);
+  EXPECT_EQ(two[1].m, 256);
+
+  EXPECT_TRUE(probe_needs_point(14.0, 13.0, kTieBand));    // M = 96 of the regret run: 7% slower
+  EXPECT_FALSE(probe_needs_point(13.1, 13.0, kTieBand));   // inside the band
+  EXPECT_FALSE(probe_needs_point(14.0, 0.0, kTieBand));    // no vendor figure: nothing to judge
+  EXPECT_TRUE(probe_needs_point(std::numeric_limits<double>::infinity(), 13.0, kTieBand));
 }
 
 }  // namespace

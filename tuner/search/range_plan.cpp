@@ -6,6 +6,7 @@
 
 #include "src/core/tie_rule.hpp"
 #include "src/core/tuning_table.hpp"
+#include "src/core/vendor_kernel.hpp"
 
 namespace gemmtune {
 
@@ -51,29 +52,84 @@ bool neighbours_agree(RangePoint const& a, RangePoint const& b, double noise) {
   return serves(a, b) && serves(b, a);
 }
 
-std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& points, double noise,
-                                              double min_ratio, std::size_t limit) {
+namespace {
+
+/// One gap between neighbouring points (sorted by M) that `wanted` keeps: its ratio in M, its
+/// geometric midpoint (strictly between), and the neighbours.
+struct Gap {
+  double ratio = 0.0;
+  std::int64_t mid = 0;
+  RangePoint const* lo = nullptr;
+  RangePoint const* hi = nullptr;
+};
+
+/// The gaps more than `min_ratio` wide (and holding an integer) that `wanted` keeps: at most
+/// `limit`, widest first, then returned in ascending M.
+template <class Wanted>
+std::vector<Gap> widest_gaps(std::vector<RangePoint> const& points, double min_ratio,
+                             std::size_t limit, Wanted wanted) {
   std::vector<RangePoint const*> sorted;
   for (RangePoint const& p : points) sorted.push_back(&p);
   std::sort(sorted.begin(), sorted.end(),
             [](RangePoint const* a, RangePoint const* b) { return a->m < b->m; });
-  std::vector<std::pair<double, std::int64_t>> gaps;  // (ratio, midpoint)
+  std::vector<Gap> gaps;
   for (std::size_t i = 0; i + 1 < sorted.size(); ++i) {
     RangePoint const& a = *sorted[i];
     RangePoint const& b = *sorted[i + 1];
     double const ratio = static_cast<double>(b.m) / static_cast<double>(a.m);
-    if (b.m - a.m < 2 || !(ratio > min_ratio) || neighbours_agree(a, b, noise)) continue;
+    if (b.m - a.m < 2 || !(ratio > min_ratio) || !wanted(a, b)) continue;
     auto const mid = static_cast<std::int64_t>(
         std::llround(std::sqrt(static_cast<double>(a.m) * static_cast<double>(b.m))));
-    gaps.emplace_back(ratio, std::clamp(mid, a.m + 1, b.m - 1));
+    gaps.push_back({ratio, std::clamp(mid, a.m + 1, b.m - 1), &a, &b});
   }
   std::stable_sort(gaps.begin(), gaps.end(),
-                   [](auto const& x, auto const& y) { return x.first > y.first; });
+                   [](Gap const& x, Gap const& y) { return x.ratio > y.ratio; });
   if (gaps.size() > limit) gaps.resize(limit);
+  std::sort(gaps.begin(), gaps.end(), [](Gap const& x, Gap const& y) { return x.mid < y.mid; });
+  return gaps;
+}
+
+bool vendor_id(std::string const& id) {
+  return id.rfind(std::string(kCublasFamily) + ":", 0) == 0 ||
+         id.rfind(std::string(kCublasLtFamily) + ":", 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& points, double noise,
+                                              double min_ratio, std::size_t limit) {
   std::vector<std::int64_t> out;
-  for (auto const& [ratio, m] : gaps) out.push_back(m);
-  std::sort(out.begin(), out.end());
+  for (Gap const& g : widest_gaps(points, min_ratio, limit,
+                                  [noise](RangePoint const& a, RangePoint const& b) {
+                                    return !neighbours_agree(a, b, noise);
+                                  })) {
+    out.push_back(g.mid);
+  }
   return out;
+}
+
+std::vector<VendorProbe> vendor_probe_points(std::vector<RangePoint> const& points,
+                                             double min_ratio, std::size_t limit) {
+  std::vector<VendorProbe> out;
+  for (Gap const& g : widest_gaps(points, min_ratio, limit,
+                                  [](RangePoint const& a, RangePoint const& b) {
+                                    return vendor_id(a.pick) || vendor_id(b.pick);
+                                  })) {
+    VendorProbe p;
+    p.m = g.mid;
+    for (RangePoint const* side : {g.lo, g.hi}) {
+      if (vendor_id(side->pick) &&
+          std::find(p.picks.begin(), p.picks.end(), side->pick) == p.picks.end()) {
+        p.picks.push_back(side->pick);
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+bool probe_needs_point(double pick_ms, double best_vendor_ms, double noise) {
+  return pick_ms > 0.0 && best_vendor_ms > 0.0 && pick_ms > best_vendor_ms * (1.0 + noise);
 }
 
 std::vector<RangeSpan> range_map(std::vector<RangePoint> points) {

@@ -58,6 +58,27 @@ bool neighbours_agree(RangePoint const& a, RangePoint const& b, double noise);
 std::vector<std::int64_t> refine_range_points(std::vector<RangePoint> const& points, double noise,
                                               double min_ratio, std::size_t limit);
 
+/// An M between two measured points where the map runs a vendor call: the gap's geometric
+/// midpoint, where the bucket of one neighbour ends and the other's begins, with the vendor
+/// picks of the two (one or two ids) to time there against the vendor's best.
+struct VendorProbe {
+  std::int64_t m = 0;
+  std::vector<std::string> picks;
+};
+
+/// Probes for the gaps whose neighbours' picks include a vendor call: more than `min_ratio`
+/// apart, at most `limit`, widest first, ascending. A vendor library's best algorithm changes
+/// with M in ways its neighbours cannot show: in the regret run of 2026-12-04 (bf16, 4096×4096,
+/// NT) at every M below 0.99× the vendor (6 of 28, 0.923–0.988) the map ran a neighbouring
+/// point's cuBLASLt algorithm or cublas:default while another cuBLASLt algorithm was faster
+/// there, though the neighbours agreed. A probe costs a baseline timing or two, not a search.
+std::vector<VendorProbe> vendor_probe_points(std::vector<RangePoint> const& points,
+                                             double min_ratio, std::size_t limit);
+
+/// Whether a probe's M needs a point of its own: the vendor pick the map runs there is slower
+/// than the vendor's best at that M beyond `noise`.
+bool probe_needs_point(double pick_ms, double best_vendor_ms, double noise);
+
 /// A stretch of M that one pick serves, as a range search's measured points share it out.
 struct RangeSpan {
   std::int64_t m_lo = 0, m_hi = 0;
