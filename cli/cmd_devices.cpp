@@ -33,7 +33,8 @@ void print_device(DeviceReport const& d, AppContext& ctx) {
     TextTable t({"device", "gpu", "arch", "SMs", "smem/block", "L2", "memory", "driver",
                  "runtime", "cuBLAS", "NVRTC"});
     t.add({std::to_string(ctx.options.device), d.gpu.name, d.limits.arch,
-           std::to_string(d.gpu.sm_count), std::to_string(d.limits.max_smem_per_block_optin / 1024) + " KiB",
+           std::to_string(d.gpu.sm_count),
+           std::to_string(d.limits.max_smem_per_block_optin / 1024) + " KiB",
            std::to_string(d.limits.l2_bytes / (1024 * 1024)) + " MiB",
            std::to_string(d.memory_bytes / (1024LL * 1024 * 1024)) + " GiB", d.driver,
            d.cuda_runtime, d.cublas, nvrtc_version()});
@@ -90,7 +91,8 @@ void measure_ceilings(DevicesArgs const& a, DeviceReport const& d, AppContext& c
                     is_fp8(p) ? Layout::kNT : Layout::kNN};
     problem = problem.resolved();
     if (!ctx.options.quiet) std::cerr << "ceilings: " << problem.describe() << std::endl;
-    BaselineResult const b = ctx.gpu().baseline(BaselineJob{problem, 1, TimingSpec{}, {}, false}, a.timeout_s);
+    BaselineResult const b =
+        ctx.gpu().baseline(BaselineJob{problem, 1, TimingSpec{}, {}, false}, a.timeout_s);
     double best_ms = b.ok ? b.cublas_ms : 0.0;
     if (b.cublaslt_ms > 0 && (best_ms <= 0 || b.cublaslt_ms < best_ms)) best_ms = b.cublaslt_ms;
     if (best_ms <= 0) {
@@ -102,13 +104,14 @@ void measure_ceilings(DevicesArgs const& a, DeviceReport const& d, AppContext& c
     keep({p, tflops,
           "the faster of cuBLAS and cuBLASLt-autotuned at " + problem.shape() + " " +
               std::string(to_string(problem.layout)) + " (" + (lt ? "cuBLASLt" : "cuBLAS") + ", " +
-              fixed(best_ms * 1e3, 1) + " µs, " + std::string(to_string(b.protocol)) + " protocol)",
+              fixed(best_ms * 1e3, 1) + " µs, " + std::string(to_string(b.protocol)) +
+              " protocol)",
           0},
          name, fixed(tflops, 1) + " TFLOP/s");
   }
   if (ctx.options.json) {
-    std::cout << nlohmann::json{{"gpu", d.gpu.describe()}, {"db", ctx.db_path()}, {"ceilings", rows}}.dump(2)
-              << std::endl;
+    nlohmann::json const doc{{"gpu", d.gpu.describe()}, {"db", ctx.db_path()}, {"ceilings", rows}};
+    std::cout << doc.dump(2) << std::endl;
   } else {
     std::cout << "ceilings of " << d.gpu.describe() << ", stored in " << ctx.db_path() << "\n";
     t.print(std::cout);

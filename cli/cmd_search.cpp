@@ -323,10 +323,12 @@ std::vector<Problem> probe_vendor_gaps(std::vector<RangeLayer>& layers, SearchOp
       }
       ++probes;
       at = at.resolved();
-      BaselineResult const best = ctx.gpu().baseline(BaselineJob{at, opts.seed, opts.timing, {}, false},
-                                                     opts.job_timeout_s);
+      BaselineResult const best = ctx.gpu().baseline(
+          BaselineJob{at, opts.seed, opts.timing, {}, false}, opts.job_timeout_s);
       double best_ms = best.ok ? best.cublas_ms : 0.0;
-      if (best.cublaslt_ms > 0.0 && (best_ms <= 0.0 || best.cublaslt_ms < best_ms)) best_ms = best.cublaslt_ms;
+      if (best.cublaslt_ms > 0.0 && (best_ms <= 0.0 || best.cublaslt_ms < best_ms)) {
+        best_ms = best.cublaslt_ms;
+      }
       bool needed = false;
       for (std::string const& pick : probe.picks) {
         double pick_ms = best.ok ? best.cublas_ms : 0.0;
@@ -336,7 +338,8 @@ std::vector<Problem> probe_vendor_gaps(std::vector<RangeLayer>& layers, SearchOp
           BaselineResult const one = ctx.gpu().baseline(
               BaselineJob{at, opts.seed, opts.timing, pick, false}, opts.job_timeout_s);
           // An algorithm this M cannot run is no pick to keep here either.
-          pick_ms = one.cublaslt_ms > 0.0 ? one.cublaslt_ms : std::numeric_limits<double>::infinity();
+          pick_ms = one.cublaslt_ms > 0.0 ? one.cublaslt_ms
+                                          : std::numeric_limits<double>::infinity();
         }
         needed = needed || probe_needs_point(pick_ms, best_ms, kTieBand);
       }

@@ -101,7 +101,9 @@ class JsonReader {
   Json const& member(Json const& obj, std::string const& path, std::string_view key,
                      std::string_view what) const {
     auto it = obj.find(key);
-    if (it == obj.end()) fail(json_path::join(path, key), "missing (expected " + std::string(what) + ")");
+    if (it == obj.end()) {
+      fail(json_path::join(path, key), "missing (expected " + std::string(what) + ")");
+    }
     return *it;
   }
 
