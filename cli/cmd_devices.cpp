@@ -93,8 +93,7 @@ void measure_ceilings(DevicesArgs const& a, DeviceReport const& d, AppContext& c
     if (!ctx.options.quiet) std::cerr << "ceilings: " << problem.describe() << std::endl;
     BaselineResult const b =
         ctx.gpu().baseline(BaselineJob{problem, 1, TimingSpec{}, {}, false}, a.timeout_s);
-    double best_ms = b.ok ? b.cublas_ms : 0.0;
-    if (b.cublaslt_ms > 0 && (best_ms <= 0 || b.cublaslt_ms < best_ms)) best_ms = b.cublaslt_ms;
+    double const best_ms = fastest_vendor_ms(b);
     if (best_ms <= 0) {
       fail(name, b.reason.empty() ? "cuBLAS timed nothing" : b.reason);
       continue;

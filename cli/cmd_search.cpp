@@ -325,10 +325,7 @@ std::vector<Problem> probe_vendor_gaps(std::vector<RangeLayer>& layers, SearchOp
       at = at.resolved();
       BaselineResult const best = ctx.gpu().baseline(
           BaselineJob{at, opts.seed, opts.timing, {}, false}, opts.job_timeout_s);
-      double best_ms = best.ok ? best.cublas_ms : 0.0;
-      if (best.cublaslt_ms > 0.0 && (best_ms <= 0.0 || best.cublaslt_ms < best_ms)) {
-        best_ms = best.cublaslt_ms;
-      }
+      double const best_ms = fastest_vendor_ms(best);
       bool needed = false;
       for (std::string const& pick : probe.picks) {
         double pick_ms = best.ok ? best.cublas_ms : 0.0;
@@ -427,7 +424,11 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
     throw UsageError("bad timing: --target-ms must be > 0 and --repeats ≥ 1");
   }
   install_interrupt_handler();
-  ProgressBar progress(ctx.options.quiet);
+  // The points of M ranges also get the range's status line; the GPU is known by the time one
+  // finishes (a dry run finishes none).
+  RangeProgress progress(ctx.options.quiet, ranges, [&ctx](Problem const& q) {
+    return range_point(q.m, ctx.store().trials_for(ctx.require_gpu().gpu, q.resolved()));
+  });
 
   if (a.dry_run) {
     std::string const arch = a.arch.empty() ? "sm_90" : a.arch;
@@ -480,12 +481,8 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   // the strategy's longer feedback lag no loss (evolution, 30 s, two fp32 and 12 bf16 shapes:
   // worst 98.7% at 16, 91.7% at 8; bench/results/2026-11-29-replay-strategies.md).
   opts.compile_ahead = static_cast<int>(ctx.pool().threads());
-  GpuIdentity const gpu = dev.gpu;
-  RangeProgress range_progress(progress, ranges, [&ctx, gpu](Problem const& q) {
-    return range_point(q.m, ctx.store().trials_for(gpu, q.resolved()));
-  });
   SearchSession session(ctx.gpu(), ctx.store(), ctx.compile_fn(), ctx.cubin_dir() + "/loose",
-                        &range_progress);
+                        &progress);
   // Plain shapes are searched as given; a range's points with the range options (range_plan).
   std::vector<Problem> plain, ranged;
   for (Problem const& q : problems) (in_a_range(q, ranges) ? ranged : plain).push_back(q);
@@ -497,10 +494,10 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   if (!ranged.empty() && !r.interrupted && !r.device_stopped) {
     SearchOptions first = range_point_options(opts);
     first.problems = ranged;
-    range_progress.start_pass(0, ranged.size());
+    progress.start_pass(0, ranged.size());
     append_report(r, session.run(first));
     if (!r.interrupted && !r.device_stopped) {
-      refine_ranges(ranges, ranged, refined_point_options(opts), session, r, range_progress, ctx);
+      refine_ranges(ranges, ranged, refined_point_options(opts), session, r, progress, ctx);
     }
   }
   problems = plain;

@@ -23,6 +23,10 @@ class ProgressBar : public SearchProgress {
   /// Clears a bar still drawn, so what follows starts on a clean line.
   void finish() { clear_line(); }
 
+ protected:
+  /// True when nothing is printed (--quiet).
+  bool quiet() const { return quiet_; }
+
  private:
   void clear_line();
   /// Draws `[####....] done/total eta`, then `detail` and the failures so far (tty only).

@@ -5,9 +5,9 @@
 
 namespace gemmtune {
 
-RangeProgress::RangeProgress(ProgressBar& bar, std::vector<RangeShape> ranges,
+RangeProgress::RangeProgress(bool quiet, std::vector<RangeShape> ranges,
                              std::function<RangePoint(Problem const&)> measure)
-    : bar_(bar), ranges_(std::move(ranges)), measure_(std::move(measure)) {}
+    : ProgressBar(quiet), ranges_(std::move(ranges)), measure_(std::move(measure)) {}
 
 void RangeProgress::start_pass(int pass, std::size_t planned) {
   pass_ = pass;
@@ -16,28 +16,9 @@ void RangeProgress::start_pass(int pass, std::size_t planned) {
   pass_start_ = std::chrono::steady_clock::now();
 }
 
-void RangeProgress::problem_started(Problem const& problem, int candidates, int pruned) {
-  bar_.problem_started(problem, candidates, pruned);
-}
-
-void RangeProgress::trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
-                               int planned) {
-  bar_.trial_done(trial, best, done, planned);
-}
-
-void RangeProgress::message(std::string const& line) { bar_.message(line); }
-
-void RangeProgress::compile_started(std::string const& family, Problem const& problem, int total,
-                                    int valid) {
-  bar_.compile_started(family, problem, total, valid);
-}
-
-void RangeProgress::compile_done(int done, int total, int spilling, int failed) {
-  bar_.compile_done(done, total, spilling, failed);
-}
-
 void RangeProgress::problem_finished(ProblemOutcome const& outcome) {
-  bar_.problem_finished(outcome);
+  ProgressBar::problem_finished(outcome);
+  if (quiet()) return;  // nothing to print: no need to read the points back
   Problem const& q = outcome.problem;
   for (std::size_t i = 0; i < ranges_.size(); ++i) {
     RangeShape const& r = ranges_[i];
@@ -54,7 +35,7 @@ void RangeProgress::problem_finished(ProblemOutcome const& outcome) {
     }
     std::vector<RangePoint> measured;
     for (auto const& [m, p] : layer) measured.push_back(p);
-    bar_.message("range " + std::to_string(r.m_lo) + "-" + std::to_string(r.m_hi) + "x" +
+    message("range " + std::to_string(r.m_lo) + "-" + std::to_string(r.m_hi) + "x" +
                  std::to_string(r.n) + "x" + std::to_string(r.k) + " " +
                  std::string(to_string(q.precision)) + " " + std::string(to_string(q.layout)) +
                  ": pass " + std::to_string(pass_ + 1) + ", " + std::to_string(done_) + "/" +

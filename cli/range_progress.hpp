@@ -1,6 +1,6 @@
-// The range search's display: after each point of an M range, one line with the pass, the
-// points done and planned, an ETA for the pass, and the bucket map the measured points give so
-// far; everything else is the search's usual progress.
+// The range search's display: the search's usual progress, and after each point of an M range
+// one line with the pass, the points done and planned, an ETA for the pass, and the bucket map
+// the measured points give so far.
 #pragma once
 
 #include <chrono>
@@ -16,29 +16,22 @@
 
 namespace gemmtune {
 
-class RangeProgress : public SearchProgress {
+class RangeProgress : public ProgressBar {
  public:
-  /// `measure` reads a finished point's figures (from the cache) for the bucket map.
-  RangeProgress(ProgressBar& bar, std::vector<RangeShape> ranges,
+  /// `measure` reads a finished point's figures (from the cache) for the bucket map; it is
+  /// called only for points of `ranges`.
+  RangeProgress(bool quiet, std::vector<RangeShape> ranges,
                 std::function<RangePoint(Problem const&)> measure);
 
   /// A pass of `planned` range points starts (pass 0: a range's first points).
   void start_pass(int pass, std::size_t planned);
 
-  void problem_started(Problem const& problem, int candidates, int pruned) override;
-  void trial_done(Trial const& trial, std::optional<Trial> const& best, int done,
-                  int planned) override;
   void problem_finished(ProblemOutcome const& outcome) override;
-  void message(std::string const& line) override;
-  void compile_started(std::string const& family, Problem const& problem, int total,
-                       int valid) override;
-  void compile_done(int done, int total, int spilling, int failed) override;
 
  private:
   /// A layer of a range: the range's index, precision, layout and alignment.
   using Layer = std::tuple<std::size_t, Precision, Layout, int>;
 
-  ProgressBar& bar_;
   std::vector<RangeShape> ranges_;
   std::function<RangePoint(Problem const&)> measure_;
   std::map<Layer, std::map<std::int64_t, RangePoint>> points_;

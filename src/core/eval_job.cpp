@@ -223,6 +223,12 @@ void to_json(json& j, BaselineResult const& v) {
   if (v.cublas_power.present()) j["cublas_power"] = v.cublas_power;
   if (v.cublaslt_power.present()) j["cublaslt_power"] = v.cublaslt_power;
 }
+double fastest_vendor_ms(BaselineResult const& b) {
+  double best = b.ok ? b.cublas_ms : 0.0;
+  if (b.cublaslt_ms > 0.0 && (best <= 0.0 || b.cublaslt_ms < best)) best = b.cublaslt_ms;
+  return best;
+}
+
 void to_json(json& j, CopyJob const& v) { j = json{{"bytes", v.bytes}, {"timing", v.timing}}; }
 void from_json(json const& j, CopyJob& v) {
   j.at("bytes").get_to(v.bytes);

@@ -200,6 +200,10 @@ void to_json(nlohmann::json& j, BaselineJob const& v);
 void from_json(nlohmann::json const& j, BaselineJob& v);
 void to_json(nlohmann::json& j, BaselineResult const& v);
 void from_json(nlohmann::json const& j, BaselineResult& v);
+/// The faster of the default cuBLAS call (when it was timed) and the cuBLASLt algorithm; 0 when
+/// neither was.
+double fastest_vendor_ms(BaselineResult const& b);
+
 void to_json(nlohmann::json& j, CopyJob const& v);
 void from_json(nlohmann::json const& j, CopyJob& v);
 void to_json(nlohmann::json& j, CopyResult const& v);

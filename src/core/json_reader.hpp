@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -171,31 +172,33 @@ class JsonReader {
     return s;
   }
 
-  /// The member "precision", one of the precisions' names.
-  Precision precision(Json const& obj, std::string const& path) const {
-    std::string what = "one of";
-    for (Precision p : kAllPrecisions) {
-      what.append(p == kAllPrecisions.front() ? " \"" : ", \"").append(to_string(p)).append("\"");
-    }
-    Json const& v = member(obj, path, "precision", what);
-    if (v.is_string()) {
-      for (Precision p : kAllPrecisions) {
-        if (v.get_ref<std::string const&>() == to_string(p)) return p;
+  /// The member `key`: the name (to_string) of one of `all`. The list for the message is built
+  /// only on failure: a large table reads these for every entry.
+  template <class E, std::size_t N>
+  E named(Json const& obj, std::string const& path, std::string_view key,
+          std::array<E, N> const& all) const {
+    auto const it = obj.find(key);
+    if (it != obj.end() && it->is_string()) {
+      for (E e : all) {
+        if (it->template get_ref<std::string const&>() == to_string(e)) return e;
       }
     }
-    expected(json_path::join(path, "precision"), what, v);
+    std::string what = "one of";
+    for (E e : all) {
+      what.append(e == all.front() ? " \"" : ", \"").append(to_string(e)).append("\"");
+    }
+    if (it == obj.end()) fail(json_path::join(path, key), "missing (expected " + what + ")");
+    expected(json_path::join(path, key), what, *it);
+  }
+
+  /// The member "precision", one of the precisions' names.
+  Precision precision(Json const& obj, std::string const& path) const {
+    return named(obj, path, "precision", kAllPrecisions);
   }
 
   /// The member "layout": NN, NT, TN or TT.
   Layout layout(Json const& obj, std::string const& path) const {
-    std::string_view const what = "one of \"NN\", \"NT\", \"TN\", \"TT\"";
-    Json const& v = member(obj, path, "layout", what);
-    if (v.is_string()) {
-      for (Layout l : kAllLayouts) {
-        if (v.get_ref<std::string const&>() == to_string(l)) return l;
-      }
-    }
-    expected(json_path::join(path, "layout"), what, v);
+    return named(obj, path, "layout", kAllLayouts);
   }
 
   /// The member "align": 1, 2, 4, 8 or 16.

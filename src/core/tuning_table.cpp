@@ -45,8 +45,6 @@ constexpr double kRatioTolerance = 1e-6;
 using json_path::describe;
 using json_path::join;
 
-std::string index_path(std::string const& path, std::size_t i) { return json_path::index(path, i); }
-
 /// Reads one table, failing with "<source>: <path>: <what>" on the first problem.
 class TableReader : public JsonReader {
  public:
@@ -196,7 +194,7 @@ class TableReader : public JsonReader {
         "an array of at most " + std::to_string(kMaxTableAlternatives) + " alternatives";
     if (!it->is_array() || it->size() > kMaxTableAlternatives) expected(p, what, *it);
     for (std::size_t i = 0; i < it->size(); ++i) {
-      std::string const ap = index_path(p, i);
+      std::string const ap = json_path::index(p, i);
       Json const& a = (*it)[i];
       object(a, ap, {"kernel", "relative"});
       TableAlternative alt;
@@ -209,7 +207,7 @@ class TableReader : public JsonReader {
       if (alt.kernel == winner) fail(join(ap, "kernel"), "the entry's own kernel");
       for (std::size_t j = 0; j < out.size(); ++j) {
         if (out[j].kernel == alt.kernel) {
-          fail(join(ap, "kernel"), "duplicate of " + index_path(p, j) + ".kernel");
+          fail(join(ap, "kernel"), "duplicate of " + json_path::index(p, j) + ".kernel");
         }
       }
       out.push_back(std::move(alt));
@@ -274,7 +272,7 @@ class TableReader : public JsonReader {
       expected(bp, what, buckets);
     }
     for (std::size_t i = 0; i < buckets.size(); ++i) {
-      std::string const p = index_path(bp, i);
+      std::string const p = json_path::index(bp, i);
       Json const& b = buckets[i];
       object(b, p, {"m_lo", "m_hi", "m"});
       TableRangeBucket x;
@@ -291,12 +289,12 @@ class TableReader : public JsonReader {
       if (i > 0) {
         std::int64_t const prev_hi = out.buckets.back().m_hi;
         if (x.m_lo <= prev_hi) {
-          fail(join(p, "m_lo"), "overlaps " + index_path(bp, i - 1) + " (m_lo " +
+          fail(join(p, "m_lo"), "overlaps " + json_path::index(bp, i - 1) + " (m_lo " +
                                     std::to_string(x.m_lo) + " <= its m_hi " +
                                     std::to_string(prev_hi) + ")");
         }
         if (x.m_lo != prev_hi + 1) {
-          fail(join(p, "m_lo"), "a gap after " + index_path(bp, i - 1) + " (expected m_lo " +
+          fail(join(p, "m_lo"), "a gap after " + json_path::index(bp, i - 1) + " (expected m_lo " +
                                     std::to_string(prev_hi + 1) + ", got " +
                                     std::to_string(x.m_lo) + ")");
         }
@@ -339,12 +337,14 @@ class TableReader : public JsonReader {
 
     Json const& gpus = array(root, "gpus");
     for (std::size_t i = 0; i < gpus.size(); ++i) {
-      std::string const path = index_path("gpus", i);
+      std::string const path = json_path::index("gpus", i);
       TableGpu g = read_gpu(gpus[i], path);
       for (std::size_t j = 0; j < t.gpus.size(); ++j) {
-        if (t.gpus[j].id == g.id) fail(join(path, "id"), "duplicate of " + index_path("gpus", j) + ".id");
+        if (t.gpus[j].id == g.id) {
+          fail(join(path, "id"), "duplicate of " + json_path::index("gpus", j) + ".id");
+        }
         if (t.gpus[j].gpu == g.gpu) {
-          fail(path, "same name, cc and sm_count as " + index_path("gpus", j));
+          fail(path, "same name, cc and sm_count as " + json_path::index("gpus", j));
         }
       }
       t.gpus.push_back(std::move(g));
@@ -355,13 +355,13 @@ class TableReader : public JsonReader {
     Json const& entries = array(root, "entries");
     t.entries.reserve(entries.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      std::string const path = index_path("entries", i);
+      std::string const path = json_path::index("entries", i);
       TableEntry e = read_entry(entries[i], path, t);
       EntryKey const key{e.gpu, e.problem.precision, e.problem.layout, e.problem.m,
                          e.problem.n, e.problem.k, e.problem.align};
       auto [it, inserted] = seen_entries.emplace(key, i);
       if (!inserted) {
-        fail(path, "duplicate of " + index_path("entries", it->second) +
+        fail(path, "duplicate of " + json_path::index("entries", it->second) +
                        " (same gpu, precision, layout, m, n, k and align)");
       }
       t.entries.push_back(std::move(e));
@@ -371,12 +371,12 @@ class TableReader : public JsonReader {
     std::map<DefaultKey, std::size_t> seen_defaults;
     Json const& defaults = array(root, "defaults");
     for (std::size_t i = 0; i < defaults.size(); ++i) {
-      std::string const path = index_path("defaults", i);
+      std::string const path = json_path::index("defaults", i);
       TableDefault d = read_default(defaults[i], path, t);
       auto [it, inserted] =
           seen_defaults.emplace(DefaultKey{d.gpu, d.precision, d.layout, d.align}, i);
       if (!inserted) {
-        fail(path, "duplicate of " + index_path("defaults", it->second) +
+        fail(path, "duplicate of " + json_path::index("defaults", it->second) +
                        " (same gpu, precision, layout and align)");
       }
       t.defaults.push_back(std::move(d));
@@ -387,12 +387,12 @@ class TableReader : public JsonReader {
       using RangeKey = std::tuple<int, Precision, Layout, std::int64_t, std::int64_t, int>;
       std::map<RangeKey, std::size_t> seen_ranges;
       for (std::size_t i = 0; i < it->size(); ++i) {
-        std::string const path = index_path("ranges", i);
+        std::string const path = json_path::index("ranges", i);
         TableRange r = read_range((*it)[i], path, t, seen_entries);
         auto [at, inserted] =
             seen_ranges.emplace(RangeKey{r.gpu, r.precision, r.layout, r.n, r.k, r.align}, i);
         if (!inserted) {
-          fail(path, "duplicate of " + index_path("ranges", at->second) +
+          fail(path, "duplicate of " + json_path::index("ranges", at->second) +
                          " (same gpu, precision, layout, n, k and align)");
         }
         t.ranges.push_back(std::move(r));

@@ -30,9 +30,8 @@ ProblemOutcome finished(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 TEST(RangeProgress, EachPointPrintsThePassTheCountAndTheBucketMap) {
-  ProgressBar bar(false);
   // The scripted cache: cuBLAS wins below M = 256, our kernel from there on.
-  RangeProgress p(bar, {RangeShape{1, 4096, 4096, 4096}}, [](Problem const& q) {
+  RangeProgress p(false, {RangeShape{1, 4096, 4096, 4096}}, [](Problem const& q) {
     RangePoint r;
     r.m = q.m;
     r.pick = q.m < 256 ? "cublas:default" : "wgmma:BM=128";
@@ -58,6 +57,17 @@ TEST(RangeProgress, EachPointPrintsThePassTheCountAndTheBucketMap) {
   // The problem outside the range gets the search's usual line and no range line.
   EXPECT_NE(out.find("done 64x1024x4096"), std::string::npos) << out;
   EXPECT_EQ(out.find("range 1-4096x1024"), std::string::npos) << out;
+}
+
+TEST(RangeProgress, QuietPrintsNothingAndReadsNoPoints) {
+  RangeProgress p(true, {RangeShape{1, 4096, 4096, 4096}}, [](Problem const& q) {
+    ADD_FAILURE() << "measured M = " << q.m;
+    return RangePoint{};
+  });
+  CaptureErr err;
+  p.start_pass(0, 1);
+  p.problem_finished(finished(64, 4096, 4096));
+  EXPECT_EQ(err.text(), "");
 }
 
 }  // namespace

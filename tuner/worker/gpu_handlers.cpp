@@ -22,6 +22,20 @@ struct SessionHolder {
   }
 };
 
+/// A job the session answers with one call, after which the process is of no further use once
+/// the session is poisoned (cuBLAS and copies can hit sticky errors as candidates do).
+template <class Job, class Result>
+WorkerHandler session_job(std::shared_ptr<SessionHolder> holder,
+                          Result (GpuSession::*run)(Job const&)) {
+  return [holder, run](json const& payload, bool& exit_after) -> json {
+    Job const job = payload.get<Job>();
+    GpuSession& session = holder->get();
+    Result const result = (session.*run)(job);
+    exit_after = session.poisoned();
+    return result;
+  };
+}
+
 }  // namespace
 
 WorkerHandlers gpu_handlers() {
@@ -43,28 +57,9 @@ WorkerHandlers gpu_handlers() {
     exit_after = result.disposition == Disposition::kFault || session.poisoned();
     return result;
   };
-  h["baseline"] = [holder](json const& payload, bool& exit_after) -> json {
-    BaselineJob const job = payload.get<BaselineJob>();
-    GpuSession& session = holder->get();
-    BaselineResult const result = session.baseline(job);
-    // cuBLAS can hit a sticky error too; this process is then of no further use.
-    exit_after = session.poisoned();
-    return result;
-  };
-  h["copy"] = [holder](json const& payload, bool& exit_after) -> json {
-    CopyJob const job = payload.get<CopyJob>();
-    GpuSession& session = holder->get();
-    CopyResult const result = session.copy_bandwidth(job);
-    exit_after = session.poisoned();
-    return result;
-  };
-  h["retime"] = [holder](json const& payload, bool& exit_after) -> json {
-    RetimeJob const job = payload.get<RetimeJob>();
-    GpuSession& session = holder->get();
-    RetimeResult const result = session.retime(job);
-    exit_after = session.poisoned();
-    return result;
-  };
+  h["baseline"] = session_job(holder, &GpuSession::baseline);
+  h["copy"] = session_job(holder, &GpuSession::copy_bandwidth);
+  h["retime"] = session_job(holder, &GpuSession::retime);
   return h;
 }
 
