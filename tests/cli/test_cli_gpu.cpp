@@ -72,7 +72,7 @@ TEST_F(CliGpu, UnalignedSixteenBitWgmmaVerifiesInAllLayouts) {
   CliRun probe = run_cli({"--json", "devices"});
   if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
   for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0",
-                         "wgmma:BM=128,BN=64,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
                          "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0",
                          "wgmma:BM=64,BN=128,ST=4,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0"}) {
     for (char const* precision : {"bf16", "fp16"}) {
