@@ -14,11 +14,11 @@ FP32_PEAK_TFLOPS = 66.9      # 132 SMs x 128 FMA x 2 x 1.98 GHz
 # Dense tensor-core rates of the datasheet (H100 = H200 arithmetic): bf16/fp16 ~990, tf32 half,
 # FP8 twice.
 PEAK_TFLOPS = {"fp32": FP32_PEAK_TFLOPS, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4,
-               "e4m3": 1978.9, "e4m3-row": 1978.9}
+               "e4m3": 1978.9, "e4m3-row": 1978.9, "e4m3-blk": 1978.9}
 COPY_TBPS = 4.27             # measured device-to-device copy, read + write
 # Bytes of an element of A and B, and of C (FP8 writes bf16).
-ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 1, "e4m3-row": 1}
-OUTPUT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 2, "e4m3-row": 2}
+ELEMENT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 1, "e4m3-row": 1, "e4m3-blk": 1}
+OUTPUT_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "e4m3": 2, "e4m3-row": 2, "e4m3-blk": 2}
 
 
 def main():

@@ -110,6 +110,12 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
     os << "// dScaleA, dScaleB: M and N floats in device memory, each 16-byte aligned: a scale per\n"
        << "// row of op(A) and per column of op(B) (C[i][j] = alpha·sa[i]·sb[j]·(op(A)·op(B))[i][j]\n"
        << "// + beta·C[i][j], C in bf16).\n";
+  } else if (block_scaled(p.precision)) {
+    os << "// dScaleA, dScaleB: block scales in device memory, each 16-byte aligned. dScaleA holds\n"
+       << "// one per row i of op(A) and 128-deep block kb of K, at kb·M + i; dScaleB one per\n"
+       << "// 128×128 block of op(B), column block j/128 and K block kb at (j/128)·ldsb + kb, with\n"
+       << "// ldsb = ceil(K/128) rounded up to 4 (cuBLASLt's VEC128_32F and BLK128x128_32F\n"
+       << "// layouts; C = alpha·Σ_kb sa·sb·(the block's products) + beta·C, C in bf16).\n";
   } else if (is_fp8(p.precision)) {
     os << "// dScaleA, dScaleB: one float each in device memory, the per-tensor scales of A and B\n"
        << "// (C = alpha·sa·sb·op(A)·op(B) + beta·C, C in bf16).\n";

@@ -29,6 +29,7 @@ Types contract_names(Precision p, std::int64_t lt_compute) {
     case Precision::kBF16: return {"CUDA_R_16BF", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
     case Precision::kE4M3:
     case Precision::kE4M3Row:
+    case Precision::kE4M3Blk:
       // An FP8 call also needs its scale pointers and fast accumulation set on the descriptor.
       throw UsageError("emit of an " + std::string(to_string(p)) +
                        " cuBLASLt call is not supported yet (it needs the scale pointers); the "

@@ -30,12 +30,17 @@
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
 //            holds at most 64 accumulators; otherwise wgmma_reduce does
-//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, e4m3 or e4m3 row-wise
-//            (tf32: K-major only; wgmma_kmajor_copy first writes K-major copies of operands
-//            stored MN-major into the workspace, and the descriptors read those. FP8: K-major
-//            only (layout NT), C is bf16; e4m3 multiplies alpha by the per-tensor scales
-//            *scale_a · *scale_b, e4m3 row-wise each accumulator by scale_a[row]·scale_b[col]
-//            in registers before any store, so every store path and split-K sum sees it done)
+//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, e4m3, e4m3 row-wise
+//            or e4m3 block-scaled (tf32: K-major only; wgmma_kmajor_copy first writes K-major
+//            copies of operands stored MN-major into the workspace, and the descriptors read
+//            those. FP8: K-major only (layout NT), C is bf16; e4m3 multiplies alpha by the
+//            per-tensor scales *scale_a · *scale_b, e4m3 row-wise each accumulator by
+//            scale_a[row]·scale_b[col] in registers before any store, so every store path and
+//            split-K sum sees it done. Block-scaled: a stage is one 128-deep K block; its
+//            products go to a second set of accumulators, and once complete the consumer adds
+//            them times scale_a(row, kb)·scale_b(column / 128, kb) to the first in FP32 on the
+//            CUDA cores, so the tensor cores' limited FP8 accumulation never spans more than
+//            128 of K; the accumulators are doubled, which bounds BN)
 //   TA, TB   A stored K×M (MN-major in shared memory), B stored N×K (K-major in shared memory)
 //
 // Any alignment (16-bit types): an operand whose base or row stride is not 16-byte aligned is
@@ -258,6 +263,65 @@ __device__ __forceinline__ void scale_rows_cols(GemmArgs const& args, float (&d)
     // One column pair at a time: loads hoisted ahead of the multiplies would hold registers
     // the accumulators need (the widest tiles spilled).
     asm volatile("" ::: "memory");
+  }
+}
+
+/// Block-scaled FP8: the scales of one 128-deep K block for a thread's rows (r + 64·mi + 8·h)
+/// and for the two 128-wide N blocks its tile can touch (the tile's first column's, and the
+/// next: the family keeps BN within two).
+template <int MI>
+struct BlockScales {
+  float a[MI][2];
+  float b0, b1;
+};
+/// Reads the scales of K block kb (layouts in src/core/precision.hpp: A's at kb·M + row, B's at
+/// (column / 128)·ldb + kb with ldb = ⌈K/128⌉ rounded up to 4). Rows and N blocks outside C
+/// read 0; their elements are never stored.
+template <int MI>
+__device__ __forceinline__ void load_block_scales(GemmArgs const& args, long long mbase,
+                                                  long long n0, int kb, BlockScales<MI>& s) {
+  long long const M = args.M;
+  float const* const sa = args.scale_a + static_cast<long long>(kb) * M;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      long long const row = mbase + 64 * mi + 8 * h;
+      s.a[mi][h] = row < M ? __ldg(sa + row) : 0.f;
+    }
+  }
+  long long const kblocks = (args.K + 127) / 128, ldb = (kblocks + 3) / 4 * 4;
+  long long const nb = n0 / 128, nblocks = (args.N + 127) / 128;
+  s.b0 = __ldg(args.scale_b + nb * ldb + kb);
+  s.b1 = nb + 1 < nblocks ? __ldg(args.scale_b + (nb + 1) * ldb + kb) : 0.f;
+}
+/// The promotion of one K block: d += t·sa(row)·sb(column's N block), in FP32 on the CUDA
+/// cores. Tile columns below `split` (a multiple of 8: 128 minus the tile's offset in its N
+/// block) use b0, the rest b1; a lane's columns 8·g + 2·(lane%4) + {0, 1} never straddle it.
+template <int MI, int ACC>
+__device__ __forceinline__ void promote(float (&d)[MI][ACC], float const (&t)[MI][ACC],
+                                        BlockScales<MI> const& s, int split) {
+  float f0[MI][2], f1[MI][2];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      f0[mi][h] = s.a[mi][h] * s.b0;
+      f1[mi][h] = s.a[mi][h] * s.b1;
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < ACC / 4; ++g) {
+    bool const first = 8 * g < split;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float const f = first ? f0[mi][h] : f1[mi][h];
+        d[mi][4 * g + 2 * h] = fmaf(t[mi][4 * g + 2 * h], f, d[mi][4 * g + 2 * h]);
+        d[mi][4 * g + 2 * h + 1] = fmaf(t[mi][4 * g + 2 * h + 1], f, d[mi][4 * g + 2 * h + 1]);
+      }
+    }
   }
 }
 
@@ -665,6 +729,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
   constexpr int OT = out_type(T);  // the storage type of C
+  constexpr bool BLOCK_SCALED = T == kE4M3Blk;
+  static_assert(!BLOCK_SCALED || BK == 128, "one stage is one 128-deep block of the K scales");
+  static_assert(!BLOCK_SCALED || BN <= 128 + ((BN & -BN) < 128 ? (BN & -BN) : 128),
+                "a tile's columns lie in at most two 128-wide N blocks of the B scales");
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
@@ -806,6 +874,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     GemmArgs const scaled_args = epilogue_args<T>(args);
     GemmArgs const& eargs = T == kE4M3 ? scaled_args : args;
     float d[MI][ACC];
+    // Block scales: one K block's products, promoted into d once complete (unused otherwise).
+    float kblock[BLOCK_SCALED ? MI : 1][BLOCK_SCALED ? ACC : 1];
     int s = 0;
     unsigned stage_lo = 0;  // s · STAGE_LO
     unsigned phase = 0;
@@ -838,8 +908,49 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         for (int j = 0; j < ACC; ++j) d[mi][j] = 0.f;
       }
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
+      int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
+      // Block scales: the tile's columns in its first 128-wide N block.
+      int const split = 128 - static_cast<int>((tn * BN) % 128);
+      int kbi = static_cast<int>(kb);
       // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
       for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
+        if constexpr (BLOCK_SCALED) {
+          // Loaded before the wait, so their latency hides behind it and the wgmma.
+          BlockScales<MI> bs;
+          load_block_scales<MI>(args, tm * BM + r, tn * BN, kbi++, bs);
+          mbarrier::wait(full0 + 8 * s, phase);
+          __syncwarp();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
+          wgmma_fence();
+#pragma unroll
+          for (int ks = 0; ks < KSTEPS; ++ks) {
+            unsigned long long const db = desc_of(b_lo + stage_lo + ((ks * B_KSTEP) >> 4));
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+              unsigned long long const da =
+                  desc_of(a_lo + stage_lo + ((mi * MBLOCK + ks * A_KSTEP) >> 4));
+              Mma<BN>::template run<T, TA, !TB>(kblock[mi], da, db, ks > 0 ? 1 : 0);
+            }
+          }
+          wgmma_commit();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
+          // The block's products must be complete before they are scaled: no group stays in
+          // flight (the other consumer warpgroup keeps the tensor cores busy meanwhile).
+          wgmma_wait<0>();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
+          release<CL>(empty0 + 8 * s, lane);
+          promote<MI, ACC>(d, kblock, bs, split);
+          stage_lo += STAGE_LO;
+          if (++s == ST) {
+            s = 0;
+            stage_lo = 0;
+            phase ^= 1;
+          }
+          continue;
+        }
         mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
 #pragma unroll
@@ -877,7 +988,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
-      int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       if constexpr (T == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
       if constexpr (EP > 0) {
         if (eargs.beta == 0.f) {  // uniform over the block

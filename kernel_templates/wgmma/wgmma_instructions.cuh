@@ -13,11 +13,14 @@ namespace gemmtune {
 namespace wgmma_detail {
 
 /// Element types of the family: the instruction's input type, and for FP8 the scaling (kE4M3:
-/// one scale per operand; kE4M3Row: a scale per row of A and per column of B). Both FP8 codes
-/// run the same e4m3 instruction.
-enum ElementType { kF16 = 0, kBF16 = 1, kTF32 = 2, kE4M3 = 3, kE4M3Row = 4 };
+/// one scale per operand; kE4M3Row: a scale per row of A and per column of B; kE4M3Blk: a
+/// scale per row of A and 128-deep K block, one per 128×128 block of B). The FP8 codes run the
+/// same e4m3 instruction.
+enum ElementType { kF16 = 0, kBF16 = 1, kTF32 = 2, kE4M3 = 3, kE4M3Row = 4, kE4M3Blk = 5 };
 /// True for the FP8 element codes.
-__host__ __device__ constexpr bool is_fp8(int T) { return T == kE4M3 || T == kE4M3Row; }
+__host__ __device__ constexpr bool is_fp8(int T) {
+  return T == kE4M3 || T == kE4M3Row || T == kE4M3Blk;
+}
 
 template <int N>
 struct Mma;

@@ -127,6 +127,55 @@ def test_the_scales_sizes_choose_row_wise_fp8():
             _scaled_precision("e4m3", None, sa, sb, 64, 32)
 
 
+class _Blocks:
+    """A 2-D scale tensor as far as the block-scale rules look at one: shape and strides."""
+
+    def __init__(self, shape, stride):
+        self.shape, self._stride = shape, stride
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def numel(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+
+def test_block_shaped_scales_choose_block_scaled_fp8():
+    from gemmtune._runtime_api import _scaled_precision
+    # M = 64, N = 300, K = 4112: 33 K blocks, B's rows of them padded to 36; torch's blockwise
+    # layouts: A's (M, 33) with strides (1, M), B's (3, 33) with strides (36, 1) or transposed.
+    sa = _Blocks((64, 33), (1, 64))
+    for sb in (_Blocks((3, 33), (36, 1)), _Blocks((33, 3), (1, 36))):
+        assert _scaled_precision("e4m3", None, sa, sb, 64, 300, 4112) == "e4m3-blk"
+    # A row-major (M, 33) A scale or unpadded B rows are not the layout: row-wise rules apply,
+    # and their counts are not M and N either.
+    for a, b in ((_Blocks((64, 33), (33, 1)), _Blocks((3, 33), (36, 1))),
+                 (sa, _Blocks((3, 33), (33, 1)))):
+        with pytest.raises(gemmtune.ArgumentError, match="block scales are shaped"):
+            _scaled_precision("e4m3", None, a, b, 64, 300, 4112)
+    # K = 4096 (32 blocks, no padding) and one N block: a single-row B scale of any stride.
+    assert _scaled_precision("e4m3", None, _Blocks((8, 32), (1, 8)), _Blocks((1, 32), (99, 1)),
+                             8, 128, 4096) == "e4m3-blk"
+    # Row-wise vectors stay row-wise.
+    assert _scaled_precision("e4m3", None, _Scales(64), _Scales(300), 64, 300, 4112) == "e4m3-row"
+
+
+def test_block_scaled_fp8_calls_reach_the_runtime_with_their_pointers():
+    from gemmtune import _runtime
+    from gemmtune._runtime_api import _scale_pointers
+    rt = _runtime.Runtime()
+    blk, nt = _runtime.PRECISIONS["e4m3-blk"], _runtime.LAYOUTS["NT"]
+    args = (64, 64, 256, 1.0, 4096, 256, 8192, 256, 0.0, 12288, 64, 0, True)
+    status, _, _, _, _, detail = rt.gemm(blk, nt, *args)
+    assert status == "invalid_argument" and "block scales per operand" in detail
+    with pytest.raises(gemmtune.ArgumentError, match="block scales of op"):
+        _scale_pointers("e4m3-blk", None, 4096, 64, 64, 256)
+    assert _scale_pointers("e4m3-blk", 4096, 8192, 64, 64, 256) == (4096, 8192)
+
+
 def test_row_wise_fp8_calls_reach_the_runtime_with_their_vectors():
     from gemmtune import _runtime
     from gemmtune._runtime_api import _scale_pointers

@@ -261,6 +261,39 @@ def test_fp8_with_row_wise_scales(runtimes):
         runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b[:1])
 
 
+@pytest.mark.skipif(HAS_GPU and torch is not None and torch.cuda.is_available() and
+                    torch.cuda.get_device_capability() < (8, 9),
+                    reason="FP8 needs sm_89 or later")
+def test_fp8_with_block_scales(runtimes):
+    # DeepSeek-style block scales in torch's blockwise layouts: a scale per row of a and 128 of
+    # K (shape (M, K/128), strides (1, M)) and one per 128×128 block of the weight (shape
+    # (N/128, K/128), rows padded to 4): taken from the tensors' shapes, or asked for by name.
+    # K = 640: 5 K blocks, whose B rows pad to 8; N = 320: a partial last N block.
+    m, n, k = 192, 320, 640
+    kb, nb, ld = 5, 3, 8
+    g = torch.Generator(device="cuda").manual_seed(11)
+    a = torch.randn((m, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn((n, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    scale_a = (torch.rand((kb, m), device="cuda", generator=g) + 0.5).t()  # strides (1, M)
+    scale_b = (torch.rand((nb, ld), device="cuda", generator=g) + 0.5)[:, :kb]  # strides (8, 1)
+    # The reference: each element of a and w times its block's scale, then an FP64 product.
+    sa = scale_a.double().repeat_interleave(128, dim=1)[:, :k]
+    sb = scale_b.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k]
+    want = (a.double() * sa) @ (w.double() * sb).t()
+    got, info = runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b,
+                                      info=True)
+    torch.cuda.synchronize()
+    assert got.dtype == torch.bfloat16 and info.status == "ok", info
+    assert (got.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    out = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
+    runtimes[None].matmul(a, w, out, trans_b=True, precision="e4m3-blk",
+                          scale_a=scale_a.data_ptr(), scale_b=scale_b.data_ptr())
+    torch.cuda.synchronize()
+    assert (out.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    with pytest.raises(gemmtune.ArgumentError, match="block scales are shaped"):
+        runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a.contiguous(), scale_b=scale_b)
+
+
 def test_the_default_table_comes_from_the_environment(monkeypatch):
     path = TABLES["fp16"]
     if not path.exists():

@@ -26,6 +26,7 @@ std::string_view to_string(Precision p) {
     case Precision::kBF16: return "bf16";
     case Precision::kE4M3: return "e4m3";
     case Precision::kE4M3Row: return "e4m3-row";
+    case Precision::kE4M3Blk: return "e4m3-blk";
   }
   return "?";
 }
@@ -63,7 +64,8 @@ int input_bytes(Precision p) {
     case Precision::kFP16:
     case Precision::kBF16: return 2;
     case Precision::kE4M3:
-    case Precision::kE4M3Row: return 1;
+    case Precision::kE4M3Row:
+    case Precision::kE4M3Blk: return 1;
   }
   return 4;
 }
@@ -72,9 +74,37 @@ int output_bytes(Precision p) { return input_bytes(output_precision(p)); }
 
 Precision output_precision(Precision p) { return is_fp8(p) ? Precision::kBF16 : p; }
 
-bool is_fp8(Precision p) { return p == Precision::kE4M3 || p == Precision::kE4M3Row; }
+bool is_fp8(Precision p) {
+  return p == Precision::kE4M3 || p == Precision::kE4M3Row || p == Precision::kE4M3Blk;
+}
 
 bool row_scaled(Precision p) { return p == Precision::kE4M3Row; }
+
+bool block_scaled(Precision p) { return p == Precision::kE4M3Blk; }
+
+std::int64_t scale_blocks(std::int64_t extent) { return (extent + kScaleBlock - 1) / kScaleBlock; }
+
+std::int64_t block_scale_a_index(std::int64_t m, std::int64_t i, std::int64_t kb) {
+  return kb * m + i;
+}
+
+std::int64_t block_scale_b_stride(std::int64_t k) { return (scale_blocks(k) + 3) / 4 * 4; }
+
+std::int64_t block_scale_b_index(std::int64_t k, std::int64_t j, std::int64_t kb) {
+  return j / kScaleBlock * block_scale_b_stride(k) + kb;
+}
+
+std::int64_t scale_a_count(Precision p, std::int64_t m, std::int64_t k) {
+  if (!is_fp8(p)) return 0;
+  if (row_scaled(p)) return m;
+  return block_scaled(p) ? m * scale_blocks(k) : 1;
+}
+
+std::int64_t scale_b_count(Precision p, std::int64_t n, std::int64_t k) {
+  if (!is_fp8(p)) return 0;
+  if (row_scaled(p)) return n;
+  return block_scaled(p) ? scale_blocks(n) * block_scale_b_stride(k) : 1;
+}
 
 std::string precision_names() {
   std::string out;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,21 +14,24 @@ namespace gemmtune {
 /// FP32 scale per operand (per-tensor scaling: C = alpha·sa·sb·op(A)·op(B) + beta·C), FP32
 /// accumulation, bf16 output; kE4M3Row: the same with row-wise scales, a vector of M for the
 /// rows of op(A) and one of N for the columns of op(B) (C[i][j] = alpha·sa[i]·sb[j]·(op(A)·op(B))[i][j]
-/// + beta·C[i][j]). The scaling mode is part of the precision, so an entry tuned for one scaling
-/// can never serve a call with another.
-enum class Precision { kFP32, kTF32, kFP16, kBF16, kE4M3, kE4M3Row };
+/// + beta·C[i][j]); kE4M3Blk: the same with block scales as DeepSeek-V3 trains, one per row of
+/// op(A) and 128-deep block of K, one per 128×128 block of op(B) (C[i][j] = alpha·Σ_kb
+/// sa[kb][i]·sb[j/128][kb]·Σ_{k in kb} op(A)[i][k]·op(B)[k][j] + beta·C[i][j]; layouts in
+/// block_scale_a_index / block_scale_b_index). The scaling mode is part of the precision, so an
+/// entry tuned for one scaling can never serve a call with another.
+enum class Precision { kFP32, kTF32, kFP16, kBF16, kE4M3, kE4M3Row, kE4M3Blk };
 
 /// Row-major storage as in torch.matmul: C = op(A)·op(B), N keeps X, T uses Xᵀ.
 /// First letter is A's op, second is B's.
 enum class Layout { kNN, kNT, kTN, kTT };
 
-inline constexpr std::array<Precision, 6> kAllPrecisions = {
-    Precision::kFP32, Precision::kTF32, Precision::kFP16,
-    Precision::kBF16, Precision::kE4M3, Precision::kE4M3Row};
+inline constexpr std::array<Precision, 7> kAllPrecisions = {
+    Precision::kFP32, Precision::kTF32, Precision::kFP16,    Precision::kBF16,
+    Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk};
 inline constexpr std::array<Layout, 4> kAllLayouts = {Layout::kNN, Layout::kNT, Layout::kTN,
                                                       Layout::kTT};
 
-/// "fp32", "tf32", "fp16", "bf16", "e4m3", "e4m3-row".
+/// "fp32", "tf32", "fp16", "bf16", "e4m3", "e4m3-row", "e4m3-blk".
 std::string_view to_string(Precision p);
 /// "NN", "NT", "TN", "TT".
 std::string_view to_string(Layout l);
@@ -47,6 +51,28 @@ Precision output_precision(Precision p);
 bool is_fp8(Precision p);
 /// True for row-wise scaled FP8: M scales for A's rows and N for B's columns (else one each).
 bool row_scaled(Precision p);
+/// True for block-scaled FP8 (scales per 1×128 block of op(A), per 128×128 block of op(B)).
+bool block_scaled(Precision p);
+
+/// Elements of K (and of N for B) one block scale covers.
+inline constexpr std::int64_t kScaleBlock = 128;
+/// Blocks of 128 along K: the columns of A's scales and of B's.
+std::int64_t scale_blocks(std::int64_t extent);
+/// Offset of the scale of row i of op(A) and K block kb in a block-scaled call's scale_a: the
+/// M rows of one K block are adjacent (element (i, kb) at kb·M + i), as cuBLASLt's
+/// VEC128_32F scales and torch's 1×128 blockwise scales (shape M×⌈K/128⌉, strides 1 and M).
+std::int64_t block_scale_a_index(std::int64_t m, std::int64_t i, std::int64_t kb);
+/// Row stride of B's block scales: ⌈K/128⌉ rounded up to 4 floats (16 bytes), as cuBLASLt's
+/// BLK128x128_32F scales and torch's 128×128 blockwise scales are laid out.
+std::int64_t block_scale_b_stride(std::int64_t k);
+/// Offset of the scale of column j of op(B) (N block j/128) and K block kb in scale_b:
+/// (j/128)·block_scale_b_stride(K) + kb.
+std::int64_t block_scale_b_index(std::int64_t k, std::int64_t j, std::int64_t kb);
+/// Floats of a call's scale_a and scale_b for problem sizes M, N, K: 1 and 1 (per tensor), M
+/// and N (row-wise), M·⌈K/128⌉ and ⌈N/128⌉·block_scale_b_stride(K) (block-scaled); 0 and 0 for
+/// the precisions without scales.
+std::int64_t scale_a_count(Precision p, std::int64_t m, std::int64_t k);
+std::int64_t scale_b_count(Precision p, std::int64_t n, std::int64_t k);
 /// Every precision name, "fp32, tf32, ..., e4m3-row" (for messages).
 std::string precision_names();
 /// True when op(A) is Aᵀ, i.e. A is stored K×M row-major.

@@ -66,7 +66,8 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
     case Precision::kFP16: out.element = TensorElement::kFloat16; break;
     case Precision::kBF16: out.element = TensorElement::kBFloat16; break;
     case Precision::kE4M3:
-    case Precision::kE4M3Row: out.element = TensorElement::kUint8; break;
+    case Precision::kE4M3Row:
+    case Precision::kE4M3Blk: out.element = TensorElement::kUint8; break;
   }
   out.element_bytes = input_bytes(stored);
   std::string const what = std::string("tensor map of ") + to_string(spec.operand) + ": ";

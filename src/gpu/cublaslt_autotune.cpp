@@ -242,7 +242,7 @@ cublasStatus_t CublasLtAutotuner::init_descriptors(LtDescriptors& d, Problem con
   }
   if (!is_fp8(p.precision)) return CUBLAS_STATUS_SUCCESS;
   if (scale_a_ == nullptr || scale_b_ == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return d.set_scales(scale_a_, scale_b_, row_scaled(p.precision));
+  return d.set_scales(scale_a_, scale_b_, p.precision);
 }
 
 void CublasLtAutotuner::use_scales(float const* scale_a, float const* scale_b) {

@@ -50,7 +50,22 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
     // offered algorithms; seen on the H200 with cuBLAS 13.1 at an offset of 4 or 8 bytes).
     // Row-wise vectors likewise start on 16 bytes: B's after A's M, rounded up to 4 floats.
     std::vector<float> scales;
-    if (row_scaled(problem_.precision)) {
+    Problem const& pr = problem_;
+    if (block_scaled(pr.precision)) {
+      std::int64_t const kblocks = scale_blocks(pr.k);
+      std::size_t const a_count = static_cast<std::size_t>(scale_a_count(pr.precision, pr.m, pr.k));
+      scale_b_at_ = (a_count + 3) / 4 * 4;
+      scales.assign(scale_b_at_ + static_cast<std::size_t>(scale_b_count(pr.precision, pr.n, pr.k)),
+                    0.0f);
+      for (std::int64_t kb = 0; kb < kblocks; ++kb) {
+        for (std::int64_t i = 0; i < pr.m; ++i) {
+          scales[block_scale_a_index(pr.m, i, kb)] = block_scale_a(i, kb);
+        }
+        for (std::int64_t j = 0; j < pr.n; j += kScaleBlock) {
+          scales[scale_b_at_ + block_scale_b_index(pr.k, j, kb)] = block_scale_b(j / kScaleBlock, kb);
+        }
+      }
+    } else if (row_scaled(problem_.precision)) {
       scale_b_at_ = static_cast<std::size_t>((problem_.m + 3) / 4 * 4);
       scales.assign(scale_b_at_ + static_cast<std::size_t>(problem_.n), 0.0f);
       for (std::int64_t i = 0; i < problem_.m; ++i) scales[i] = row_scale_a(i);
@@ -152,11 +167,12 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
   };
 
   // FP8: the reference multiplies FP32 copies of the quantized inputs, with per-tensor scales
-  // folded into alpha and row-wise ones into the copies' rows of A and columns of B (exact:
-  // they are powers of two).
+  // folded into alpha, row-wise ones into the copies' rows of A and columns of B, and block
+  // scales into each element of the copies by its row (column) and K block (exact: they are
+  // powers of two).
   bool const widen = is_fp8(problem_.precision);
-  bool const rows = row_scaled(problem_.precision);
-  float const ref_alpha = widen && !rows ? alpha * kScaleA * kScaleB : alpha;
+  bool const rows = row_scaled(problem_.precision), blocks = block_scaled(problem_.precision);
+  float const ref_alpha = widen && !rows && !blocks ? alpha * kScaleA * kScaleB : alpha;
   Problem wide = problem_;
   if (widen) wide.precision = Precision::kFP32;
   Problem const& pr = problem_;
@@ -167,6 +183,17 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
       return d;
     }
     std::vector<float> values = from_storage(host, problem_.precision);
+    if (blocks) {
+      // Stored A is M×K (K×M when transposed), stored B N×K (K×N when not transposed).
+      bool const t = is_a ? a_transposed(pr.layout) : !b_transposed(pr.layout);
+      std::int64_t const outer = is_a ? pr.m : pr.n;
+      for (std::size_t e = 0; e < values.size(); ++e) {
+        auto const x = static_cast<std::int64_t>(e);
+        std::int64_t const row = t ? x % outer : x / pr.k, k = t ? x / outer : x % pr.k;
+        values[e] *= is_a ? block_scale_a(row, k / kScaleBlock)
+                          : block_scale_b(row / kScaleBlock, k / kScaleBlock);
+      }
+    }
     if (rows) {
       // Stored A is M×K (K×M when transposed), stored B N×K (K×N when not transposed).
       for (std::size_t e = 0; e < values.size(); ++e) {

@@ -53,9 +53,10 @@ class ProblemData {
 
   /// The guarded output buffer (packed M×N, storage type).
   DeviceBuffer& c() { return c_; }
-  /// The FP8 scales of A and B in device memory: kScaleA and kScaleB (per-tensor), or
+  /// The FP8 scales of A and B in device memory: kScaleA and kScaleB (per-tensor),
   /// row_scale_a(i) for each of the M rows and row_scale_b(j) for each of the N columns
-  /// (row-wise), each vector 16-byte aligned; null for the other precisions.
+  /// (row-wise), or block_scale_a and block_scale_b in the block layouts of
+  /// src/core/precision.hpp (block-scaled), each 16-byte aligned; null for the other precisions.
   float const* scale_a() const;
   float const* scale_b() const;
   /// Rotation sets built from the normal inputs for `rotate_bytes` (rebuilt when it changes).
@@ -99,6 +100,19 @@ inline constexpr float kScaleB = 0.25f;
 /// reads one vector for both or drops one is caught.
 inline float row_scale_a(std::int64_t i) { return i % 3 == 0 ? 1.0f : i % 3 == 1 ? 0.5f : 0.25f; }
 inline float row_scale_b(std::int64_t j) { return j % 2 == 0 ? 0.5f : 2.0f; }
+
+/// The block scales every block-scaled FP8 problem is run with: powers of two varying with the
+/// row of A (the N block of B) and with the K block, in different patterns, so a kernel that
+/// applies a block's scale to the wrong K block, row or N block, or promotes at the wrong
+/// interval, is caught.
+inline float block_scale_a(std::int64_t i, std::int64_t kb) {
+  std::int64_t const v = (i + 2 * kb) % 3;
+  return v == 0 ? 1.0f : v == 1 ? 0.5f : 0.25f;
+}
+inline float block_scale_b(std::int64_t nb, std::int64_t kb) {
+  std::int64_t const v = (2 * nb + kb) % 4;
+  return v == 0 ? 0.5f : v == 1 ? 2.0f : v == 2 ? 1.0f : 0.25f;
+}
 
 /// Copies host → device on `stream` and waits. Throws CudaFailure.
 void upload(void* device, void const* host, std::size_t bytes, cudaStream_t stream);

@@ -48,7 +48,8 @@ ToleranceModel tolerance_model(Precision p, std::int64_t k, double max_s) {
     case Precision::kFP16: t.u_out = std::ldexp(1.0, -11); break;
     case Precision::kBF16:
     case Precision::kE4M3:
-    case Precision::kE4M3Row: t.u_out = std::ldexp(1.0, -8); break;
+    case Precision::kE4M3Row:
+    case Precision::kE4M3Blk: t.u_out = std::ldexp(1.0, -8); break;
   }
   // Below the output type's smallest subnormal, rounding error is absolute, not relative.
   double const tiny = p == Precision::kFP16 ? std::ldexp(1.0, -25)

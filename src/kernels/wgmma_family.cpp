@@ -5,6 +5,7 @@
 #include "src/kernels/wgmma_family.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "src/core/error.hpp"
 #include "src/core/tensor_map_geometry.hpp"
@@ -20,6 +21,8 @@ constexpr int kSwizzleBytes = 128;  // TMA swizzle and one shared-memory row of 
 constexpr int kSwizzleAtom = 1024;  // = wgmma_detail::kSwizzleAtom: base alignment slack
 constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
 constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 224
+// Block-scaled FP8 holds a K block's products beside the sums: both sets together, per thread.
+constexpr int kMaxBlockScaledAccumulators = 160;
 constexpr std::int64_t kMinStages = 3;  // the ST value list's range
 constexpr std::int64_t kMaxStages = 6;
 
@@ -40,6 +43,7 @@ int element_code(Precision p) {
     case Precision::kTF32: return 2;
     case Precision::kE4M3: return 3;
     case Precision::kE4M3Row: return 4;
+    case Precision::kE4M3Blk: return 5;
     case Precision::kFP32: break;
   }
   throw Error("wgmma has no element type for " + std::string(to_string(p)));
@@ -309,6 +313,23 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           str(warpgroup_rows(c)) + " rows × BN=" + str(c.at("BN")) +
                           " / 128 threads) > " + str(kMaxAccumulators) +
                           "; they would spill past the 224 registers a consumer gets";
+                 }});
+  out.push_back({"block_scales", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (!block_scaled(p.precision)) return std::string();
+                   std::int64_t const bn = c.at("BN");
+                   std::int64_t const acc = 2 * (warpgroup_rows(c) / 64 * bn / 2);
+                   if (acc > kMaxBlockScaledAccumulators) {
+                     return str(acc) + " FP32 registers per consumer thread for the sums and one "
+                            "K block's products (" + str(warpgroup_rows(c)) + " rows × BN=" +
+                            str(bn) + ", twice) > " + str(kMaxBlockScaledAccumulators) +
+                            ": block scales double the accumulators";
+                   }
+                   // Tiles start at multiples of BN, so their offsets in the 128-wide N blocks
+                   // of B's scales are multiples of gcd(BN, 128).
+                   std::int64_t const g = std::gcd(bn, kScaleBlock);
+                   if (bn <= kScaleBlock + g) return std::string();
+                   return "BN=" + str(bn) + " tiles can span three 128-wide N blocks of B's "
+                          "scales; the promotion reads two";
                  }});
   out.push_back({"tile_fit", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const bm = c.at("BM"), bn = c.at("BN");

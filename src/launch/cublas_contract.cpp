@@ -12,7 +12,8 @@ CublasContract baseline_contract(Precision p) {
     case Precision::kFP16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
     case Precision::kBF16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
     case Precision::kE4M3:
-    case Precision::kE4M3Row: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case Precision::kE4M3Row:
+    case Precision::kE4M3Blk: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
   throw Error("unknown precision " + std::to_string(static_cast<int>(p)));
 }

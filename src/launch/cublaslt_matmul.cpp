@@ -78,16 +78,29 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
 }
 
 cublasStatus_t LtDescriptors::set_scales(float const* scale_a, float const* scale_b,
-                                         bool outer_vectors) {
+                                         Precision p) {
+  auto const set = [&](cublasLtMatmulDescAttributes_t attr, std::int32_t value) {
+    return cublasLtMatmulDescSetAttribute(op(), attr, &value, sizeof value);
+  };
   // Row-wise scales are cuBLASLt's outer vectors: its A (our B) has one per column of C, its B
-  // (our A) one per row. Per-tensor scales keep the descriptor's default (scalar) mode.
-  if (outer_vectors) {
-    std::int32_t const mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
-    for (auto const attr : {CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_MODE}) {
-      if (auto s = cublasLtMatmulDescSetAttribute(op(), attr, &mode, sizeof mode);
-          s != CUBLAS_STATUS_SUCCESS) {
-        return s;
-      }
+  // (our A) one per row. Block scales: its A (our B, the weights of a layer) one per 128×128
+  // block, its B (our A) one per row and 128 of K. Per-tensor scales keep the descriptor's
+  // default (scalar) mode.
+  std::int32_t mode_first = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, mode_second = mode_first;
+  if (row_scaled(p)) {
+    mode_first = mode_second = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+  } else if (block_scaled(p)) {
+    mode_first = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    mode_second = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    if (auto s = set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, 0); s != CUBLAS_STATUS_SUCCESS) return s;
+  }
+  if (mode_first != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) {
+    if (auto s = set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode_first); s != CUBLAS_STATUS_SUCCESS) {
+      return s;
+    }
+    if (auto s = set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, mode_second);
+        s != CUBLAS_STATUS_SUCCESS) {
+      return s;
     }
   }
   // cuBLASLt's A is our B (column-major view), its B our A.

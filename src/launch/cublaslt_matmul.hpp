@@ -28,11 +28,14 @@ class LtDescriptors {
   /// contract also turns on fast accumulation (sums kept in the tensor cores between k steps,
   /// as our own FP8 kernels keep them), the fastest mode cuBLASLt offers.
   cublasStatus_t init(RowMajorGemm const& g, CublasContract const& contract);
-  /// The scales of an FP8 matmul in device memory for our A and B (cuBLASLt's B and A): one
-  /// float each, or with `outer_vectors` (row-wise FP8) M floats for A's rows and N for B's
-  /// columns. Set on fresh descriptors before an FP8 matmul; the pointers are kept in the
-  /// descriptor, so they must outlive its use.
-  cublasStatus_t set_scales(float const* scale_a, float const* scale_b, bool outer_vectors = false);
+  /// The scales of an FP8 matmul of precision `p` in device memory for our A and B (cuBLASLt's B
+  /// and A), in the layouts of src/core/precision.hpp: one float each (e4m3), M floats for A's
+  /// rows and N for B's columns (e4m3-row: outer vectors), or block scales (e4m3-blk: A's as
+  /// VEC128_32F, B's as BLK128x128_32F, and fast accumulation off, which cuBLASLt's block
+  /// scaling requires). Set on fresh descriptors before an FP8 matmul, and before asking the
+  /// heuristic (it offers only algorithms that take the scale modes); the pointers are kept in
+  /// the descriptor, so they must outlive its use.
+  cublasStatus_t set_scales(float const* scale_a, float const* scale_b, Precision p);
 
   // cuBLASLt takes its descriptors by non-const handle but only reads them during a matmul.
   cublasLtMatmulDesc_t op() const { return const_cast<cublasLtMatmulDesc_t>(&op_); }

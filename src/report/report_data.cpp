@@ -55,7 +55,8 @@ std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm
                    {Precision::kFP16, 989.4 * scale},
                    {Precision::kBF16, 989.4 * scale},
                    {Precision::kE4M3, 1978.9 * scale},
-                   {Precision::kE4M3Row, 1978.9 * scale}};
+                   {Precision::kE4M3Row, 1978.9 * scale},
+                   {Precision::kE4M3Blk, 1978.9 * scale}};
   c.copy_gbps = 4270.0;
   c.source = "dense tensor-core and FP32 peaks of the datasheet at the 1980 MHz boost clock for " +
              std::to_string(sm_count) +

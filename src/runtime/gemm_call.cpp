@@ -17,11 +17,14 @@ std::string too_small(char const* what, std::int64_t value, char const* minimum_
 /// rows and bases for A, B and C, and the two scales.
 std::string fp8_reason(GemmCall const& call) {
   std::string const name(to_string(call.precision));
-  std::string const what = row_scaled(call.precision)
-                               ? "a vector of scales per operand in device memory (scale_a: M "
-                                 "floats for the rows of op(A), scale_b: N for the columns of "
-                                 "op(B))"
-                               : "one scale per operand in device memory (scale_a and scale_b)";
+  std::string const what =
+      row_scaled(call.precision)
+          ? "a vector of scales per operand in device memory (scale_a: M floats for the rows of "
+            "op(A), scale_b: N for the columns of op(B))"
+      : block_scaled(call.precision)
+          ? "block scales per operand in device memory (scale_a: one float per row of op(A) and "
+            "128 of K, scale_b: one per 128×128 block of op(B))"
+          : "one scale per operand in device memory (scale_a and scale_b)";
   if (call.scale_a == nullptr || call.scale_b == nullptr) {
     return name + " calls need " + what + ", one of which is null";
   }

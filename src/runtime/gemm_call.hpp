@@ -21,7 +21,9 @@ struct GemmCall {
   std::int64_t ldb = 0;
   void* c = nullptr;
   std::int64_t ldc = 0;
-  /// FP8 only: the per-tensor scales of A and B, one float each in device memory.
+  /// FP8 only: the scales of A and B in device memory, laid out as src/core/precision.hpp says
+  /// for the precision (scale_a_count / scale_b_count floats: one each per tensor, M and N
+  /// row-wise, block scales for e4m3-blk).
   float const* scale_a = nullptr;
   float const* scale_b = nullptr;
 };

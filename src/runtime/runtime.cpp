@@ -352,13 +352,12 @@ struct Runtime::Impl {
       d.detail += "; no FP8 default: cuBLASLt descriptors: " + cublas_status_text(s);
       return;
     }
-    // The heuristic offers only algorithms that take the descriptor's scale mode.
-    if (row_scaled(call.precision)) {
-      if (cublasStatus_t const s = d.lt_desc.set_scales(call.scale_a, call.scale_b, true);
-          s != CUBLAS_STATUS_SUCCESS) {
-        d.detail += "; no FP8 default: cuBLASLt row-wise scales: " + cublas_status_text(s);
-        return;
-      }
+    // The heuristic offers only algorithms that take the descriptor's scale modes.
+    if (cublasStatus_t const s = d.lt_desc.set_scales(call.scale_a, call.scale_b, call.precision);
+        s != CUBLAS_STATUS_SUCCESS) {
+      d.detail += "; no FP8 default: cuBLASLt " + std::string(to_string(call.precision)) +
+                  " scales: " + cublas_status_text(s);
+      return;
     }
     if (why = lt_heuristic_first(handle, d.lt_desc, kFp8DefaultWorkspace, d.lt_algo,
                                  d.lt_workspace);
@@ -415,7 +414,7 @@ struct Runtime::Impl {
     }
     if (is_fp8(call.precision)) {
       if (cublasStatus_t const s =
-              local.set_scales(call.scale_a, call.scale_b, row_scaled(call.precision));
+              local.set_scales(call.scale_a, call.scale_b, call.precision);
           s != CUBLAS_STATUS_SUCCESS) {
         return "cuBLASLt FP8 scales: " + cublas_status_text(s);
       }

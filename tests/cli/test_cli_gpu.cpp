@@ -181,12 +181,13 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 19u);
 }
 
-// e4m3 through the whole search, with per-tensor and with row-wise scales: wgmma candidates of
-// the FP8 instructions verify against the FP32 reference on the widened (and for row-wise, row
-// and column scaled) inputs (none is a wrong result), cuBLASLt's FP8 matmul with the same
-// scaling is timed as the baseline, and the pick is stored under the precision.
+// e4m3 through the whole search, with per-tensor, row-wise and block scales: wgmma candidates
+// of the FP8 instructions verify against the FP32 reference on the widened (and for row-wise
+// and block scales, scaled) inputs (none is a wrong result), cuBLASLt's FP8 matmul with the
+// same scaling is timed as the baseline, and the pick is stored under the precision. 200×136×272
+// gives block scales a partial last K block and N block.
 TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
-  for (std::string const precision : {"e4m3", "e4m3-row"}) {
+  for (std::string const precision : {"e4m3", "e4m3-row", "e4m3-blk"}) {
   SCOPED_TRACE(precision);
   std::string const dir = temp_dir("gpu-" + precision);
   std::string const db = dir + "/cache.db";

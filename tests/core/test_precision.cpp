@@ -30,13 +30,45 @@ TEST(Precision, RoundTripsAndRejects) {
   EXPECT_TRUE(is_fp8(Precision::kE4M3Row));
   EXPECT_TRUE(row_scaled(Precision::kE4M3Row));
   EXPECT_FALSE(row_scaled(Precision::kE4M3));
-  EXPECT_EQ(precision_names(), "fp32, tf32, fp16, bf16, e4m3 or e4m3-row");
+  EXPECT_FALSE(block_scaled(Precision::kE4M3Row));
+  // Block-scaled FP8: its own name too.
+  EXPECT_EQ(parse_precision("E4M3-BLK"), Precision::kE4M3Blk);
+  EXPECT_EQ(to_string(Precision::kE4M3Blk), "e4m3-blk");
+  EXPECT_EQ(input_bytes(Precision::kE4M3Blk), 1);
+  EXPECT_EQ(output_precision(Precision::kE4M3Blk), Precision::kBF16);
+  EXPECT_TRUE(is_fp8(Precision::kE4M3Blk));
+  EXPECT_TRUE(block_scaled(Precision::kE4M3Blk));
+  EXPECT_FALSE(row_scaled(Precision::kE4M3Blk));
+  EXPECT_EQ(precision_names(), "fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk");
   try {
     parse_precision("e4m3-col");
     ADD_FAILURE() << "accepted";
   } catch (UsageError const& e) {
-    EXPECT_STREQ(e.what(), "bad precision 'e4m3-col': expected fp32, tf32, fp16, bf16, e4m3 or e4m3-row");
+    EXPECT_STREQ(e.what(), "bad precision 'e4m3-col': expected fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk");
   }
+}
+
+// The block-scale layouts are cuBLASLt's VEC128_32F (A: the M rows of a K block adjacent) and
+// BLK128x128_32F (B: a row of K blocks per 128 columns, padded to 4 floats).
+TEST(Precision, ScaleCountsAndBlockLayouts) {
+  EXPECT_EQ(scale_a_count(Precision::kBF16, 64, 64), 0);
+  EXPECT_EQ(scale_b_count(Precision::kBF16, 64, 64), 0);
+  EXPECT_EQ(scale_a_count(Precision::kE4M3, 100, 4096), 1);
+  EXPECT_EQ(scale_b_count(Precision::kE4M3, 200, 4096), 1);
+  EXPECT_EQ(scale_a_count(Precision::kE4M3Row, 100, 4096), 100);
+  EXPECT_EQ(scale_b_count(Precision::kE4M3Row, 200, 4096), 200);
+  EXPECT_EQ(scale_blocks(128), 1);
+  EXPECT_EQ(scale_blocks(129), 2);
+  // K = 4096: 32 K blocks; K = 4112: 33, whose B rows pad to 36.
+  EXPECT_EQ(scale_a_count(Precision::kE4M3Blk, 100, 4096), 100 * 32);
+  EXPECT_EQ(scale_b_count(Precision::kE4M3Blk, 200, 4096), 2 * 32);
+  EXPECT_EQ(block_scale_b_stride(4112), 36);
+  EXPECT_EQ(scale_b_count(Precision::kE4M3Blk, 257, 4112), 3 * 36);
+  EXPECT_EQ(block_scale_a_index(100, 7, 0), 7);
+  EXPECT_EQ(block_scale_a_index(100, 7, 3), 307);
+  EXPECT_EQ(block_scale_b_index(4112, 127, 5), 5);
+  EXPECT_EQ(block_scale_b_index(4112, 128, 5), 41);
+  EXPECT_EQ(block_scale_b_index(4112, 300, 32), 2 * 36 + 32);
 }
 
 TEST(Layout, RoundTripsAndRejects) {

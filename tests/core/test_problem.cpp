@@ -79,6 +79,8 @@ TEST(Problem, Fp8TakesK16MultiplesInLayoutNtOnly) {
   // Row-wise scales change nothing of what FP8 storage can take.
   EXPECT_EQ(parse_shape("100x4096x4096", Precision::kE4M3Row, Layout::kNT).unsupported_reason(), "");
   EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3Row, Layout::kTN).unsupported_reason().rfind("e4m3-row takes layout NT only", 0), 0u);
+  EXPECT_EQ(parse_shape("100x4096x4112", Precision::kE4M3Blk, Layout::kNT).unsupported_reason(), "");
+  EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3Blk, Layout::kNN).unsupported_reason().rfind("e4m3-blk takes layout NT only", 0), 0u);
   for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
     for (Layout l : kAllLayouts) {
       EXPECT_EQ(parse_shape("33x17x9", p, l).unsupported_reason(), "");

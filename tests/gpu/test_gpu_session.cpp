@@ -284,7 +284,7 @@ TEST_F(GpuSessionTest, VerifiedBaselineNamesAPassingCublasLtAlgorithm) {
 // time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.
 TEST_F(GpuSessionTest, VendorCandidatesVerifyAndRunByTheirIds) {
   for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16, Precision::kE4M3,
-                         Precision::kE4M3Row}) {
+                         Precision::kE4M3Row, Precision::kE4M3Blk}) {
     for (Layout l : {Layout::kNN, Layout::kTN, Layout::kNT}) {
       // FP8 takes NT only; the others are checked on NN and TN.
       if (is_fp8(prec) != (l == Layout::kNT)) continue;

@@ -261,6 +261,11 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       // FP8 wgmma reads both operands K-major: NT only.
       {cfg(128, 256, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3, Layout::kNN),
        "fp8_layout"},
+      // Block scales double the accumulators: 64 rows × 256 (or 192) columns no longer fit.
+      {cfg(128, 256, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
+       "block_scales"},
+      {cfg(128, 192, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
+       "block_scales"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -284,7 +289,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
                                          "warpgroups", "wgmma_n", "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
-                                         "fp8_layout"}));
+                                         "fp8_layout", "block_scales"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.

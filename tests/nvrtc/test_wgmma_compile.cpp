@@ -182,6 +182,26 @@ TEST(WgmmaCompile, E4m3RowEveryStorePathWithoutSpills) {
   compile_all(all);
 }
 
+// Block-scaled e4m3: the second set of accumulators and the promotion every K block, at the
+// widest tiles the family allows (BN = 160 with 64 rows per warpgroup, BN = 64 with 128), with
+// every store path and split-K, without spills.
+TEST(WgmmaCompile, E4m3BlockScaledPromotionWithoutSpills) {
+  Problem const big = make(4096, 7168, 16384, Precision::kE4M3Blk, Layout::kNT);
+  std::vector<Candidate> all = spread(big, 4);
+  for (char const* id : {"wgmma:BM=128,BN=160,ST=5,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2",
+                         "wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1"}) {
+    all.push_back({parse(id), big});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1,EP=0"),
+                 make(256, 4096, 4096, Precision::kE4M3Blk, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=96,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"),
+                 make(1000, 1008, 4096, Precision::kE4M3Blk, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"),
+                 make(512, 512, 8192, Precision::kE4M3Blk, Layout::kNT)});
+  compile_all(all);
+}
+
 TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
   std::vector<Candidate> const all = {

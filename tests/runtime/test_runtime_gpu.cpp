@@ -490,9 +490,10 @@ TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
 }
 
 /// One FP8 call (e4m3 A and B, layout NT, bf16 C) of M×N×K through `rt` with scales in device
-/// memory: per-tensor 0.5 and 0.25, or (kE4M3Row) a power of two per row of A and per column of
-/// B; inputs from {0, ±0.5, ±1}, exact in e4m3, and C checked against an FP64 reference of the
-/// scaled product (bf16 rounding allowed).
+/// memory: per-tensor 0.5 and 0.25, (kE4M3Row) a power of two per row of A and per column of
+/// B, or (kE4M3Blk) one per row of A and 128 of K and one per 128×128 block of B, in the layouts
+/// of src/core/precision.hpp; inputs from {0, ±0.5, ±1}, exact in e4m3, and C checked against an
+/// FP64 reference of the scaled product (bf16 rounding allowed).
 GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
                  Precision precision = Precision::kE4M3) {
   bool const rows = row_scaled(precision);
@@ -514,13 +515,30 @@ GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
   }
   std::vector<std::uint16_t> c0(static_cast<std::size_t>(m) * n);
   for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = to_bf16_bits(values[pick(rng)]);
-  // A's then B's, each from a 16-byte boundary: one float each, or M and N of them.
-  std::size_t const b_at = rows ? static_cast<std::size_t>(m + 3) / 4 * 4 : 4;
-  std::vector<float> scales(b_at + (rows ? static_cast<std::size_t>(n) : 1), 0.0f);
-  auto const sa_of = [&](int i) { return rows ? (i % 3 == 0 ? 2.0f : i % 3 == 1 ? 0.5f : 1.0f) : 0.5f; };
-  auto const sb_of = [&](int j) { return rows ? (j % 4 < 2 ? 0.25f : 1.0f) : 0.25f; };
-  for (int i = 0; i < (rows ? m : 1); ++i) scales[static_cast<std::size_t>(i)] = sa_of(i);
-  for (int j = 0; j < (rows ? n : 1); ++j) scales[b_at + static_cast<std::size_t>(j)] = sb_of(j);
+  // A's then B's, each from a 16-byte boundary: one float each, M and N of them, or blocks.
+  bool const blocks = block_scaled(precision);
+  std::size_t const a_count = static_cast<std::size_t>(scale_a_count(precision, m, k));
+  std::size_t const b_at = std::max<std::size_t>((a_count + 3) / 4 * 4, 4);
+  std::vector<float> scales(b_at + static_cast<std::size_t>(scale_b_count(precision, n, k)), 0.0f);
+  // The scale of row i (column j) and K block kb of A (B).
+  auto const sa_of = [&](int i, int kb) {
+    if (blocks) return (i + kb) % 3 == 0 ? 2.0f : (i + kb) % 3 == 1 ? 0.5f : 1.0f;
+    return rows ? (i % 3 == 0 ? 2.0f : i % 3 == 1 ? 0.5f : 1.0f) : 0.5f;
+  };
+  auto const sb_of = [&](int j, int kb) {
+    if (blocks) return (j / 128 + 2 * kb) % 4 < 2 ? 0.25f : 1.0f;
+    return rows ? (j % 4 < 2 ? 0.25f : 1.0f) : 0.25f;
+  };
+  int const kblocks = blocks ? static_cast<int>(scale_blocks(k)) : 1;
+  for (int kb = 0; kb < kblocks; ++kb) {
+    for (int i = 0; i < (rows || blocks ? m : 1); ++i) {
+      scales[blocks ? static_cast<std::size_t>(block_scale_a_index(m, i, kb)) : i] = sa_of(i, kb);
+    }
+    for (int j = 0; j < (rows || blocks ? n : 1); j += blocks ? 128 : 1) {
+      scales[b_at + (blocks ? static_cast<std::size_t>(block_scale_b_index(k, j, kb)) : j)] =
+          sb_of(j, kb);
+    }
+  }
   void *da = nullptr, *db = nullptr, *dc = nullptr, *ds = nullptr;
   EXPECT_EQ(cudaMalloc(&da, a8.size()), cudaSuccess);
   EXPECT_EQ(cudaMalloc(&db, b8.size()), cudaSuccess);
@@ -543,11 +561,12 @@ GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
     for (int j = 0; j < n; ++j) {
       double acc = 0.0;
       for (int kk = 0; kk < k; ++kk) {
+        int const kb = blocks ? kk / 128 : 0;
         acc += static_cast<double>(a[static_cast<std::size_t>(i) * k + kk]) *
-               b[static_cast<std::size_t>(j) * k + kk];
+               b[static_cast<std::size_t>(j) * k + kk] * sa_of(i, kb) * sb_of(j, kb);
       }
       std::size_t const at = static_cast<std::size_t>(i) * n + j;
-      double const want = alpha * sa_of(i) * sb_of(j) * acc + beta * from_bf16_bits(c0[at]);
+      double const want = alpha * acc + beta * from_bf16_bits(c0[at]);
       double const got = from_bf16_bits(out[at]);
       if (!(std::abs(got - want) <= std::abs(want) / 128.0 + 1e-3) && ++bad <= 5) {
         ADD_FAILURE() << "C(" << i << "," << j << ") = " << got << ", expected " << want;
@@ -568,7 +587,7 @@ TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
   if (prop.major * 10 + prop.minor < 89) GTEST_SKIP() << "FP8 needs sm_89 or later";
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
-  for (Precision const p : {Precision::kE4M3, Precision::kE4M3Row}) {
+  for (Precision const p : {Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk}) {
     std::string const name(to_string(p));
     SCOPED_TRACE(name);
     // No table: cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8.

@@ -15,13 +15,15 @@ PRECISION_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",
                       "float8_e4m3fn": "e4m3"}
 _DTYPES_OF_PRECISION = {"fp32": "float32", "tf32": "float32", "fp16": "float16",
                         "bf16": "bfloat16", "e4m3": "float8_e4m3fn",
-                        "e4m3-row": "float8_e4m3fn"}
+                        "e4m3-row": "float8_e4m3fn", "e4m3-blk": "float8_e4m3fn"}
 #: Where the output's dtype is not the inputs': FP8 products are written in bf16.
-_OUT_DTYPE_OF_PRECISION = {"e4m3": "bfloat16", "e4m3-row": "bfloat16"}
-#: The precisions whose calls carry scales: one per operand, or (row-wise) one per row of op(a)
-#: and one per column of op(b).
-FP8_PRECISIONS = ("e4m3", "e4m3-row")
+_OUT_DTYPE_OF_PRECISION = {"e4m3": "bfloat16", "e4m3-row": "bfloat16", "e4m3-blk": "bfloat16"}
+#: The precisions whose calls carry scales: one per operand, (row-wise) one per row of op(a)
+#: and one per column of op(b), or (block-scaled) one per row of op(a) and 128 of K and one per
+#: 128×128 block of op(b).
+FP8_PRECISIONS = ("e4m3", "e4m3-row", "e4m3-blk")
 ROW_SCALED_PRECISIONS = ("e4m3-row",)
+BLOCK_SCALED_PRECISIONS = ("e4m3-blk",)
 
 
 def out_dtype(precision: str) -> str:

@@ -13,7 +13,7 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import (FP8_PRECISIONS, PRECISION_OF_DTYPE, ROW_SCALED_PRECISIONS, Operand,
+from ._operands import (BLOCK_SCALED_PRECISIONS, FP8_PRECISIONS, PRECISION_OF_DTYPE, ROW_SCALED_PRECISIONS, Operand,
                         input_precision, operand, out_dtype, precision_for, storage)
 
 TABLE_ENV = "GEMMTUNE_TABLE"
@@ -73,7 +73,12 @@ class Runtime:
         a and b (e4m3: out = alpha·sa·sb·op(a)·op(b) + beta·out), or a contiguous vector of M
         for the rows of op(a) and one of N for the columns of op(b) (e4m3-row: out[i][j] =
         alpha·sa[i]·sb[j]·(op(a)·op(b))[i][j] + beta·out[i][j]; taken when the tensors hold M
-        and N scales, or asked for with `precision="e4m3-row"`). Its layout is a row-major M×K
+        and N scales, or asked for with `precision="e4m3-row"`), or block scales as torch's
+        blockwise _scaled_mm takes them (e4m3-blk: scale_a of shape (M, ⌈K/128⌉) with strides
+        (1, M), a scale per row of op(a) and 128 of K; scale_b one per 128×128 block of op(b),
+        of shape (⌈N/128⌉, ⌈K/128⌉) with strides (L, 1) or its transpose, L = ⌈K/128⌉ rounded
+        up to 4; taken when the tensors are so shaped, or asked for with
+        `precision="e4m3-blk"`). Its layout is a row-major M×K
         `a` and `b` given as the transpose of a row-major N×K weight (trans_b=True, as
         torch.nn.Linear stores it). Without `out`, torch
         tensors get a new one (beta must then be 0); other arrays must pass `out`. The call is
@@ -120,8 +125,8 @@ class Runtime:
                                 f"strides are ({oc.row_stride}, {oc.col_stride})")
         prec = precision_for((oa.dtype, ob.dtype, oc.dtype), precision, ("a", "b", "out"),
                              _runtime.PRECISIONS)
-        prec = _scaled_precision(prec, precision, scale_a, scale_b, m, n)
-        scales = _scale_pointers(prec, scale_a, scale_b, m, n)
+        prec = _scaled_precision(prec, precision, scale_a, scale_b, m, n, k)
+        scales = _scale_pointers(prec, scale_a, scale_b, m, n, k)
         devices = {d for d in (oa.device, ob.device, oc.device) if d is not None}
         if len(devices) > 1:
             raise DeviceError(f"gemmtune: the operands are on different devices "
@@ -164,23 +169,77 @@ def _scale_count(scale) -> Optional[int]:
     return numel() if callable(numel) and not isinstance(scale, int) else None
 
 
+def _scale_blocks(extent: int) -> int:
+    """Blocks of 128 along K (or N): the block scales' extent."""
+    return (extent + 127) // 128
+
+
+def _block_strides(scale, rows: int, cols: int, row_stride: int, col_stride: int) -> bool:
+    """Whether a 2-D tensor is the rows × cols matrix whose element (r, c) sits at
+    r·row_stride + c·col_stride (strides of dimensions of one element do not matter), read as
+    given or as its transpose."""
+    if getattr(scale, "dim", None) is None or scale.dim() != 2:
+        return False
+    for shape, strides in (((rows, cols), (row_stride, col_stride)),
+                           ((cols, rows), (col_stride, row_stride))):
+        if tuple(scale.shape) == shape and all(
+                size == 1 or stride == want
+                for size, stride, want in zip(shape, scale.stride(), strides)):
+            return True
+    return False
+
+
+def _is_block_scale_a(scale, m: int, k: int) -> bool:
+    """A's block scales: (i, kb) at kb·M + i."""
+    return _block_strides(scale, m, _scale_blocks(k), 1, m)
+
+
+def _is_block_scale_b(scale, n: int, k: int) -> bool:
+    """B's block scales: (nb, kb) at nb·L + kb, L = ⌈K/128⌉ rounded up to 4."""
+    kblocks = _scale_blocks(k)
+    return _block_strides(scale, _scale_blocks(n), kblocks, (kblocks + 3) // 4 * 4, 1)
+
+
 def _scaled_precision(prec: str, asked: Optional[str], scale_a, scale_b, m: int,
-                      n: int) -> str:
-    """The FP8 precision the scales make of `prec`: e4m3-row when the caller did not name a
-    precision and the scale tensors hold M and N scales (more than one between them), else
-    `prec` itself."""
+                      n: int, k: int = 1) -> str:
+    """The FP8 precision the scales make of `prec` when the caller did not name one: e4m3-blk
+    when the scale tensors are shaped as block scales, e4m3-row when they hold M and N scales
+    (more than one between them), else `prec` itself."""
     if prec != "e4m3" or asked is not None:
         return prec
+    if _is_block_scale_a(scale_a, m, k) and _is_block_scale_b(scale_b, n, k) and \
+            not (_scale_count(scale_a) == m and _scale_count(scale_b) == n):
+        return "e4m3-blk"
     na, nb = _scale_count(scale_a), _scale_count(scale_b)
     if (na or 0) > 1 or (nb or 0) > 1:
         if na != m or nb != n:
             raise ArgumentError(
                 f"gemmtune: row-wise FP8 scales are a tensor of M = {m} scales for the rows of "
-                f"op(a) and one of N = {n} for the columns of op(b); scale_a holds "
+                f"op(a) and one of N = {n} for the columns of op(b); block scales are shaped "
+                f"(M, ceil(K/128)) = ({m}, {_scale_blocks(k)}) and (ceil(N/128), ceil(K/128)) = "
+                f"({_scale_blocks(n)}, {_scale_blocks(k)}); scale_a holds "
                 f"{'a pointer' if na is None else na} and scale_b "
-                f"{'a pointer' if nb is None else nb} (pass precision='e4m3-row' with pointers)")
+                f"{'a pointer' if nb is None else nb} (pass precision='e4m3-row' or 'e4m3-blk' "
+                "with pointers)")
         return "e4m3-row"
     return prec
+
+
+def _block_scale_pointer(scale, name: str, fits: bool, what: str) -> int:
+    """The device address of a block-scale tensor that `fits` its layout, or a raw pointer."""
+    if isinstance(scale, int):
+        return scale
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(scale, torch.Tensor):
+        raise ArgumentError(f"gemmtune: {name} is a {type(scale).__name__}; pass a CUDA float32 "
+                            "tensor or a device pointer")
+    if scale.device.type != "cuda":
+        raise DeviceError(f"gemmtune: {name} is on {scale.device}; scales live in device memory")
+    if scale.dtype != torch.float32 or not fits:
+        raise ArgumentError(f"gemmtune: {name} must be {what}, not a "
+                            f"{str(scale.dtype).rpartition('.')[2]} tensor of shape "
+                            f"{tuple(scale.shape)} and strides {tuple(scale.stride())}")
+    return scale.data_ptr()
 
 
 def _scale_pointer(scale, name: str, count: int) -> int:
@@ -203,7 +262,8 @@ def _scale_pointer(scale, name: str, count: int) -> int:
                         "tensor or a device pointer")
 
 
-def _scale_pointers(prec: str, scale_a, scale_b, m: int = 1, n: int = 1) -> Tuple[int, int]:
+def _scale_pointers(prec: str, scale_a, scale_b, m: int = 1, n: int = 1,
+                    k: int = 1) -> Tuple[int, int]:
     """(scale_a, scale_b) as device addresses for an FP8 call, (0, 0) for the others; an FP8
     call without both, or scales on another precision, is an ArgumentError."""
     if prec not in FP8_PRECISIONS:
@@ -212,10 +272,20 @@ def _scale_pointers(prec: str, scale_a, scale_b, m: int = 1, n: int = 1) -> Tupl
                                 f"{prec}")
         return 0, 0
     rows = prec in ROW_SCALED_PRECISIONS
+    blocks = prec in BLOCK_SCALED_PRECISIONS
     if scale_a is None or scale_b is None:
-        what = "the row-wise scales of op(a) and op(b)" if rows else "the per-tensor scales of a and b"
+        what = "the row-wise scales of op(a) and op(b)" if rows else \
+               "the block scales of op(a) and op(b)" if blocks else \
+               "the per-tensor scales of a and b"
         raise ArgumentError(f"gemmtune: {prec} calls need scale_a and scale_b, {what} in device "
                             "memory")
+    if blocks:
+        kb = _scale_blocks(k)
+        return (_block_scale_pointer(scale_a, "scale_a", _is_block_scale_a(scale_a, m, k),
+                                     f"float32 of shape ({m}, {kb}) with strides (1, {m})"),
+                _block_scale_pointer(scale_b, "scale_b", _is_block_scale_b(scale_b, n, k),
+                                     f"float32 of shape ({_scale_blocks(n)}, {kb}) with strides "
+                                     f"({(kb + 3) // 4 * 4}, 1), or its transpose"))
     return (_scale_pointer(scale_a, "scale_a", m if rows else 1),
             _scale_pointer(scale_b, "scale_b", n if rows else 1))
 

@@ -51,11 +51,14 @@ struct GemmInfo {
   std::string detail;  ///< one line: why this path (a fallback names its reason)
 };
 
-/// The per-tensor scales of an FP8 call: one float each in device memory, 16-byte aligned, read
-/// on the GPU when the call runs (so a captured graph sees the values of each replay).
+/// The scales of an FP8 call in device memory, each 16-byte aligned, read on the GPU when the
+/// call runs (so a captured graph sees the values of each replay): for e4m3 one float each; for
+/// e4m3-row M floats for the rows of op(A) and N for the columns of op(B); for e4m3-blk one
+/// float per row i of op(A) and 128-deep K block kb at a[kb·M + i], and one per 128×128 block
+/// of op(B) at b[(j/128)·L + kb], L = ⌈K/128⌉ rounded up to 4.
 struct Fp8Scales {
-  float const* a = nullptr;  ///< the scale of A
-  float const* b = nullptr;  ///< the scale of B
+  float const* a = nullptr;  ///< the scales of A
+  float const* b = nullptr;  ///< the scales of B
 };
 
 /// Settings of a Runtime.
@@ -110,7 +113,8 @@ class Runtime {
                   CUstream_st* stream = nullptr, GemmInfo* info = nullptr) noexcept;
 
   /// FP8 (e4m3): C = alpha·(*scales.a)·(*scales.b)·op(A)·op(B) + beta·C, A and B one byte per
-  /// element, C bf16, FP32 accumulation. Layout NT only (A stored M×K, B stored N×K, as
+  /// element, C bf16, FP32 accumulation; e4m3-row and e4m3-blk take row-wise and block scales
+  /// instead (Fp8Scales). Layout NT only (A stored M×K, B stored N×K, as
   /// torch.nn.Linear keeps its weight), K a multiple of 16, pointers and leading dimensions in
   /// whole 16-byte rows; anything else is kInvalidArgument, as is a precision other than FP8
   /// (which takes no scales) or the call above with an FP8 precision. Runs the table's kernel
