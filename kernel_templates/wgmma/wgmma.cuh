@@ -874,8 +874,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     GemmArgs const scaled_args = epilogue_args<T>(args);
     GemmArgs const& eargs = T == kE4M3 ? scaled_args : args;
     float d[MI][ACC];
-    // Block scales: one K block's products, promoted into d once complete (unused otherwise).
-    float kblock[BLOCK_SCALED ? MI : 1][BLOCK_SCALED ? ACC : 1];
+    // Block scales: one K block's products, promoted into d once complete (unused otherwise,
+    // so it costs no registers there).
+    float kblock[MI][ACC];
     int s = 0;
     unsigned stage_lo = 0;  // s · STAGE_LO
     unsigned phase = 0;
@@ -914,47 +915,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       int kbi = static_cast<int>(kb);
       // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
       for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
-        if constexpr (BLOCK_SCALED) {
-          // Loaded before the wait, so their latency hides behind it and the wgmma.
-          BlockScales<MI> bs;
-          load_block_scales<MI>(args, tm * BM + r, tn * BN, kbi++, bs);
-          mbarrier::wait(full0 + 8 * s, phase);
-          __syncwarp();
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
-          wgmma_fence();
-#pragma unroll
-          for (int ks = 0; ks < KSTEPS; ++ks) {
-            unsigned long long const db = desc_of(b_lo + stage_lo + ((ks * B_KSTEP) >> 4));
-#pragma unroll
-            for (int mi = 0; mi < MI; ++mi) {
-              unsigned long long const da =
-                  desc_of(a_lo + stage_lo + ((mi * MBLOCK + ks * A_KSTEP) >> 4));
-              Mma<BN>::template run<T, TA, !TB>(kblock[mi], da, db, ks > 0 ? 1 : 0);
-            }
-          }
-          wgmma_commit();
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
-          // The block's products must be complete before they are scaled: no group stays in
-          // flight (the other consumer warpgroup keeps the tensor cores busy meanwhile).
-          wgmma_wait<0>();
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
-          release<CL>(empty0 + 8 * s, lane);
-          promote<MI, ACC>(d, kblock, bs, split);
-          stage_lo += STAGE_LO;
-          if (++s == ST) {
-            s = 0;
-            stage_lo = 0;
-            phase ^= 1;
-          }
-          continue;
-        }
+        BlockScales<MI> bs;
+        // Block scales: loaded before the wait, so their latency hides behind it and the wgmma.
+        if constexpr (BLOCK_SCALED) load_block_scales<MI>(args, tm * BM + r, tn * BN, kbi++, bs);
         mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
+        // Block scales: the stage's products go to kblock, the first k step overwriting it.
+        float (&acc)[MI][ACC] = BLOCK_SCALED ? kblock : d;
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
+        for (int mi = 0; mi < MI; ++mi) fence_regs(acc[mi]);
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
@@ -963,16 +932,26 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           for (int mi = 0; mi < MI; ++mi) {
             unsigned long long const da =
                 desc_of(a_lo + stage_lo + ((mi * MBLOCK + ks * A_KSTEP) >> 4));
-            Mma<BN>::template run<T, TA, !TB>(d[mi], da, db, 1);
+            Mma<BN>::template run<T, TA, !TB>(acc[mi], da, db, BLOCK_SCALED && ks == 0 ? 0 : 1);
           }
         }
         wgmma_commit();
 #pragma unroll
-        for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-        // Keep this stage's group in flight; the previous group is complete after this wait.
-        wgmma_wait<1>();
-        if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
-        prev = s;
+        for (int mi = 0; mi < MI; ++mi) fence_regs(acc[mi]);
+        if constexpr (BLOCK_SCALED) {
+          // The block's products must be complete before they are scaled: no group stays in
+          // flight (the other consumer warpgroup keeps the tensor cores busy meanwhile).
+          wgmma_wait<0>();
+#pragma unroll
+          for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
+          release<CL>(empty0 + 8 * s, lane);
+          promote<MI, ACC>(d, kblock, bs, split);
+        } else {
+          // Keep this stage's group in flight; the previous group is complete after this wait.
+          wgmma_wait<1>();
+          if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
+          prev = s;
+        }
         stage_lo += STAGE_LO;
         if (++s == ST) {
           s = 0;
