@@ -307,6 +307,28 @@ TEST(Cli, DryRunCompilesTheSpaceForAnotherArch) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/cache.db"));  // a dry run stores nothing
 }
 
+// A dry run that no family of the search can compile is a usage error saying why, not an empty
+// report: FP8 before sm_89, and a family asked for on an arch it does not run on.
+TEST(Cli, ADryRunNoFamilyCanCompileSaysWhy) {
+  std::string const dir = temp_dir("dry-none");
+  CliRun fp8 = run_cli({"search", "--dry-run", "--arch", "sm_80", "--precision", "e4m3-blk",
+                        "--layout", "NT", "--shape", "256x256x256"},
+                       dir + "/cache.db");
+  EXPECT_EQ(fp8.exit_code, 2);
+  EXPECT_NE(fp8.err.find("no kernel family of this search compiles e4m3-blk for sm_80: FP8 "
+                         "tensor cores need sm_89 or later; wgmma needs sm_90 or newer; the "
+                         "other families have no e4m3-blk kernels"),
+            std::string::npos)
+      << fp8.err;
+  CliRun arch = run_cli({"search", "--dry-run", "--arch", "sm_86", "--precision", "bf16",
+                         "--shape", "256x256x256", "--family", "wgmma"},
+                        dir + "/cache.db");
+  EXPECT_EQ(arch.exit_code, 2);
+  EXPECT_NE(arch.err.find("compiles bf16 for sm_86: wgmma needs sm_90 or newer\n"),
+            std::string::npos)
+      << arch.err;
+}
+
 TEST(Cli, DryRunListsEveryConfigOfAnotherArchWithWhatHappenedToIt) {
   // `search --dry-run --list --arch sm_86`: the configs an sm_86 GPU can run (compiled, with
   // registers), and the constraint that rejects every other one.

@@ -20,6 +20,31 @@ DryRunReport dry_run(std::vector<Problem> const& problems, std::vector<Family co
   if (!limits) {
     throw UsageError("bad arch '" + arch + "': expected one of " + std::string(known_archs()));
   }
+  // Nothing to compile is the caller's mistake, not an empty report: say why.
+  Precision const precision = problems.front().precision;
+  std::string too_new;  // the families with kernels of the precision, all for newer archs
+  bool any = false, others = false;
+  for (Family const* f : families) {
+    if (!f->supports(precision)) {
+      others = true;
+    } else if (arch_number(arch) < f->min_arch()) {
+      too_new += std::string(too_new.empty() ? "" : "; ") + std::string(f->name()) + " needs sm_" +
+                 std::to_string(f->min_arch()) + " or newer";
+    } else {
+      any = true;
+    }
+  }
+  if (!any && !families.empty()) {
+    std::string const name(to_string(precision));
+    std::string why = is_fp8(precision) && arch_number(arch) < 89
+                          ? "FP8 tensor cores need sm_89 or later"
+                          : "";
+    if (!too_new.empty()) why += (why.empty() ? "" : "; ") + too_new;
+    if (others) why += (why.empty() ? "" : "; ") + std::string(too_new.empty() ? "the" : "the other") +
+                       " families have no " + name + " kernels";
+    throw UsageError("no kernel family of this search compiles " + name + " for " + arch + ": " +
+                     why);
+  }
   DryRunReport report;
   report.arch = arch;
   report.problems = problems;
