@@ -92,7 +92,13 @@ cublasStatus_t LtDescriptors::set_scales(float const* scale_a, float const* scal
   } else if (block_scaled(p)) {
     mode_first = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     mode_second = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
-    if (auto s = set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, 0); s != CUBLAS_STATUS_SUCCESS) return s;
+    // The attribute is one byte wide; cuBLASLt refuses a value of another size.
+    std::int8_t const fast = 0;
+    if (auto s = cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                                sizeof fast);
+        s != CUBLAS_STATUS_SUCCESS) {
+      return s;
+    }
   }
   if (mode_first != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) {
     if (auto s = set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode_first); s != CUBLAS_STATUS_SUCCESS) {
