@@ -163,40 +163,38 @@ TEST(Emit, VendorIdsEmitTheirCublasCall) {
   struct Case {
     std::string id, precision, layout, expect;
   };
+  // Emits the case's call for `shape`, checks it names `expect`, compiles it; the file's text.
+  auto const emit_and_compile = [&](Case const& c, std::string const& shape) {
+    auto const cu = dir / (c.precision + c.layout + ".cu");
+    CliRun r = run(g + " emit '" + c.id + "' --shape " + shape + " --precision " + c.precision +
+                   " --layout " + c.layout + " --out " + cu.string());
+    EXPECT_EQ(r.status, 0) << r.out;
+    std::ifstream in(cu);
+    std::string const text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_NE(text.find(c.expect), std::string::npos) << text;
+    r = run(std::string(GEMMTUNE_NVCC) + " -c -std=c++17 " + cu.string() + " -o " +
+            (dir / (c.precision + c.layout + ".o")).string());
+    EXPECT_EQ(r.status, 0) << c.id << ":\n" << r.out;
+    return text;
+  };
   for (Case const& c : {Case{lt, "bf16", "TN", "cublasLtMatmulAlgoCheck"},
                         Case{lt, "fp32", "NT", "CUBLAS_COMPUTE_32F_PEDANTIC"},
                         Case{"cublas:default", "fp16", "NN", "cublasGemmEx"}}) {
-    auto const cu = dir / (c.precision + c.layout + ".cu");
-    CliRun r = run(g + " emit '" + c.id + "' --shape 200x136x72 --precision " + c.precision +
-                   " --layout " + c.layout + " --out " + cu.string());
-    ASSERT_EQ(r.status, 0) << r.out;
-    std::ifstream in(cu);
-    std::string const text(std::istreambuf_iterator<char>(in), {});
-    EXPECT_NE(text.find(c.expect), std::string::npos) << text;
+    std::string const text = emit_and_compile(c, "200x136x72");
     EXPECT_NE(text.find("constexpr std::int64_t M = 200, N = 136, K = 72;"), std::string::npos);
-    r = run(std::string(GEMMTUNE_NVCC) + " -c -std=c++17 " + cu.string() + " -o " +
-            (dir / (c.precision + c.layout + ".o")).string());
-    EXPECT_EQ(r.status, 0) << c.id << ":\n" << r.out;
   }
   // FP8 through cuBLASLt only: the descriptor gets the precision's accumulation and scale modes
   // and the caller's scale pointers; cublas:default is cuBLASLt's heuristic algorithm.
-  for (Case const& c : {Case{"cublas:default", "e4m3-blk", "NT", "CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F"},
-                        Case{lt, "e4m3-row", "NT", "CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F"},
-                        Case{"cublas:default", "e4m3", "NT", "cublasLtMatmulAlgoGetHeuristic"}}) {
-    auto const cu = dir / (c.precision + c.layout + ".cu");
-    CliRun r = run(g + " emit '" + c.id + "' --shape 256x512x1024 --precision " + c.precision +
-                   " --layout " + c.layout + " --out " + cu.string());
-    ASSERT_EQ(r.status, 0) << r.out;
-    std::ifstream in(cu);
-    std::string const text(std::istreambuf_iterator<char>(in), {});
-    EXPECT_NE(text.find(c.expect), std::string::npos) << text;
-    EXPECT_NE(text.find("CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a"), std::string::npos) << text;
+  for (Case const& c :
+       {Case{"cublas:default", "e4m3-blk", "NT", "CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F"},
+        Case{lt, "e4m3-row", "NT", "CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F"},
+        Case{"cublas:default", "e4m3", "NT", "cublasLtMatmulAlgoGetHeuristic"}}) {
+    std::string const text = emit_and_compile(c, "256x512x1024");
+    EXPECT_NE(text.find("CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a"), std::string::npos)
+        << text;
     EXPECT_NE(text.find(c.precision == "e4m3-blk" ? "fast_accum = 0" : "fast_accum = 1"),
               std::string::npos)
         << text;
-    r = run(std::string(GEMMTUNE_NVCC) + " -c -std=c++17 " + cu.string() + " -o " +
-            (dir / (c.precision + c.layout + ".o")).string());
-    EXPECT_EQ(r.status, 0) << c.id << ":\n" << r.out;
   }
   CliRun r = run(g +
                  " emit 'cublaslt:ALGO=66,TILE=20,STAGES=35,SPLITK=0,RED=0,SWIZZLE=0,CUSTOM=0,"
