@@ -4,7 +4,8 @@
 # runs the requested steps. Output goes to $OUT (default ./gpu-out of
 # the checkout). Relative paths in the steps are relative to the checkout.
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
-# Steps: devices, tests, faults, ladder, profile=KERNEL[@PREC], stalls=KERNEL[@PREC] (SHAPE=...),
+# Steps: devices, tests (or tests=session,cli,runtime,faults), faults, ladder, profile=KERNEL[@PREC],
+# stalls=KERNEL[@PREC] (SHAPE=...),
 # memory=KERNEL[@PREC] (SHAPE=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
 # sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see tools/gpu-lab/stage_old.sh), loo=CACHE.db,
@@ -53,11 +54,18 @@ for what in "$@"; do
       step devices
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
       "$G" devices ;;
-    tests)
+    tests|tests=*)
       # Whole logs to $OUT/tests.txt; the console gets each binary's verdict lines.
+      # tests=NAME,... runs only those binaries (session, cli, runtime, faults), so a call's time
+      # limit can split them; GTEST_FILTER narrows them further.
       step gpu tests
+      wanted=,${what#tests=},
       for t in tests/gpu/test_gpu_session tests/cli/test_cli_gpu tests/runtime/test_runtime_gpu \
           tests/reliability/test_reliability_faults_gpu; do
+        if [[ $what == tests=* ]]; then
+          name=${t##*/test_}; name=${name%_gpu}; name=${name#reliability_}; name=${name#gpu_}
+          [[ $wanted == *,$name,* ]] || continue
+        fi
         [[ -x "$build_root/build/$t" ]] || continue
         echo "--- $t" >> "$out/tests.txt"
         # The runtime library beside the staged test: a build elsewhere baked its own path in.
