@@ -13,8 +13,9 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import (BLOCK_SCALED_PRECISIONS, FP8_PRECISIONS, PRECISION_OF_DTYPE, ROW_SCALED_PRECISIONS, Operand,
-                        input_precision, operand, out_dtype, precision_for, storage)
+from ._operands import (BLOCK_SCALED_PRECISIONS, FP8_PRECISIONS, PRECISION_OF_DTYPE,
+                        ROW_SCALED_PRECISIONS, Operand, input_precision, operand, out_dtype,
+                        precision_for, storage)
 
 TABLE_ENV = "GEMMTUNE_TABLE"
 
