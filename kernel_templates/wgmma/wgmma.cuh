@@ -73,6 +73,7 @@
 #include "common/stmatrix.cuh"
 #include "common/tile_schedule.cuh"
 #include "common/tma.cuh"
+#include "wgmma/block_scales.cuh"
 #include "wgmma/kmajor_copy.cuh"
 #include "wgmma/padded_copy.cuh"
 #include "wgmma/wgmma_instructions.cuh"
@@ -263,65 +264,6 @@ __device__ __forceinline__ void scale_rows_cols(GemmArgs const& args, float (&d)
     // One column pair at a time: loads hoisted ahead of the multiplies would hold registers
     // the accumulators need (the widest tiles spilled).
     asm volatile("" ::: "memory");
-  }
-}
-
-/// Block-scaled FP8: the scales of one 128-deep K block for a thread's rows (r + 64·mi + 8·h)
-/// and for the two 128-wide N blocks its tile can touch (the tile's first column's, and the
-/// next: the family keeps BN within two).
-template <int MI>
-struct BlockScales {
-  float a[MI][2];
-  float b0, b1;
-};
-/// Reads the scales of K block kb (layouts in src/core/precision.hpp: A's at kb·M + row, B's at
-/// (column / 128)·ldb + kb with ldb = ⌈K/128⌉ rounded up to 4). Rows and N blocks outside C
-/// read 0; their elements are never stored.
-template <int MI>
-__device__ __forceinline__ void load_block_scales(GemmArgs const& args, long long mbase,
-                                                  long long n0, int kb, BlockScales<MI>& s) {
-  long long const M = args.M;
-  float const* const sa = args.scale_a + static_cast<long long>(kb) * M;
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      long long const row = mbase + 64 * mi + 8 * h;
-      s.a[mi][h] = row < M ? __ldg(sa + row) : 0.f;
-    }
-  }
-  long long const kblocks = (args.K + 127) / 128, ldb = (kblocks + 3) / 4 * 4;
-  long long const nb = n0 / 128, nblocks = (args.N + 127) / 128;
-  s.b0 = __ldg(args.scale_b + nb * ldb + kb);
-  s.b1 = nb + 1 < nblocks ? __ldg(args.scale_b + (nb + 1) * ldb + kb) : 0.f;
-}
-/// The promotion of one K block: d += t·sa(row)·sb(column's N block), in FP32 on the CUDA
-/// cores. Tile columns below `split` (a multiple of 8: 128 minus the tile's offset in its N
-/// block) use b0, the rest b1; a lane's columns 8·g + 2·(lane%4) + {0, 1} never straddle it.
-template <int MI, int ACC>
-__device__ __forceinline__ void promote(float (&d)[MI][ACC], float const (&t)[MI][ACC],
-                                        BlockScales<MI> const& s, int split) {
-  float f0[MI][2], f1[MI][2];
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      f0[mi][h] = s.a[mi][h] * s.b0;
-      f1[mi][h] = s.a[mi][h] * s.b1;
-    }
-  }
-#pragma unroll
-  for (int g = 0; g < ACC / 4; ++g) {
-    bool const first = 8 * g < split;
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float const f = first ? f0[mi][h] : f1[mi][h];
-        d[mi][4 * g + 2 * h] = fmaf(t[mi][4 * g + 2 * h], f, d[mi][4 * g + 2 * h]);
-        d[mi][4 * g + 2 * h + 1] = fmaf(t[mi][4 * g + 2 * h + 1], f, d[mi][4 * g + 2 * h + 1]);
-      }
-    }
   }
 }
 
