@@ -33,7 +33,7 @@
 //   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, e4m3, e4m3 row-wise
 //            or e4m3 block-scaled (tf32: K-major only; wgmma_kmajor_copy first writes K-major
 //            copies of operands stored MN-major into the workspace, and the descriptors read
-//            those. FP8: K-major only (layout NT), C is bf16; e4m3 multiplies alpha by the
+//            those; FP8 likewise, moving bytes. FP8's C is bf16; e4m3 multiplies alpha by the
 //            per-tensor scales *scale_a · *scale_b, e4m3 row-wise each accumulator by
 //            scale_a[row]·scale_b[col] in registers before any store, so every store path and
 //            split-K sum sees it done. Block-scaled: a stage is one 128-deep K block; its

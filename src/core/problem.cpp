@@ -41,15 +41,22 @@ Problem Problem::resolved() const {
 std::string Problem::unsupported_reason() const {
   if (!is_fp8(precision)) return {};
   std::string const name(to_string(precision));
-  if (layout != Layout::kNT) {
-    return name + " takes layout NT only (A stored M×K and B stored N×K, both K-major, as "
-                  "torch.nn.Linear keeps its weight), not " + std::string(to_string(layout));
-  }
+  // FP8 storage has no copy with padded rows: every stored row must be whole 16-byte units.
   if (k % 16 != 0 || (n * output_bytes(precision)) % 16 != 0) {
     return name + " needs K a multiple of 16 and N a multiple of " +
            std::to_string(16 / output_bytes(precision)) +
            " (16-byte rows of A, B and C); " + shape() + " has K=" + std::to_string(k) +
            ", N=" + std::to_string(n);
+  }
+  if (a_transposed(layout) && m % 16 != 0) {
+    return name + " with A stored K×M (layout " + std::string(to_string(layout)) +
+           ") needs M a multiple of 16 (16-byte rows of A); " + shape() + " has M=" +
+           std::to_string(m);
+  }
+  if (!b_transposed(layout) && n % 16 != 0) {
+    return name + " with B stored K×N (layout " + std::string(to_string(layout)) +
+           ") needs N a multiple of 16 (16-byte rows of B); " + shape() + " has N=" +
+           std::to_string(n);
   }
   return {};
 }

@@ -49,14 +49,11 @@ int element_code(Precision p) {
   throw Error("wgmma has no element type for " + std::string(to_string(p)));
 }
 
-/// tf32 wgmma reads shared memory K-major only: an operand stored MN-major (A as K×M, B as
-/// K×N) is first copied K-major into the workspace (wgmma_kmajor_copy).
-bool a_copied(Problem const& p) {
-  return p.precision == Precision::kTF32 && a_transposed(p.layout);
-}
-bool b_copied(Problem const& p) {
-  return p.precision == Precision::kTF32 && !b_transposed(p.layout);
-}
+/// tf32 and FP8 wgmma read shared memory K-major only: an operand stored MN-major (A as K×M,
+/// B as K×N) is first copied K-major into the workspace (wgmma_kmajor_copy).
+bool kmajor_only(Precision p) { return p == Precision::kTF32 || is_fp8(p); }
+bool a_copied(Problem const& p) { return kmajor_only(p.precision) && a_transposed(p.layout); }
+bool b_copied(Problem const& p) { return kmajor_only(p.precision) && !b_transposed(p.layout); }
 /// 16-bit operands below 16-byte alignment: the plan first copies every operand TMA cannot read
 /// in place into the workspace with padded rows (wgmma_padded_copy decides per launch, as the
 /// descriptor encoding does), keeping its orientation. tf32 and FP8 have no such path.
@@ -80,7 +77,7 @@ std::int64_t copy_offset_a(KernelConfig const& cfg, Problem const& p) {
 }
 std::int64_t copy_offset_b(KernelConfig const& cfg, Problem const& p) {
   return copy_offset_a(cfg, p) +
-         (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * 4, 128) : 0);
+         (a_copied(p) ? round_up(p.m * kmajor_copy_ld(p) * input_bytes(p.precision), 128) : 0);
 }
 /// = wgmma_detail::padded_copy_offsets: the padded copies follow the partials, each on a
 /// 128-byte boundary, A's before B's; space for both, whichever a launch needs.
@@ -254,15 +251,6 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           std::string(to_string(p.precision)) +
                           " operands have no padded copy; the alignment class is " +
                           str(p.align) + " bytes";
-                 }});
-  out.push_back({"fp8_layout", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
-                   // FP8 wgmma has no transposed shared-memory layout: both operands must be
-                   // K-major, and the K-major copy pass exists for 4-byte elements only.
-                   if (!is_fp8(p.precision) || p.layout == Layout::kNT) return std::string();
-                   return std::string(to_string(p.precision)) +
-                          " wgmma reads A and B K-major only: layout NT (A stored M×K, B "
-                          "stored N×K, as torch.nn.Linear keeps its weight); " +
-                          std::string(to_string(p.layout)) + " stores an operand MN-major";
                  }});
   out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    if (c.at("PE") != 2 || c.at("CW") == 2) return std::string();
@@ -538,8 +526,10 @@ std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const&
     return "gemmtune::wgmma_padded_copy<" + std::to_string(canon.at("SK")) + "," +
            flag(a_transposed(p.layout)) + "," + flag(b_transposed(p.layout)) + ">";
   }
+  // FP8 moves bytes (EB = 1); tf32 keeps the template's default of 4.
   return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
-         flag(a_copied(p)) + "," + flag(!b_copied(p)) + "," + std::to_string(copy_batch(p)) + ">";
+         flag(a_copied(p)) + "," + flag(!b_copied(p)) + "," + std::to_string(copy_batch(p)) +
+         (is_fp8(p.precision) ? ",1>" : ">");
 }
 
 bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
@@ -558,7 +548,8 @@ std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const
   Problem const p = problem.resolved();
   if (padded(p)) return padded_offset_b(cfg, p) + padded_copy_bytes(TmaOperand::kB, p);
   if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
-  return copy_offset_b(cfg, p) + (b_copied(p) ? p.n * kmajor_copy_ld(p) * 4 : 0);
+  return copy_offset_b(cfg, p) +
+         (b_copied(p) ? p.n * kmajor_copy_ld(p) * input_bytes(p.precision) : 0);
 }
 
 std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {

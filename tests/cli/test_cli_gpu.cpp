@@ -218,6 +218,32 @@ TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
   }
 }
 
+// FP8 in every layout: operands stored MN-major are copied K-major (bytes) before the main
+// kernel; each scaling verifies against the reference, plain and split-K through the reduce
+// kernel. cuBLASLt reads FP8 only as our NT on Hopper, so only NT needs its baseline here.
+TEST_F(CliGpu, Fp8InEveryLayoutVerifiesThroughTheByteCopy) {
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  std::string const dir = temp_dir("gpu-fp8-layouts");
+  for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"}) {
+    for (char const* precision : {"e4m3", "e4m3-row", "e4m3-blk"}) {
+      CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                          precision, "--shape", "256x384x512", "--shape", "144x208x1040",
+                          "--layout", "all", "--target-ms", "2", "--repeats", "2"},
+                         dir + "/cache.db");
+      SCOPED_TRACE(std::string(id) + " " + precision + "\n" + r.err);
+      ASSERT_FALSE(r.out.empty());
+      auto const runs = nlohmann::json::parse(r.out);
+      EXPECT_EQ(runs.size(), 8u);
+      for (auto const& j : runs) {
+        EXPECT_EQ(j["result"]["disposition"], "ok")
+            << j["problem"].dump() << " " << j["result"]["reason"];
+      }
+    }
+  }
+}
+
 // The roofline's ceilings measured on the device, stored, and drawn by the report in place of
 // the datasheet's figures.
 TEST_F(CliGpu, DevicesMeasuresCeilingsThatTheReportDraws) {

@@ -68,19 +68,26 @@ TEST(Problem, FlopsAndBytes) {
   EXPECT_EQ(parse_shape("2x8x24", Precision::kE4M3, Layout::kNT).packed_alignment(), 8);
 }
 
-TEST(Problem, Fp8TakesK16MultiplesInLayoutNtOnly) {
+TEST(Problem, Fp8TakesWhole16ByteRowsInEveryLayout) {
   EXPECT_EQ(parse_shape("100x4096x4096", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
   EXPECT_EQ(parse_shape("7x8x16", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
-  std::string const nn = parse_shape("64x64x64", Precision::kE4M3, Layout::kNN).unsupported_reason();
-  EXPECT_NE(nn.find("layout NT only"), std::string::npos) << nn;
+  for (Layout l : kAllLayouts) {
+    EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3, l).unsupported_reason(), "") << to_string(l);
+  }
+  // An operand stored MN-major needs its M (A stored K×M) or N (B stored K×N) in 16 bytes.
+  std::string const tn = parse_shape("100x64x64", Precision::kE4M3, Layout::kTN).unsupported_reason();
+  EXPECT_NE(tn.find("A stored K×M (layout TN) needs M a multiple of 16"), std::string::npos) << tn;
+  std::string const nn = parse_shape("64x40x64", Precision::kE4M3, Layout::kNN).unsupported_reason();
+  EXPECT_NE(nn.find("B stored K×N (layout NN) needs N a multiple of 16"), std::string::npos) << nn;
+  EXPECT_EQ(parse_shape("100x40x64", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
   std::string const k = parse_shape("64x64x40", Precision::kE4M3, Layout::kNT).unsupported_reason();
   EXPECT_NE(k.find("K=40"), std::string::npos) << k;
   EXPECT_NE(parse_shape("64x60x64", Precision::kE4M3, Layout::kNT).unsupported_reason(), "");
   // Row-wise scales change nothing of what FP8 storage can take.
   EXPECT_EQ(parse_shape("100x4096x4096", Precision::kE4M3Row, Layout::kNT).unsupported_reason(), "");
-  EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3Row, Layout::kTN).unsupported_reason().rfind("e4m3-row takes layout NT only", 0), 0u);
+  EXPECT_EQ(parse_shape("72x64x64", Precision::kE4M3Row, Layout::kTN).unsupported_reason().rfind("e4m3-row with A stored K×M", 0), 0u);
   EXPECT_EQ(parse_shape("100x4096x4112", Precision::kE4M3Blk, Layout::kNT).unsupported_reason(), "");
-  EXPECT_EQ(parse_shape("64x64x64", Precision::kE4M3Blk, Layout::kNN).unsupported_reason().rfind("e4m3-blk takes layout NT only", 0), 0u);
+  EXPECT_EQ(parse_shape("64x72x64", Precision::kE4M3Blk, Layout::kNN).unsupported_reason().rfind("e4m3-blk with B stored K×N", 0), 0u);
   for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
     for (Layout l : kAllLayouts) {
       EXPECT_EQ(parse_shape("33x17x9", p, l).unsupported_reason(), "");

@@ -26,18 +26,18 @@ namespace {
 
 using Kernel = void (*)(GemmArgs);
 
-template <int SK, int BATCH>
+template <int SK, int BATCH, int EB = 4>
 Kernel copy_kernel(bool ta, bool tb) {
   if (ta) {
-    return tb ? &wgmma_kmajor_copy<SK, true, true, BATCH>
-              : &wgmma_kmajor_copy<SK, true, false, BATCH>;
+    return tb ? &wgmma_kmajor_copy<SK, true, true, BATCH, EB>
+              : &wgmma_kmajor_copy<SK, true, false, BATCH, EB>;
   }
-  return &wgmma_kmajor_copy<SK, false, false, BATCH>;
+  return &wgmma_kmajor_copy<SK, false, false, BATCH, EB>;
 }
 
-template <int SK>
+template <int SK, int EB = 4>
 Kernel copy_kernel(bool ta, bool tb, int batch) {
-  return batch == 4 ? copy_kernel<SK, 4>(ta, tb) : copy_kernel<SK, 1>(ta, tb);
+  return batch == 4 ? copy_kernel<SK, 4, EB>(ta, tb) : copy_kernel<SK, 1, EB>(ta, tb);
 }
 
 struct Call {
@@ -111,6 +111,83 @@ void check(Layout layout, std::int64_t m, std::int64_t n, std::int64_t k, std::i
     if (!written[i] && !std::isnan(ws[i])) ++stray;
   }
   EXPECT_EQ(stray, 0) << "workspace floats written outside the copies";
+}
+
+/// The FP8 copy (bytes, EB = 1) through the plan of an e4m3 problem in `layout`: every byte of
+/// the copies, rows of K rounded up to 16 bytes, and nothing else of the workspace written.
+void check_fp8(Layout layout, std::int64_t m, std::int64_t n, std::int64_t k, int sk, int batch) {
+  SCOPED_TRACE(std::string("e4m3 ") + std::string(to_string(layout)) + " " + std::to_string(m) +
+               "x" + std::to_string(n) + "x" + std::to_string(k) + " SK=" + std::to_string(sk));
+  Problem p{.m = m, .n = n, .k = k, .precision = Precision::kE4M3, .layout = layout};
+  p = p.resolved();
+  ASSERT_EQ(p.unsupported_reason(), "");
+  bool const ta = a_transposed(layout), tb = b_transposed(layout);
+  KernelConfig const cfg =
+      parse_kernel_id("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=" + std::to_string(sk));
+  Family const& family = *find_family("wgmma");
+  LaunchPlan const plan = family.launch_plan(cfg, p);
+  ASSERT_FALSE(plan.launches.empty());
+  KernelLaunch const& copy = plan.launches.front();
+  ASSERT_EQ(copy.name_expression, "gemmtune::wgmma_kmajor_copy<" + std::to_string(sk) + "," +
+                                       (ta ? "true," : "false,") + (tb ? "true," : "false,") +
+                                       std::to_string(batch) + ",1>");
+  ASSERT_LE(copy.dynamic_smem, static_cast<int>(sizeof(copy_smem)));
+  std::int64_t const lda = ta ? m : k, ldb = tb ? k : n;
+  std::vector<unsigned char> a(static_cast<std::size_t>((ta ? k : m) * lda));
+  std::vector<unsigned char> b(static_cast<std::size_t>((tb ? n : k) * ldb));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(1 + i % 251);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(1 + i % 241);
+  // 0 marks a byte nobody wrote (the inputs' bytes are never 0).
+  std::vector<unsigned char> ws(static_cast<std::size_t>(plan.workspace_bytes), 0);
+  GemmArgs const args{m,        n,        k,         lda,     ldb,  n,   a.data(),
+                      b.data(), nullptr, ws.data(), nullptr, 1.0f, 0.0f};
+  Call call{sk == 4 ? copy_kernel<4, 1>(ta, tb, batch) : copy_kernel<1, 1>(ta, tb, batch), args};
+  emu::run_grid(static_cast<unsigned>(copy.grid.x), static_cast<unsigned>(copy.block.x),
+                [](void* c) {
+                  auto* call = static_cast<Call*>(c);
+                  call->kernel(call->args);
+                },
+                &call);
+  std::int64_t const ldk = kmajor_copy_ld(p);
+  EXPECT_EQ(ldk % 16, 0);
+  std::vector<bool> written(ws.size(), false);
+  int mismatches = 0;
+  for (TensorMapSpec const& map : plan.tensor_maps) {
+    if (map.workspace_offset < 0) continue;
+    bool const is_a = map.operand == TmaOperand::kA;
+    EXPECT_EQ(map.workspace_offset % 128, 0);
+    std::int64_t const rows = is_a ? m : n;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        std::size_t const at = static_cast<std::size_t>(map.workspace_offset + r * ldk + kk);
+        unsigned char const want = is_a ? a[static_cast<std::size_t>(kk * lda + r)]
+                                        : b[static_cast<std::size_t>(kk * ldb + r)];
+        written[at] = true;
+        if (ws[at] != want && ++mismatches <= 5) {
+          ADD_FAILURE() << (is_a ? "A" : "B") << " copy (" << r << "," << kk
+                        << ") = " << int(ws[at]) << ", expected " << int(want);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  int stray = 0;
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    if (!written[i] && ws[i] != 0) ++stray;
+  }
+  EXPECT_EQ(stray, 0) << "workspace bytes written outside the copies";
+}
+
+// FP8 moves bytes: K a multiple of 16 (rows of the copy whole 16-byte units without padding
+// when K is, and 32-wide blocks ragged in K otherwise), M or N of a stored-MN operand a
+// multiple of 16, after split-K partials, and four blocks to a thread block on big copies.
+TEST(WgmmaCopyEmulated, Fp8BytesInEveryLayoutWithACopy) {
+  for (Layout layout : {Layout::kNN, Layout::kTN, Layout::kTT}) {
+    check_fp8(layout, 304, 208, 80, 1, 1);
+    check_fp8(layout, 144, 272, 48, 4, 1);
+    check_fp8(layout, 16, 16, 16, 1, 1);
+  }
+  check_fp8(Layout::kTN, 1040, 1056, 1072, 1, 4);
 }
 
 TEST(WgmmaCopyEmulated, EveryLayoutWithACopyOnRaggedShapes) {

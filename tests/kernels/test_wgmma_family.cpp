@@ -258,9 +258,6 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 6, 2, 1, 8, 1, 1, 4), make(4096, 4096, 512), "staging"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 1), make(4096, 4096, 512), "staging"},
       {cfg(128, 128, 6, 2, 1, 8, 1, 1, 2), make(2048, 2048, 4096), "epilogue_depth"},
-      // FP8 wgmma reads both operands K-major: NT only.
-      {cfg(128, 256, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3, Layout::kNN),
-       "fp8_layout"},
       // Block scales double the accumulators: 64 rows × 256 (or 192) columns no longer fit.
       {cfg(128, 256, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
        "block_scales"},
@@ -289,7 +286,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
                                          "warpgroups", "wgmma_n", "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
-                                         "fp8_layout", "block_scales"}));
+                                         "block_scales"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.

@@ -202,6 +202,21 @@ TEST(WgmmaCompile, E4m3BlockScaledPromotionWithoutSpills) {
   compile_all(all);
 }
 
+// FP8 operands stored MN-major are copied K-major (bytes) first: every layout compiles, the
+// copy kernel with the main one, for each scaling.
+TEST(WgmmaCompile, Fp8InEveryLayoutThroughTheByteCopy) {
+  std::vector<Candidate> all;
+  for (Layout l : {Layout::kNN, Layout::kTN, Layout::kTT}) {
+    all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"),
+                   make(4096, 4096, 4096, Precision::kE4M3, l)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"),
+                   make(1008, 1008, 4096, Precision::kE4M3Row, l)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"),
+                   make(4096, 7168, 4096, Precision::kE4M3Blk, l)});
+  }
+  compile_all(all);
+}
+
 TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
   std::vector<Candidate> const all = {

@@ -121,9 +121,13 @@ TEST(GemmCall, Fp8CallsNeedAlignedScalesLayoutNtAndWholeSixteenByteRows) {
   c = ok;
   c.scale_a = static_cast<float const*>(at(0x40004));  // cuBLASLt refuses 4-byte offsets
   EXPECT_NE(invalid_reason(c).find("16-byte aligned"), std::string::npos);
-  // The layouts FP8 tensor cores cannot read, and K off 16.
-  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3, Layout::kNN, 64, 64, 64)))
-                .find("layout NT only"),
+  // Every layout (operands stored MN-major are copied K-major first), but whole 16-byte rows:
+  // K off 16, and an operand stored MN-major whose M or N is off 16.
+  for (Layout l : kAllLayouts) {
+    EXPECT_EQ(invalid_reason(scaled(packed(Precision::kE4M3, l, 64, 64, 64))), "") << to_string(l);
+  }
+  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3, Layout::kNN, 64, 40, 64)))
+                .find("B stored K×N (layout NN) needs N a multiple of 16"),
             std::string::npos);
   EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3, Layout::kNT, 64, 64, 40)))
                 .find("K a multiple of 16"),
@@ -153,8 +157,8 @@ TEST(GemmCall, Fp8CallsNeedAlignedScalesLayoutNtAndWholeSixteenByteRows) {
   EXPECT_NE(invalid_reason(c).find("e4m3-row calls need a vector of scales per operand"),
             std::string::npos)
       << invalid_reason(c);
-  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3Row, Layout::kTT, 64, 64, 64)))
-                .find("layout NT only"),
+  EXPECT_NE(invalid_reason(scaled(packed(Precision::kE4M3Row, Layout::kTT, 72, 64, 64)))
+                .find("A stored K×M (layout TT) needs M a multiple of 16"),
             std::string::npos);
 }
 

@@ -71,15 +71,15 @@ TEST(RuntimeNoGpu, EveryPrecisionAndLayoutReportsNoDevice) {
               GemmStatus::kNoDevice);
     EXPECT_EQ(info.path, GemmPath::kNone);
     EXPECT_EQ(info.align, 16);
-    // Scales on another precision, and FP8 in a layout its tensor cores cannot read.
+    // Scales on another precision, and FP8 with A stored K×M of rows off 16 bytes (M = 40).
     EXPECT_EQ(rt.gemm(Precision::kBF16, Layout::kNT, 64, 64, 64, 1.0f, host.data(), 64,
                       host.data(), 64, 0.0f, host.data(), 64, scales, nullptr, &info),
               GemmStatus::kInvalidArgument);
     EXPECT_NE(info.detail.find("FP8 calls only"), std::string::npos) << info.detail;
-    EXPECT_EQ(rt.gemm(Precision::kE4M3, Layout::kNN, 64, 64, 64, 1.0f, host.data(), 64,
+    EXPECT_EQ(rt.gemm(Precision::kE4M3, Layout::kTN, 40, 64, 64, 1.0f, host.data(), 40,
                       host.data(), 64, 0.0f, host.data(), 64, scales, nullptr, &info),
               GemmStatus::kInvalidArgument);
-    EXPECT_NE(info.detail.find("layout NT only"), std::string::npos) << info.detail;
+    EXPECT_NE(info.detail.find("needs M a multiple of 16"), std::string::npos) << info.detail;
   }
   // No info pointer is fine too.
   EXPECT_EQ(rt.gemm(Precision::kFP32, Layout::kNN, 8, 8, 8, 1.0f, host.data(), 8, host.data(), 8,

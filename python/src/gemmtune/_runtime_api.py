@@ -79,9 +79,10 @@ class Runtime:
         (1, M), a scale per row of op(a) and 128 of K; scale_b one per 128×128 block of op(b),
         of shape (⌈N/128⌉, ⌈K/128⌉) with strides (L, 1) or its transpose, L = ⌈K/128⌉ rounded
         up to 4; taken when the tensors are so shaped, or asked for with
-        `precision="e4m3-blk"`). Its layout is a row-major M×K
-        `a` and `b` given as the transpose of a row-major N×K weight (trans_b=True, as
-        torch.nn.Linear stores it). Without `out`, torch
+        `precision="e4m3-blk"`). Its tensor cores read a row-major M×K `a` and `b` given as
+        the transpose of a row-major N×K weight (trans_b=True, as torch.nn.Linear stores it) in
+        place; tuned kernels copy other layouts K-major first, while cuBLASLt (the call without a
+        table entry) takes only that one. Without `out`, torch
         tensors get a new one (beta must then be 0); other arrays must pass `out`. The call is
         queued on `stream` (default: torch's current stream for torch tensors, the stream an
         array's __cuda_array_interface__ names, else the legacy default stream). Returns `out`,

@@ -114,12 +114,13 @@ class Runtime {
 
   /// FP8 (e4m3): C = alpha·(*scales.a)·(*scales.b)·op(A)·op(B) + beta·C, A and B one byte per
   /// element, C bf16, FP32 accumulation; e4m3-row and e4m3-blk take row-wise and block scales
-  /// instead (Fp8Scales). Layout NT only (A stored M×K, B stored N×K, as
-  /// torch.nn.Linear keeps its weight), K a multiple of 16, pointers and leading dimensions in
-  /// whole 16-byte rows; anything else is kInvalidArgument, as is a precision other than FP8
-  /// (which takes no scales) or the call above with an FP8 precision. Runs the table's kernel
-  /// or cuBLASLt algorithm; otherwise cuBLASLt's heuristic algorithm, since cublasGemmEx takes
-  /// no FP8 (GemmInfo's path is then kCublasLt and its detail says so).
+  /// instead (Fp8Scales). Any layout (NT, A stored M×K and B stored N×K as torch.nn.Linear
+  /// keeps its weight, is read in place), K a multiple of 16 and M or N too where A or B is
+  /// stored MN-major, pointers and leading dimensions in whole 16-byte rows; anything else is
+  /// kInvalidArgument, as is a precision other than FP8 (which takes no scales) or the call
+  /// above with an FP8 precision. Runs the table's kernel or cuBLASLt algorithm; otherwise
+  /// cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8 (GemmInfo's path is then
+  /// kCublasLt and its detail says so; on Hopper it takes layout NT only).
   GemmStatus gemm(Precision precision, Layout layout, std::int64_t m, std::int64_t n,
                   std::int64_t k, float alpha, void const* a, std::int64_t lda, void const* b,
                   std::int64_t ldb, float beta, void* c, std::int64_t ldc, Fp8Scales scales,
