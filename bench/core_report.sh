@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The core-suite report's data on a GPU machine, into one cache that may travel between calls.
+# The core-suite report's data on a GPU machine, into one cache that can be carried from one
+# run to the next (steps that fit several shorter runs).
 # Each STEP in turn: `ceilings` (the device's measured ceilings, stored in the cache), `ladder`
 # (the seed ladder, as Markdown and the JSON the report draws), or a precision: the core suite,
 # its search cut at LIMIT_S seconds (it stops cleanly and keeps the shapes it finished), and its
@@ -15,7 +16,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ $# -lt 5 ]]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 3
 fi
 G=$1; tag=$2; budget=$3; limit=$4; shift 4

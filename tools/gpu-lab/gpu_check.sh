@@ -56,7 +56,7 @@ for what in "$@"; do
       "$G" devices ;;
     tests|tests=*)
       # Whole logs to $OUT/tests.txt; the console gets each binary's verdict lines.
-      # tests=NAME,... runs only those binaries (session, cli, runtime, faults), so a call's time
+      # tests=NAME,... runs only those binaries (session, cli, runtime, faults), so a run's time
       # limit can split them; GTEST_FILTER narrows them further.
       step gpu tests
       wanted=,${what#tests=},
