@@ -852,14 +852,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       }
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
-      // Block scales: the tile's columns in its first 128-wide N block.
-      int const split = 128 - static_cast<int>((tn * BN) % 128);
+      // Block scales: where the tile's B scales lie, once per unit.
+      BlockScaleTile const scale_tile = block_scale_tile(args, tn * BN);
       int kbi = static_cast<int>(kb);
       // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
       for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
         BlockScales<MI> bs;
         // Block scales: loaded before the wait, so their latency hides behind it and the wgmma.
-        if constexpr (BLOCK_SCALED) load_block_scales<MI>(args, tm * BM + r, tn * BN, kbi++, bs);
+        if constexpr (BLOCK_SCALED) load_block_scales<MI>(args, scale_tile, tm * BM + r, kbi++, bs);
         mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
@@ -887,7 +887,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
           release<CL>(empty0 + 8 * s, lane);
-          promote<MI, ACC>(d, kblock, bs, split);
+          promote<MI, ACC>(d, kblock, bs, scale_tile.split);
         } else {
           // Keep this stage's group in flight; the previous group is complete after this wait.
           wgmma_wait<1>();

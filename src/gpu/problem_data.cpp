@@ -15,9 +15,6 @@ namespace {
 // Independent random streams per operand and set.
 constexpr std::uint64_t kStreamA = 1, kStreamB = 2, kStreamC = 3;
 constexpr std::uint64_t kExactOffset = 10;
-/// Floats from scale_a to scale_b in the scales buffer of a per-tensor problem: 16 bytes (see
-/// the constructor).
-constexpr int kScaleStride = 4;
 
 /// Small-integer range whose every partial sum stays an exact FP32 integer (|sum| ≤ 2^24).
 int exact_range(std::int64_t k) { return k <= (std::int64_t{1} << 22) ? 2 : 1; }
@@ -45,19 +42,17 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
   normal_ = make_set(random_normal(mk, seed, kStreamA), random_normal(kn, seed, kStreamB));
   c_ = DeviceBuffer(c_bytes(), kGuardBytes);
   if (is_fp8(problem_.precision)) {
-    // Each scale on its own 16 bytes: cuBLASLt refuses an FP8 matmul whose scale pointer is
-    // not 16-byte aligned (CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul, after its heuristic
-    // offered algorithms; seen on the H200 with cuBLAS 13.1 at an offset of 4 or 8 bytes).
-    // Row-wise vectors likewise start on 16 bytes: B's after A's M, rounded up to 4 floats.
-    std::vector<float> scales;
+    // Each operand's scales start on 16 bytes: cuBLASLt refuses an FP8 matmul whose scale
+    // pointer is not 16-byte aligned (CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul, after its
+    // heuristic offered algorithms; seen on the H200 with cuBLAS 13.1 at an offset of 4 or 8
+    // bytes). B's follow A's, rounded up to 4 floats, in the precision's layouts.
     Problem const& pr = problem_;
+    std::size_t const a_count = static_cast<std::size_t>(scale_a_count(pr.precision, pr.m, pr.k));
+    scale_b_at_ = (a_count + 3) / 4 * 4;
+    std::vector<float> scales(
+        scale_b_at_ + static_cast<std::size_t>(scale_b_count(pr.precision, pr.n, pr.k)), 0.0f);
     if (block_scaled(pr.precision)) {
-      std::int64_t const kblocks = scale_blocks(pr.k);
-      std::size_t const a_count = static_cast<std::size_t>(scale_a_count(pr.precision, pr.m, pr.k));
-      scale_b_at_ = (a_count + 3) / 4 * 4;
-      scales.assign(scale_b_at_ + static_cast<std::size_t>(scale_b_count(pr.precision, pr.n, pr.k)),
-                    0.0f);
-      for (std::int64_t kb = 0; kb < kblocks; ++kb) {
+      for (std::int64_t kb = 0; kb < scale_blocks(pr.k); ++kb) {
         for (std::int64_t i = 0; i < pr.m; ++i) {
           scales[block_scale_a_index(pr.m, i, kb)] = block_scale_a(i, kb);
         }
@@ -65,14 +60,12 @@ ProblemData::ProblemData(Problem const& p, std::uint64_t seed, cudaStream_t stre
           scales[scale_b_at_ + block_scale_b_index(pr.k, j, kb)] = block_scale_b(j / kScaleBlock, kb);
         }
       }
-    } else if (row_scaled(problem_.precision)) {
-      scale_b_at_ = static_cast<std::size_t>((problem_.m + 3) / 4 * 4);
-      scales.assign(scale_b_at_ + static_cast<std::size_t>(problem_.n), 0.0f);
-      for (std::int64_t i = 0; i < problem_.m; ++i) scales[i] = row_scale_a(i);
-      for (std::int64_t j = 0; j < problem_.n; ++j) scales[scale_b_at_ + j] = row_scale_b(j);
+    } else if (row_scaled(pr.precision)) {
+      for (std::int64_t i = 0; i < pr.m; ++i) scales[i] = row_scale_a(i);
+      for (std::int64_t j = 0; j < pr.n; ++j) scales[scale_b_at_ + j] = row_scale_b(j);
     } else {
-      scale_b_at_ = kScaleStride;
-      scales = {kScaleA, 0.0f, 0.0f, 0.0f, kScaleB};
+      scales[0] = kScaleA;
+      scales[scale_b_at_] = kScaleB;
     }
     scales_ = DeviceBuffer(scales.size() * sizeof(float));
     upload(scales_.data(), scales.data(), scales_.bytes(), stream_);

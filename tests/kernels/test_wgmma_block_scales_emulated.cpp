@@ -58,7 +58,7 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k) {
   int checked = 0, bad = 0;
   for (std::int64_t tm = 0; tm * BM < m; ++tm) {
     for (std::int64_t tn = 0; tn * BN < n; ++tn) {
-      int const split = 128 - static_cast<int>((tn * BN) % 128);
+      wgmma_detail::BlockScaleTile const tile = wgmma_detail::block_scale_tile(args, tn * BN);
       for (int t = 0; t < 128; ++t) {  // one warpgroup's threads
         int const warp = t / 32, lane = t % 32;
         int const r = 16 * warp + lane / 4, c = 2 * (lane % 4);
@@ -73,8 +73,8 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k) {
             }
           }
           wgmma_detail::BlockScales<MI> bs;
-          wgmma_detail::load_block_scales<MI>(args, tm * BM + r, tn * BN, static_cast<int>(kb), bs);
-          wgmma_detail::promote<MI, ACC>(d, block, bs, split);
+          wgmma_detail::load_block_scales<MI>(args, tile, tm * BM + r, static_cast<int>(kb), bs);
+          wgmma_detail::promote<MI, ACC>(d, block, bs, tile.split);
         }
         for (int mi = 0; mi < MI; ++mi) {
           for (int j = 0; j < ACC; ++j) {
