@@ -21,6 +21,7 @@
 #include "db/sqlite_trial_store.hpp"
 #include "src/core/error.hpp"
 #include "src/core/fixed_text.hpp"
+#include "src/core/precision.hpp"
 #include "src/core/table_lookup.hpp"
 #include "src/core/tuning_table.hpp"
 #include "src/core/vendor_kernel.hpp"
@@ -243,7 +244,7 @@ void setup_regret(CLI::App& app, AppContext& ctx) {
       "regret", "What a table's M buckets cost: the pick against every bucket kernel and the "
                 "vendor at M drawn inside a range");
   sub->add_option("--shape", a->shape, "The layer's M range, A-BxNxK")->required();
-  sub->add_option("--precision", a->precision, "fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk")->capture_default_str();
+  sub->add_option("--precision", a->precision, precision_names())->capture_default_str();
   sub->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
   sub->add_option("--table", a->table, "Read this exported table instead of the cache");
   sub->add_option("--samples", a->samples, "M drawn log-uniformly in the range")

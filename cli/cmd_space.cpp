@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "src/core/error.hpp"
+#include "src/core/precision.hpp"
 #include "src/kernels/family.hpp"
 
 namespace gemmtune {
@@ -102,7 +103,7 @@ void setup_space(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<SpaceArgs>();
   CLI::App* sub = app.add_subcommand("space", "Size of the search space and what each constraint rejects");
   sub->add_option("--family", a->family, "Family, group or comma list")->capture_default_str();
-  sub->add_option("--precision", a->precision, "fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk")->capture_default_str();
+  sub->add_option("--precision", a->precision, precision_names())->capture_default_str();
   sub->add_option("--layout", a->layout, "NN, NT, TN or TT")->capture_default_str();
   sub->add_option("--shape", a->shape, "Problem the constraints are checked against")->capture_default_str();
   sub->add_option("--arch", a->arch, "Arch whose limits apply")->capture_default_str();

@@ -16,6 +16,7 @@
 #include "cli/output.hpp"
 #include "src/core/error.hpp"
 #include "src/core/gpu_identity.hpp"
+#include "src/core/precision.hpp"
 
 namespace gemmtune {
 
@@ -50,7 +51,7 @@ void add_problem_options(CLI::App& sub, ProblemOptions& opts, bool many) {
     sub.add_option("--shape", opts.shapes, "Problem shape MxNxK")->expected(1);
     sub.add_option("--shapes-file", opts.shapes_file, "File of shapes, one 'M N K' or MxNxK per line");
   }
-  sub.add_option("--precision", opts.precision, "fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk")->capture_default_str();
+  sub.add_option("--precision", opts.precision, precision_names())->capture_default_str();
   sub.add_option("--layout", opts.layout, "NN, NT, TN, TT (row-major, as torch.matmul) or all")
       ->capture_default_str();
   sub.add_option("--align", opts.align,

@@ -14,7 +14,8 @@ namespace gemmtune {
 namespace {
 
 struct Types {
-  char const* ab;
+  char const* a;
+  char const* b;
   char const* c;
   char const* compute;
 };
@@ -22,14 +23,21 @@ struct Types {
 Types contract_names(Precision p, std::int64_t lt_compute) {
   switch (p) {
     case Precision::kFP32:
-      return {"CUDA_R_32F", "CUDA_R_32F",
+      return {"CUDA_R_32F", "CUDA_R_32F", "CUDA_R_32F",
               lt_compute == 1 ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_32F_PEDANTIC"};
-    case Precision::kTF32: return {"CUDA_R_32F", "CUDA_R_32F", "CUBLAS_COMPUTE_32F_FAST_TF32"};
-    case Precision::kFP16: return {"CUDA_R_16F", "CUDA_R_16F", "CUBLAS_COMPUTE_32F"};
-    case Precision::kBF16: return {"CUDA_R_16BF", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
+    case Precision::kTF32:
+      return {"CUDA_R_32F", "CUDA_R_32F", "CUDA_R_32F", "CUBLAS_COMPUTE_32F_FAST_TF32"};
+    case Precision::kFP16: return {"CUDA_R_16F", "CUDA_R_16F", "CUDA_R_16F", "CUBLAS_COMPUTE_32F"};
+    case Precision::kBF16:
+      return {"CUDA_R_16BF", "CUDA_R_16BF", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
     case Precision::kE4M3:
     case Precision::kE4M3Row:
-    case Precision::kE4M3Blk: return {"CUDA_R_8F_E4M3", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
+    case Precision::kE4M3Blk:
+      return {"CUDA_R_8F_E4M3", "CUDA_R_8F_E4M3", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
+    case Precision::kE5M2:
+    case Precision::kE5M2Row:
+    case Precision::kE5M2Blk:
+      return {"CUDA_R_8F_E5M2", "CUDA_R_8F_E4M3", "CUDA_R_16BF", "CUBLAS_COMPUTE_32F"};
   }
   throw Error("unknown precision");
 }
@@ -137,7 +145,7 @@ std::string emit_vendor_source(KernelConfig const& vendor, Problem const& p) {
        << "inline cublasStatus_t gemm(cublasHandle_t handle, void const* A, int lda, void const* B,\n"
        << "                           int ldb, void* C, int ldc, float alpha, float beta) {\n"
        << "  return cublasGemmEx(handle, " << op_first << ", " << op_second << ", N, M, K, &alpha, B, "
-       << t.ab << ", ldb, A, " << t.ab << ", lda, &beta, C, " << t.c << ", ldc, " << t.compute
+       << t.b << ", ldb, A, " << t.a << ", lda, &beta, C, " << t.c << ", ldc, " << t.compute
        << ", CUBLAS_GEMM_DEFAULT);\n"
        << "}\n\n";
   } else {
@@ -160,9 +168,9 @@ std::string emit_vendor_source(KernelConfig const& vendor, Problem const& p) {
        << "                                          sizeof op_first)) != CUBLAS_STATUS_SUCCESS ||\n"
        << "      (s = cublasLtMatmulDescSetAttribute(&op, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,\n"
        << "                                          sizeof op_second)) != CUBLAS_STATUS_SUCCESS ||\n"
-       << "      (s = cublasLtMatrixLayoutInit(&first, " << t.ab << ", " << first_rows << ", "
+       << "      (s = cublasLtMatrixLayoutInit(&first, " << t.b << ", " << first_rows << ", "
        << first_cols << ", ldb)) != CUBLAS_STATUS_SUCCESS ||\n"
-       << "      (s = cublasLtMatrixLayoutInit(&second, " << t.ab << ", " << second_rows << ", "
+       << "      (s = cublasLtMatrixLayoutInit(&second, " << t.a << ", " << second_rows << ", "
        << second_cols << ", lda)) != CUBLAS_STATUS_SUCCESS ||\n"
        << "      (s = cublasLtMatrixLayoutInit(&out, " << t.c << ", N, M, ldc)) !=\n"
        << "          CUBLAS_STATUS_SUCCESS) {\n"
@@ -191,8 +199,8 @@ std::string emit_vendor_source(KernelConfig const& vendor, Problem const& p) {
       return os.str();
     }
     os << "  cublasLtMatmulAlgo_t algo;\n"
-       << "  if ((s = cublasLtMatmulAlgoInit(handle, " << t.compute << ", CUDA_R_32F, " << t.ab
-       << ", " << t.ab << ", " << t.c << ", " << t.c << ", " << algo.algo
+       << "  if ((s = cublasLtMatmulAlgoInit(handle, " << t.compute << ", CUDA_R_32F, " << t.b
+       << ", " << t.a << ", " << t.c << ", " << t.c << ", " << algo.algo
        << ", &algo)) != CUBLAS_STATUS_SUCCESS) {\n"
        << "    return s;\n"
        << "  }\n"

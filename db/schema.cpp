@@ -366,9 +366,125 @@ CREATE TABLE device_ceilings (
 CREATE INDEX device_ceilings_by_gpu ON device_ceilings (gpu_id, kind, precision);
 )sql";
 
-constexpr std::array<std::string_view, 7> kMigrations = {kMigration1, kMigration2, kMigration3,
+/// Version 8: the e5m2 precisions (e5m2 A, e4m3 B, in each FP8 scaling). The four tables that
+/// list the precisions are rebuilt with the wider list as in versions 6 and 7.
+constexpr std::string_view kMigration8 = R"sql(
+CREATE TABLE trials_v8 (
+  id INTEGER PRIMARY KEY,
+  search_id INTEGER REFERENCES searches (id),
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e4m3-row',
+                                       'e4m3-blk', 'e5m2', 'e5m2-row', 'e5m2-blk')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  kernel_id TEXT NOT NULL,
+  family TEXT NOT NULL,
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  attempt INTEGER NOT NULL CHECK (attempt >= 1),
+  disposition TEXT NOT NULL CHECK (disposition IN ('ok', 'rejected', 'compile_error',
+      'launch_error', 'fault', 'timeout', 'crash', 'wrong_result', 'skipped')),
+  reason TEXT NOT NULL,
+  time_ms REAL,
+  min_ms REAL,
+  tflops REAL,
+  cublas_ms REAL,
+  cublaslt_ms REAL,
+  max_abs_err REAL,
+  max_err_ratio REAL,
+  rel_fro_err REAL,
+  exact_mismatches INTEGER NOT NULL,
+  registers INTEGER NOT NULL,
+  spill_bytes INTEGER NOT NULL,
+  smem_bytes INTEGER NOT NULL,
+  compile_ms REAL,
+  created_at INTEGER NOT NULL,
+  spread_lo_ms REAL NOT NULL DEFAULT 0,
+  spread_hi_ms REAL NOT NULL DEFAULT 0,
+  spread_rounds INTEGER NOT NULL DEFAULT 0,
+  board_sm_clock_mhz INTEGER NOT NULL DEFAULT 0,
+  board_temperature_c INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (gpu_id, m, n, k, precision, layout, align, kernel_id, provenance_id, attempt)
+) STRICT;
+INSERT INTO trials_v8 SELECT * FROM trials;
+DROP TABLE trials;
+ALTER TABLE trials_v8 RENAME TO trials;
+CREATE INDEX trials_by_kernel ON trials (kernel_id);
+CREATE INDEX trials_by_search ON trials (search_id);
+
+CREATE TABLE baselines_v8 (
+  id INTEGER PRIMARY KEY,
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e4m3-row',
+                                       'e4m3-blk', 'e5m2', 'e5m2-row', 'e5m2-blk')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  reason TEXT NOT NULL,
+  cublas_ms REAL,
+  cublaslt_ms REAL,
+  cublaslt_algo_index INTEGER NOT NULL,
+  cublaslt_algos_tried INTEGER NOT NULL,
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  created_at INTEGER NOT NULL,
+  cublas_lo_ms REAL NOT NULL DEFAULT 0,
+  cublas_hi_ms REAL NOT NULL DEFAULT 0,
+  cublaslt_lo_ms REAL NOT NULL DEFAULT 0,
+  cublaslt_hi_ms REAL NOT NULL DEFAULT 0
+) STRICT;
+INSERT INTO baselines_v8 SELECT * FROM baselines;
+DROP TABLE baselines;
+ALTER TABLE baselines_v8 RENAME TO baselines;
+CREATE INDEX baselines_by_problem ON baselines (gpu_id, m, n, k, precision, layout, align);
+
+CREATE TABLE finished_problems_v8 (
+  id INTEGER PRIMARY KEY,
+  search_id INTEGER NOT NULL REFERENCES searches (id),
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  m INTEGER NOT NULL CHECK (m BETWEEN 1 AND 16777216),
+  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 16777216),
+  k INTEGER NOT NULL CHECK (k BETWEEN 1 AND 16777216),
+  precision TEXT NOT NULL CHECK (precision IN ('fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e4m3-row',
+                                       'e4m3-blk', 'e5m2', 'e5m2-row', 'e5m2-blk')),
+  layout TEXT NOT NULL CHECK (layout IN ('NN', 'NT', 'TN', 'TT')),
+  align INTEGER NOT NULL CHECK (align IN (1, 2, 4, 8, 16)),
+  settings TEXT NOT NULL,
+  finished_at INTEGER NOT NULL
+) STRICT;
+INSERT INTO finished_problems_v8 SELECT * FROM finished_problems;
+DROP TABLE finished_problems;
+ALTER TABLE finished_problems_v8 RENAME TO finished_problems;
+CREATE INDEX finished_problems_by_problem
+  ON finished_problems (gpu_id, m, n, k, precision, layout, align);
+
+CREATE TABLE device_ceilings_v8 (
+  id INTEGER PRIMARY KEY,
+  gpu_id INTEGER NOT NULL REFERENCES gpus (id),
+  provenance_id INTEGER NOT NULL REFERENCES provenances (id),
+  kind TEXT NOT NULL CHECK (kind IN ('compute', 'copy')),
+  precision TEXT CHECK ((kind = 'copy' AND precision IS NULL) OR
+                        (kind = 'compute' AND precision IS NOT NULL AND
+                         precision IN ('fp32', 'tf32', 'fp16', 'bf16', 'e4m3', 'e4m3-row',
+                                       'e4m3-blk', 'e5m2', 'e5m2-row', 'e5m2-blk'))),
+  value REAL NOT NULL CHECK (value > 0),
+  method TEXT NOT NULL,
+  measured_at INTEGER NOT NULL
+) STRICT;
+INSERT INTO device_ceilings_v8 SELECT * FROM device_ceilings;
+DROP TABLE device_ceilings;
+ALTER TABLE device_ceilings_v8 RENAME TO device_ceilings;
+CREATE INDEX device_ceilings_by_gpu ON device_ceilings (gpu_id, kind, precision);
+)sql";
+
+
+constexpr std::array<std::string_view, 8> kMigrations = {kMigration1, kMigration2, kMigration3,
                                                          kMigration4, kMigration5, kMigration6,
-                                                         kMigration7};
+                                                         kMigration7, kMigration8};
 
 constexpr std::string_view kPickAnother = "use --db to pick another file";
 constexpr std::chrono::milliseconds kBusyTimeout{10000};

@@ -1,6 +1,6 @@
-// Block-scaled FP8 (e4m3-blk) in the wgmma family: reading one 128-deep K block's scales for a
-// consumer thread's rows and its tile's N blocks, and the promotion that adds the block's
-// products, scaled, into the FP32 sums. Plain CUDA (no sm_90 instruction), so the host
+// Block-scaled FP8 (e4m3-blk, e5m2-blk) in the wgmma family: reading one 128-deep K block's
+// scales for a consumer thread's rows and its tile's N blocks, and the promotion that adds the
+// block's products, scaled, into the FP32 sums. Plain CUDA (no sm_90 instruction), so the host
 // emulation runs it; the layouts are those of src/core/precision.hpp.
 #ifndef GEMMTUNE_WGMMA_BLOCK_SCALES_CUH
 #define GEMMTUNE_WGMMA_BLOCK_SCALES_CUH

@@ -30,8 +30,8 @@
 //            slice of a tile to finish sums them and writes C (common/split_k.cuh: one counter
 //            per consumer warp of each tile, since a warp's rows are its own) when a thread
 //            holds at most 64 accumulators; otherwise wgmma_reduce does
-//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, e4m3, e4m3 row-wise
-//            or e4m3 block-scaled (tf32: K-major only; wgmma_kmajor_copy first writes K-major
+//   T        element type (wgmma_detail::ElementType): fp16, bf16, tf32, or FP8 (e4m3, or
+//            e5m2 A with e4m3 B) per-tensor, row-wise or block-scaled (tf32: K-major only; wgmma_kmajor_copy first writes K-major
 //            copies of operands stored MN-major into the workspace, and the descriptors read
 //            those; FP8 likewise, moving bytes. FP8's C is bf16; e4m3 multiplies alpha by the
 //            per-tensor scales *scale_a · *scale_b, e4m3 row-wise each accumulator by
@@ -223,7 +223,7 @@ __device__ __forceinline__ float scaled(float alpha, float v) {
 template <int T>
 __device__ __forceinline__ GemmArgs epilogue_args(GemmArgs const& args) {
   GemmArgs e = args;
-  if constexpr (T == kE4M3) e.alpha = args.alpha * __ldg(args.scale_a) * __ldg(args.scale_b);
+  if constexpr (scaling(T) == kE4M3) e.alpha = args.alpha * __ldg(args.scale_a) * __ldg(args.scale_b);
   return e;
 }
 
@@ -671,7 +671,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
   constexpr int OT = out_type(T);  // the storage type of C
-  constexpr bool BLOCK_SCALED = T == kE4M3Blk;
+  constexpr bool BLOCK_SCALED = scaling(T) == kE4M3Blk;
   static_assert(!BLOCK_SCALED || BK == 128, "one stage is one 128-deep block of the K scales");
   static_assert(!BLOCK_SCALED || BN <= 128 + ((BN & -BN) < 128 ? (BN & -BN) : 128),
                 "a tile's columns lie in at most two 128-wide N blocks of the B scales");
@@ -814,7 +814,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
     // alpha with the FP8 scales folded in; the other types use the kernel parameters directly.
     GemmArgs const scaled_args = epilogue_args<T>(args);
-    GemmArgs const& eargs = T == kE4M3 ? scaled_args : args;
+    GemmArgs const& eargs = scaling(T) == kE4M3 ? scaled_args : args;
     float d[MI][ACC];
     // Block scales: one K block's products, promoted into d once complete (unused otherwise,
     // so it costs no registers there).
@@ -909,7 +909,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
-      if constexpr (T == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
+      if constexpr (scaling(T) == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
       if constexpr (EP > 0) {
         if (eargs.beta == 0.f) {  // uniform over the block
           if (tm < tiles_m) {

@@ -67,6 +67,23 @@ def test_precision_follows_the_dtype_or_the_caller():
         precision_for(("float16", "float16", "bfloat16"), None, ("a", "b", "out"), PRECISIONS)
     with pytest.raises(gemmtune.DtypeError, match="e4m3 takes float8_e4m3fn operands"):
         precision_for(("bfloat16",) * 3, "e4m3", ("a", "b", "out"), PRECISIONS)
+    # e5m2: an e5m2 a with an e4m3 b, in each scaling; the e5m2 operand goes on the left.
+    e5 = ("float8_e5m2", "float8_e4m3fn", "bfloat16")
+    assert precision_for(e5, None, ("a", "b", "out"), PRECISIONS) == "e5m2"
+    for p in ("e5m2", "e5m2-row", "e5m2-blk"):
+        assert precision_for(e5, p, ("a", "b", "out"), PRECISIONS) == p
+        assert out_dtype(p) == "bfloat16"
+    with pytest.raises(gemmtune.DtypeError, match="e5m2 operand as a"):
+        precision_for(("float8_e4m3fn", "float8_e5m2", "bfloat16"), None, ("a", "b", "out"),
+                      PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError, match="no precision takes float8_e5m2 operands"):
+        precision_for(("float8_e5m2",) * 2 + ("bfloat16",), None, ("a", "b", "out"), PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError,
+                       match="e5m2-row takes a float8_e5m2 and b float8_e4m3fn, not a "
+                             "float8_e4m3fn, b float8_e4m3fn"):
+        precision_for(fp8, "e5m2-row", ("a", "b", "out"), PRECISIONS)
+    with pytest.raises(gemmtune.DtypeError, match="e4m3 takes a float8_e4m3fn and b"):
+        precision_for(e5, "e4m3", ("a", "b", "out"), PRECISIONS)
 
 
 def test_cuda_array_interface_is_read_in_elements(fake):

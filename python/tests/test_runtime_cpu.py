@@ -161,6 +161,13 @@ def test_block_shaped_scales_choose_block_scaled_fp8():
                              8, 128, 4096) == "e4m3-blk"
     # Row-wise vectors stay row-wise.
     assert _scaled_precision("e4m3", None, _Scales(64), _Scales(300), 64, 300, 4112) == "e4m3-row"
+    # e5m2 (an e5m2 a) takes the same scalings under its own names.
+    assert _scaled_precision("e5m2", None, sa, _Blocks((3, 33), (36, 1)), 64, 300,
+                             4112) == "e5m2-blk"
+    assert _scaled_precision("e5m2", None, _Scales(64), _Scales(300), 64, 300, 4112) == "e5m2-row"
+    assert _scaled_precision("e5m2", None, 4096, 4112, 64, 300, 4112) == "e5m2"
+    with pytest.raises(gemmtune.ArgumentError, match="precision='e5m2-row' or 'e5m2-blk'"):
+        _scaled_precision("e5m2", None, _Scales(64), 4112, 64, 300, 4112)
 
 
 def test_block_scaled_fp8_calls_reach_the_runtime_with_their_pointers():

@@ -301,6 +301,35 @@ def test_fp8_with_block_scales(runtimes):
         runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a.contiguous(), scale_b=scale_b)
 
 
+@pytest.mark.skipif(HAS_GPU and torch is not None and torch.cuda.is_available() and
+                    torch.cuda.get_device_capability() < (8, 9),
+                    reason="FP8 needs sm_89 or later")
+def test_fp8_with_an_e5m2_a(runtimes):
+    # A gradient in e5m2 times an e4m3 weight (the pair FP8 training's backward GEMMs take):
+    # e5m2 from the dtypes, its row-wise form from the scales' sizes; the pair the other way
+    # round is refused with what to do instead.
+    m, n, k = 128, 192, 512
+    g = torch.Generator(device="cuda").manual_seed(13)
+    a = (torch.randn((m, k), device="cuda", generator=g) * 1000).to(torch.float8_e5m2)
+    w = torch.randn((n, k), device="cuda", generator=g).to(torch.float8_e4m3fn)
+    scale_a = torch.tensor([0.5], device="cuda")
+    scale_b = torch.tensor([0.25], device="cuda")
+    want = 0.5 * 0.25 * (a.double() @ w.double().t())
+    got, info = runtimes[None].matmul(a, w, trans_b=True, scale_a=scale_a, scale_b=scale_b,
+                                      info=True)
+    torch.cuda.synchronize()
+    assert got.dtype == torch.bfloat16 and info.status == "ok", info
+    assert (got.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    rows_a = torch.rand((m,), device="cuda", generator=g) + 0.5
+    cols_b = torch.rand((n,), device="cuda", generator=g) + 0.5
+    want = rows_a.double()[:, None] * cols_b.double()[None, :] * (a.double() @ w.double().t())
+    got = runtimes[None].matmul(a, w, trans_b=True, scale_a=rows_a, scale_b=cols_b)
+    torch.cuda.synchronize()
+    assert (got.double() - want).abs().max().item() <= 1e-2 * want.abs().max().item() + 1e-3
+    with pytest.raises(gemmtune.DtypeError, match="e5m2 operand as a"):
+        runtimes[None].matmul(w, a, trans_b=True, scale_a=scale_b, scale_b=scale_a)
+
+
 def test_the_default_table_comes_from_the_environment(monkeypatch):
     path = TABLES["fp16"]
     if not path.exists():

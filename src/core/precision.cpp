@@ -27,6 +27,9 @@ std::string_view to_string(Precision p) {
     case Precision::kE4M3: return "e4m3";
     case Precision::kE4M3Row: return "e4m3-row";
     case Precision::kE4M3Blk: return "e4m3-blk";
+    case Precision::kE5M2: return "e5m2";
+    case Precision::kE5M2Row: return "e5m2-row";
+    case Precision::kE5M2Blk: return "e5m2-blk";
   }
   return "?";
 }
@@ -63,11 +66,8 @@ int input_bytes(Precision p) {
     case Precision::kTF32: return 4;
     case Precision::kFP16:
     case Precision::kBF16: return 2;
-    case Precision::kE4M3:
-    case Precision::kE4M3Row:
-    case Precision::kE4M3Blk: return 1;
+    default: return 1;  // the FP8 precisions
   }
-  return 4;
 }
 
 int output_bytes(Precision p) { return input_bytes(output_precision(p)); }
@@ -75,12 +75,28 @@ int output_bytes(Precision p) { return input_bytes(output_precision(p)); }
 Precision output_precision(Precision p) { return is_fp8(p) ? Precision::kBF16 : p; }
 
 bool is_fp8(Precision p) {
-  return p == Precision::kE4M3 || p == Precision::kE4M3Row || p == Precision::kE4M3Blk;
+  Precision const s = fp8_scaling(p);
+  return s == Precision::kE4M3 || s == Precision::kE4M3Row || s == Precision::kE4M3Blk;
 }
 
-bool row_scaled(Precision p) { return p == Precision::kE4M3Row; }
+bool row_scaled(Precision p) { return fp8_scaling(p) == Precision::kE4M3Row; }
 
-bool block_scaled(Precision p) { return p == Precision::kE4M3Blk; }
+bool block_scaled(Precision p) { return fp8_scaling(p) == Precision::kE4M3Blk; }
+
+bool a_is_e5m2(Precision p) {
+  return p == Precision::kE5M2 || p == Precision::kE5M2Row || p == Precision::kE5M2Blk;
+}
+
+Precision b_storage_precision(Precision p) { return a_is_e5m2(p) ? Precision::kE4M3 : p; }
+
+Precision fp8_scaling(Precision p) {
+  switch (p) {
+    case Precision::kE5M2: return Precision::kE4M3;
+    case Precision::kE5M2Row: return Precision::kE4M3Row;
+    case Precision::kE5M2Blk: return Precision::kE4M3Blk;
+    default: return p;
+  }
+}
 
 std::int64_t scale_blocks(std::int64_t extent) { return (extent + kScaleBlock - 1) / kScaleBlock; }
 

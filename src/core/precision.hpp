@@ -17,21 +17,27 @@ namespace gemmtune {
 /// + beta·C[i][j]); kE4M3Blk: the same with block scales as DeepSeek-V3 trains, one per row of
 /// op(A) and 128-deep block of K, one per 128×128 block of op(B) (C[i][j] = alpha·Σ_kb
 /// sa[kb][i]·sb[j/128][kb]·Σ_{k in kb} op(A)[i][k]·op(B)[k][j] + beta·C[i][j]; layouts in
-/// block_scale_a_index / block_scale_b_index). The scaling mode is part of the precision, so an
-/// entry tuned for one scaling can never serve a call with another.
-enum class Precision { kFP32, kTF32, kFP16, kBF16, kE4M3, kE4M3Row, kE4M3Blk };
+/// block_scale_a_index / block_scale_b_index). kE5M2, kE5M2Row, kE5M2Blk: the same three
+/// scalings with A in e5m2 and B in e4m3, the pair FP8 training's gradient GEMMs take (the
+/// gradient, with e5m2's range, on the left; cuBLASLt on Hopper takes no e5m2·e5m2, so a
+/// caller with the gradient on the right swaps the operands of Cᵀ = Bᵀ·Aᵀ). The scaling mode
+/// and the element pair are part of the precision, so an entry tuned for one can never serve
+/// a call with another.
+enum class Precision { kFP32, kTF32, kFP16, kBF16, kE4M3, kE4M3Row, kE4M3Blk, kE5M2, kE5M2Row, kE5M2Blk };
 
 /// Row-major storage as in torch.matmul: C = op(A)·op(B), N keeps X, T uses Xᵀ.
 /// First letter is A's op, second is B's.
 enum class Layout { kNN, kNT, kTN, kTT };
 
-inline constexpr std::array<Precision, 7> kAllPrecisions = {
-    Precision::kFP32, Precision::kTF32, Precision::kFP16,    Precision::kBF16,
-    Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk};
+inline constexpr std::array<Precision, 10> kAllPrecisions = {
+    Precision::kFP32, Precision::kTF32,    Precision::kFP16,    Precision::kBF16,
+    Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk, Precision::kE5M2,
+    Precision::kE5M2Row, Precision::kE5M2Blk};
 inline constexpr std::array<Layout, 4> kAllLayouts = {Layout::kNN, Layout::kNT, Layout::kTN,
                                                       Layout::kTT};
 
-/// "fp32", "tf32", "fp16", "bf16", "e4m3", "e4m3-row", "e4m3-blk".
+/// "fp32", "tf32", "fp16", "bf16", "e4m3", "e4m3-row", "e4m3-blk", "e5m2", "e5m2-row",
+/// "e5m2-blk".
 std::string_view to_string(Precision p);
 /// "NN", "NT", "TN", "TT".
 std::string_view to_string(Layout l);
@@ -53,6 +59,14 @@ bool is_fp8(Precision p);
 bool row_scaled(Precision p);
 /// True for block-scaled FP8 (scales per 1×128 block of op(A), per 128×128 block of op(B)).
 bool block_scaled(Precision p);
+/// True for the FP8 precisions whose A is e5m2 (B is e4m3 in every FP8 precision).
+bool a_is_e5m2(Precision p);
+/// The precision whose element format B is stored in: kE4M3 for the e5m2 precisions (whose A
+/// alone is e5m2), p otherwise. A is stored in p's own format.
+Precision b_storage_precision(Precision p);
+/// The e4m3 precision with p's scaling (kE4M3, kE4M3Row or kE4M3Blk) for an FP8 p: what the
+/// scaling alone decides (scale layouts, vendor scale modes) reads it; p itself otherwise.
+Precision fp8_scaling(Precision p);
 
 /// Elements of K (and of N for B) one block scale covers.
 inline constexpr std::int64_t kScaleBlock = 128;

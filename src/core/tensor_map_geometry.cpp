@@ -19,7 +19,11 @@ std::int64_t round_to_16_bytes(std::int64_t elements, Problem const& problem) {
 }  // namespace
 
 Precision stored_precision(TmaOperand operand, Precision precision) {
-  return operand == TmaOperand::kC ? output_precision(precision) : precision;
+  switch (operand) {
+    case TmaOperand::kC: return output_precision(precision);
+    case TmaOperand::kB: return b_storage_precision(precision);
+    default: return precision;
+  }
 }
 
 StoredExtent stored_extent(TmaOperand operand, Problem const& problem) {
@@ -65,9 +69,7 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
     case Precision::kTF32: out.element = TensorElement::kFloat32; break;
     case Precision::kFP16: out.element = TensorElement::kFloat16; break;
     case Precision::kBF16: out.element = TensorElement::kBFloat16; break;
-    case Precision::kE4M3:
-    case Precision::kE4M3Row:
-    case Precision::kE4M3Blk: out.element = TensorElement::kUint8; break;
+    default: out.element = TensorElement::kUint8; break;  // FP8, moved as bytes
   }
   out.element_bytes = input_bytes(stored);
   std::string const what = std::string("tensor map of ") + to_string(spec.operand) + ": ";

@@ -154,7 +154,7 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
     LtAlgoConfig const& base = ranked[i];
     cublasLtMatmulAlgo_t algo{};
     CublasContract const& c = d.contract();
-    if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+    if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.b_type, c.a_type, c.c_type,
                                c.c_type, static_cast<int>(base.algo), &algo) != CUBLAS_STATUS_SUCCESS) {
       continue;
     }
@@ -183,7 +183,7 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
   CublasContract const& c = d.contract();
   std::vector<int> ids(64);
   int returned = 0;
-  if (cublasLtMatmulAlgoGetIds(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+  if (cublasLtMatmulAlgoGetIds(handle_, c.compute, CUDA_R_32F, c.b_type, c.a_type, c.c_type,
                                c.c_type, static_cast<int>(ids.size()), ids.data(), &returned) ==
       CUBLAS_STATUS_SUCCESS) {
     int extra = 0;
@@ -198,7 +198,7 @@ std::vector<CublasLtAutotuner::Candidate> CublasLtAutotuner::enumerate(Problem c
       bool added = add(v);
       if (!added) {
         cublasLtMatmulAlgo_t algo{};
-        if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.ab_type, c.ab_type, c.c_type,
+        if (cublasLtMatmulAlgoInit(handle_, c.compute, CUDA_R_32F, c.b_type, c.a_type, c.c_type,
                                    c.c_type, static_cast<int>(v.algo), &algo) == CUBLAS_STATUS_SUCCESS) {
           std::vector<std::uint32_t> const tiles = capability_list(algo, CUBLASLT_ALGO_CAP_TILE_IDS);
           std::vector<std::uint32_t> const stages =

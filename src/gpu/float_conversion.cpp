@@ -1,5 +1,6 @@
-// Bit-level fp16 / bf16 / e4m3 conversions. Written out rather than taken from cuda_fp16.h so the
-// host pieces stay plain C++ and the rounding is tested here against known values.
+// Bit-level fp16 / bf16 / FP8 (e4m3, e5m2) conversions. Written out rather than taken from
+// cuda_fp16.h so the host pieces stay plain C++ and the rounding is tested here against known
+// values.
 #include "src/gpu/float_conversion.hpp"
 
 #include <bit>
@@ -58,31 +59,50 @@ float bfloat16_to_float(std::uint16_t b) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
-std::uint8_t float_to_e4m3(float f) {
+namespace {
+
+/// The shape of an FP8 format: mantissa bits, exponent bias, and the largest finite value and
+/// its bits (every larger magnitude saturates to it).
+struct Fp8Format {
+  int mantissa_bits;
+  int bias;
+  double max_finite;
+  std::uint8_t max_code;
+};
+
+constexpr Fp8Format kE4m3{3, 7, 448.0, 0x7e};     // 1.75 · 2^8; S.1111.111 is NaN
+constexpr Fp8Format kE5m2{2, 15, 57344.0, 0x7b};  // 1.75 · 2^15; exponent 31 is inf and NaN
+
+std::uint8_t float_to_fp8(float f, Fp8Format const& fmt) {
   if (std::isnan(f)) return 0x7f;
   std::uint8_t const sign = std::signbit(f) ? 0x80 : 0x00;
   double const a = std::fabs(static_cast<double>(f));
-  constexpr std::uint8_t kMaxFinite = 0x7e;  // 1.75 · 2^8 = 448
-  if (a >= 448.0) return sign | kMaxFinite;
+  if (a >= fmt.max_finite) return sign | fmt.max_code;
+  int const min_exponent = 1 - fmt.bias;  // of the smallest normal
+  int const steps = 1 << fmt.mantissa_bits;
   int e = 0;
   double const frac = std::frexp(a, &e);  // a = frac · 2^e, frac in [0.5, 1)
   // nearbyint rounds half to even in the default rounding mode.
-  if (a == 0.0 || e - 1 < -6) {
-    // Subnormal (or zero): m · 2^-9, m = 0 … 8; m = 8 is the smallest normal, whose bits are
-    // 0x08 as well.
-    auto const m = static_cast<std::uint8_t>(std::nearbyint(std::ldexp(a, 9)));
+  if (a == 0.0 || e - 1 < min_exponent) {
+    // Subnormal (or zero): m · 2^(min_exponent - mantissa_bits), m = 0 … steps; m = steps is
+    // the smallest normal, whose bits are the same.
+    auto const m = static_cast<std::uint8_t>(
+        std::nearbyint(std::ldexp(a, fmt.mantissa_bits - min_exponent)));
     return sign | m;
   }
   int exponent = e - 1;  // a = 1.f · 2^exponent
-  auto q = static_cast<int>(std::nearbyint((frac * 2.0 - 1.0) * 8.0));
-  if (q == 8) {
+  auto q = static_cast<int>(std::nearbyint((frac * 2.0 - 1.0) * steps));
+  if (q == steps) {
     q = 0;
     ++exponent;
   }
-  int const field = exponent + 7;
-  if (field > 15 || (field == 15 && q == 7)) return sign | kMaxFinite;
-  return static_cast<std::uint8_t>(sign | (field << 3) | q);
+  int const code = ((exponent + fmt.bias) << fmt.mantissa_bits) | q;
+  return sign | static_cast<std::uint8_t>(code > fmt.max_code ? fmt.max_code : code);
 }
+
+}  // namespace
+
+std::uint8_t float_to_e4m3(float f) { return float_to_fp8(f, kE4m3); }
 
 float e4m3_to_float(std::uint8_t b) {
   float const sign = (b & 0x80) ? -1.0f : 1.0f;
@@ -90,6 +110,19 @@ float e4m3_to_float(std::uint8_t b) {
   if (field == 15 && mantissa == 7) return std::numeric_limits<float>::quiet_NaN();
   if (field == 0) return sign * std::ldexp(static_cast<float>(mantissa), -9);
   return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, field - 7);
+}
+
+std::uint8_t float_to_e5m2(float f) { return float_to_fp8(f, kE5m2); }
+
+float e5m2_to_float(std::uint8_t b) {
+  float const sign = (b & 0x80) ? -1.0f : 1.0f;
+  int const field = (b >> 2) & 0x1f, mantissa = b & 0x3;
+  if (field == 31) {
+    return mantissa == 0 ? sign * std::numeric_limits<float>::infinity()
+                         : std::numeric_limits<float>::quiet_NaN();
+  }
+  if (field == 0) return sign * std::ldexp(static_cast<float>(mantissa), -16);
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 4.0f, field - 15);
 }
 
 }  // namespace gemmtune

@@ -1,4 +1,4 @@
-// float ↔ fp16 / bf16 / fp8 e4m3 bit conversions on the host, round-to-nearest-even, for
+// float ↔ fp16 / bf16 / fp8 e4m3 and e5m2 bit conversions on the host, round-to-nearest-even, for
 // generating 16-bit and 8-bit inputs and reading 16-bit outputs back without device code.
 #pragma once
 
@@ -20,5 +20,11 @@ float bfloat16_to_float(std::uint16_t b);
 std::uint8_t float_to_e4m3(float f);
 /// The float value of e4m3 bits (exact).
 float e4m3_to_float(std::uint8_t b);
+/// FP8 e5m2 bits (1 sign, 5 exponent bits of bias 15, 2 mantissa bits; IEEE-style infinities
+/// and NaNs) of `f`, rounded to nearest even; magnitudes past the largest finite value (57344)
+/// saturate to ±57344, as cvt.satfinite does; NaN gives 0x7f.
+std::uint8_t float_to_e5m2(float f);
+/// The float value of e5m2 bits (exact; ±inf and NaN as encoded).
+float e5m2_to_float(std::uint8_t b);
 
 }  // namespace gemmtune

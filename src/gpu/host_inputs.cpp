@@ -46,7 +46,8 @@ std::vector<std::byte> to_storage(std::span<float const> values, Precision p) {
   }
   if (is_fp8(p)) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      out[i] = static_cast<std::byte>(float_to_e4m3(values[i]));
+      out[i] = static_cast<std::byte>(a_is_e5m2(p) ? float_to_e5m2(values[i])
+                                                   : float_to_e4m3(values[i]));
     }
     return out;
   }
@@ -75,7 +76,8 @@ void from_storage_into(std::span<std::byte const> bytes, Precision p, std::span<
     }
     if (is_fp8(p)) {
       for (std::size_t i = begin; i < end; ++i) {
-        out[i] = e4m3_to_float(static_cast<std::uint8_t>(bytes[i]));
+        auto const b = static_cast<std::uint8_t>(bytes[i]);
+        out[i] = a_is_e5m2(p) ? e5m2_to_float(b) : e4m3_to_float(b);
       }
       return;
     }

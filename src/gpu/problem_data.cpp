@@ -90,7 +90,7 @@ std::size_t ProblemData::a_bytes() const {
 }
 std::size_t ProblemData::b_bytes() const {
   return static_cast<std::size_t>(problem_.k * problem_.n) *
-         static_cast<std::size_t>(input_bytes(problem_.precision));
+         static_cast<std::size_t>(input_bytes(b_storage_precision(problem_.precision)));
 }
 std::size_t ProblemData::c_bytes() const {
   return static_cast<std::size_t>(problem_.m * problem_.n) *
@@ -100,7 +100,7 @@ std::size_t ProblemData::c_bytes() const {
 InputSet ProblemData::make_set(std::vector<float> const& a, std::vector<float> const& b) {
   InputSet s;
   s.host_a = to_storage(a, problem_.precision);
-  s.host_b = to_storage(b, problem_.precision);
+  s.host_b = to_storage(b, b_storage_precision(problem_.precision));
   s.a = DeviceBuffer(s.host_a.size(), kGuardBytes);
   s.b = DeviceBuffer(s.host_b.size(), kGuardBytes);
   upload(s.a.data(), s.host_a.data(), s.host_a.size(), stream_);
@@ -175,7 +175,8 @@ void ProblemData::ensure_reference(InputSet& set, float alpha, float beta, bool 
       upload(d.data(), host.data(), host.size(), stream_);
       return d;
     }
-    std::vector<float> values = from_storage(host, problem_.precision);
+    std::vector<float> values =
+        from_storage(host, is_a ? problem_.precision : b_storage_precision(problem_.precision));
     if (blocks) {
       // Stored A is M×K (K×M when transposed), stored B N×K (K×N when not transposed).
       bool const t = is_a ? a_transposed(pr.layout) : !b_transposed(pr.layout);

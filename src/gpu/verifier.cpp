@@ -46,10 +46,7 @@ ToleranceModel tolerance_model(Precision p, std::int64_t k, double max_s) {
     case Precision::kFP32:
     case Precision::kTF32: t.u_out = u24; break;
     case Precision::kFP16: t.u_out = std::ldexp(1.0, -11); break;
-    case Precision::kBF16:
-    case Precision::kE4M3:
-    case Precision::kE4M3Row:
-    case Precision::kE4M3Blk: t.u_out = std::ldexp(1.0, -8); break;
+    default: t.u_out = std::ldexp(1.0, -8); break;  // bf16, and FP8's bf16 C
   }
   // Below the output type's smallest subnormal, rounding error is absolute, not relative.
   double const tiny = p == Precision::kFP16 ? std::ldexp(1.0, -25)

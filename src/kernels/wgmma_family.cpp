@@ -44,6 +44,9 @@ int element_code(Precision p) {
     case Precision::kE4M3: return 3;
     case Precision::kE4M3Row: return 4;
     case Precision::kE4M3Blk: return 5;
+    case Precision::kE5M2: return 6;
+    case Precision::kE5M2Row: return 7;
+    case Precision::kE5M2Blk: return 8;
     case Precision::kFP32: break;
   }
   throw Error("wgmma has no element type for " + std::string(to_string(p)));

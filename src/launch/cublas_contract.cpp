@@ -7,20 +7,27 @@ namespace gemmtune {
 
 CublasContract baseline_contract(Precision p) {
   switch (p) {
-    case Precision::kFP32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
-    case Precision::kTF32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case Precision::kFP16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case Precision::kBF16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case Precision::kFP32:
+      return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
+    case Precision::kTF32:
+      return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+    case Precision::kFP16: return {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case Precision::kBF16: return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
     case Precision::kE4M3:
     case Precision::kE4M3Row:
-    case Precision::kE4M3Blk: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case Precision::kE4M3Blk:
+      return {CUDA_R_8F_E4M3, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case Precision::kE5M2:
+    case Precision::kE5M2Row:
+    case Precision::kE5M2Blk:
+      return {CUDA_R_8F_E5M2, CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
   throw Error("unknown precision " + std::to_string(static_cast<int>(p)));
 }
 
 CublasContract reference_contract(Precision p) {
   // FP8 inputs are widened to FP32 copies for the reference (cuBLAS has no pedantic FP8 path).
-  if (is_fp8(p)) return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
+  if (is_fp8(p)) return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC};
   CublasContract c = baseline_contract(p);
   c.c_type = CUDA_R_32F;
   c.compute = CUBLAS_COMPUTE_32F_PEDANTIC;
@@ -61,7 +68,7 @@ cublasStatus_t gemm_row_major(cublasHandle_t handle, RowMajorGemm const& g,
   ColumnMajorGemm const cm = column_major(g.layout, g.m, g.n, g.k);
   auto const i = [](std::int64_t v) { return static_cast<int>(v); };
   return cublasGemmEx(handle, cm.op_first, cm.op_second, i(cm.m), i(cm.n), i(cm.k), &alpha, g.b,
-                      contract.ab_type, i(g.ldb), g.a, contract.ab_type, i(g.lda), &beta, g.c,
+                      contract.b_type, i(g.ldb), g.a, contract.a_type, i(g.lda), &beta, g.c,
                       contract.c_type, i(g.ldc), contract.compute, CUBLAS_GEMM_DEFAULT);
 }
 

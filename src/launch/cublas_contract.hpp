@@ -15,14 +15,16 @@ namespace gemmtune {
 
 /// cuBLAS types of a precision contract.
 struct CublasContract {
-  cudaDataType_t ab_type;        ///< A and B element type
+  cudaDataType_t a_type;         ///< A's element type (row-major A: cuBLAS's second operand)
+  cudaDataType_t b_type;         ///< B's element type (cuBLAS's first operand)
   cudaDataType_t c_type;         ///< C element type
   cublasComputeType_t compute;   ///< accumulate / math mode
 };
 
 /// The contract a candidate of precision `p` is held to, the baseline is timed with and the
 /// runtime falls back to: fp32 → 32F pedantic (never TF32); tf32 → 32F fast-TF32; fp16/bf16 →
-/// 16-bit in and out with 32F compute; e4m3 → e4m3 in, bf16 out, 32F compute (cuBLASLt only:
+/// 16-bit in and out with 32F compute; e4m3 → e4m3 in, bf16 out, 32F compute, and e5m2 the
+/// same with an e5m2 A (cuBLASLt only:
 /// cublasGemmEx takes no FP8, so the cuBLAS default of an FP8 problem is cuBLASLt's heuristic
 /// choice). Throws Error for a value outside the enum.
 CublasContract baseline_contract(Precision p);

@@ -55,7 +55,7 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
-  if (contract.ab_type == CUDA_R_8F_E4M3) {
+  if (contract.b_type == CUDA_R_8F_E4M3) {  // every FP8 contract's B is e4m3
     std::int8_t const fast = 1;
     if (auto s = cublasLtMatmulDescSetAttribute(op(), CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
                                                 sizeof fast);
@@ -64,12 +64,12 @@ cublasStatus_t LtDescriptors::init(RowMajorGemm const& g, CublasContract const& 
     }
   }
   auto const u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
-  if (auto s = cublasLtMatrixLayoutInit(first(), contract.ab_type, u(cm.first_rows),
+  if (auto s = cublasLtMatrixLayoutInit(first(), contract.b_type, u(cm.first_rows),
                                         u(cm.first_cols), g.ldb);
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
-  if (auto s = cublasLtMatrixLayoutInit(second(), contract.ab_type, u(cm.second_rows),
+  if (auto s = cublasLtMatrixLayoutInit(second(), contract.a_type, u(cm.second_rows),
                                         u(cm.second_cols), g.lda);
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
@@ -123,7 +123,7 @@ std::string lt_build_algo(cublasLtHandle_t handle, LtDescriptors const& d,
                           LtAlgoConfig const& config, cublasLtMatmulAlgo_t& algo,
                           std::size_t& workspace_bytes) {
   CublasContract const& c = d.contract();
-  if (auto s = cublasLtMatmulAlgoInit(handle, c.compute, CUDA_R_32F, c.ab_type, c.ab_type,
+  if (auto s = cublasLtMatmulAlgoInit(handle, c.compute, CUDA_R_32F, c.b_type, c.a_type,
                                       c.c_type, c.c_type, static_cast<int>(config.algo), &algo);
       s != CUBLAS_STATUS_SUCCESS) {
     return "cuBLASLt has no algorithm " + std::to_string(config.algo) + " for these types (" +

@@ -53,10 +53,10 @@ std::optional<ReportCeilings> known_ceilings(std::string const& gpu_name, int sm
   c.peak_tflops = {{Precision::kFP32, 66.9 * scale},
                    {Precision::kTF32, 494.7 * scale},
                    {Precision::kFP16, 989.4 * scale},
-                   {Precision::kBF16, 989.4 * scale},
-                   {Precision::kE4M3, 1978.9 * scale},
-                   {Precision::kE4M3Row, 1978.9 * scale},
-                   {Precision::kE4M3Blk, 1978.9 * scale}};
+                   {Precision::kBF16, 989.4 * scale}};
+  for (Precision p : kAllPrecisions) {
+    if (is_fp8(p)) c.peak_tflops[p] = 1978.9 * scale;
+  }
   c.copy_gbps = 4270.0;
   c.source = "dense tensor-core and FP32 peaks of the datasheet at the 1980 MHz boost clock for " +
              std::to_string(sm_count) +

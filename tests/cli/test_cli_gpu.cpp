@@ -181,13 +181,14 @@ TEST_F(CliGpu, SearchQueryExportQueryTable) {
   EXPECT_EQ(nlohmann::json::parse(t2.out).size(), 19u);
 }
 
-// e4m3 through the whole search, with per-tensor, row-wise and block scales: wgmma candidates
-// of the FP8 instructions verify against the FP32 reference on the widened (and for row-wise
-// and block scales, scaled) inputs (none is a wrong result), cuBLASLt's FP8 matmul with the
-// same scaling is timed as the baseline, and the pick is stored under the precision. 200×136×272
-// gives block scales a partial last K block and N block.
+// FP8 (e4m3, and e5m2 A with e4m3 B) through the whole search, with per-tensor, row-wise and
+// block scales: wgmma candidates of the FP8 instructions verify against the FP32 reference on
+// the widened (and for row-wise and block scales, scaled) inputs (none is a wrong result),
+// cuBLASLt's FP8 matmul with the same scaling is timed as the baseline, and the pick is stored
+// under the precision. 200×136×272 gives block scales a partial last K block and N block.
 TEST_F(CliGpu, E4m3SearchVerifiesWgmmaAgainstCublasLt) {
-  for (std::string const precision : {"e4m3", "e4m3-row", "e4m3-blk"}) {
+  for (std::string const precision :
+       {"e4m3", "e4m3-row", "e4m3-blk", "e5m2", "e5m2-row", "e5m2-blk"}) {
   SCOPED_TRACE(precision);
   std::string const dir = temp_dir("gpu-" + precision);
   std::string const db = dir + "/cache.db";
@@ -227,7 +228,7 @@ TEST_F(CliGpu, Fp8InEveryLayoutVerifiesThroughTheByteCopy) {
   std::string const dir = temp_dir("gpu-fp8-layouts");
   for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0",
                          "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"}) {
-    for (char const* precision : {"e4m3", "e4m3-row", "e4m3-blk"}) {
+    for (char const* precision : {"e4m3", "e4m3-row", "e4m3-blk", "e5m2"}) {
       CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
                           precision, "--shape", "256x384x512", "--shape", "144x208x1040",
                           "--layout", "all", "--target-ms", "2", "--repeats", "2"},

@@ -1,4 +1,4 @@
-// On an sm_90 GPU: a search over the wgmma family tunes a bf16 shape (NN) and an e4m3 one (NT),
+// On an sm_90 GPU: a search over the wgmma family tunes a bf16 shape (NN), e4m3 and e5m2 ones (NT),
 // and the kernel it picks, compiled as the search compiles it, disassembles to SASS that issues
 // HGMMA (bf16) or QGMMA (FP8): the tensor cores reached through wgmma, not a fallback; and it
 // loads through TMA. Skips without a GPU, on other
@@ -76,6 +76,11 @@ TEST(WgmmaSassGpu, TunedKernelIssuesHgmma) { expect_tuned_kernel_issues("bf16", 
 
 TEST(WgmmaSassGpu, TunedE4m3KernelIssuesQgmma) {
   expect_tuned_kernel_issues("e4m3", "NT", "QGMMA");
+}
+
+// e5m2 A with e4m3 B: the mixed-type QGMMA (its SASS names both input types).
+TEST(WgmmaSassGpu, TunedE5m2KernelIssuesMixedQgmma) {
+  expect_tuned_kernel_issues("e5m2", "NT", "E5M2.E4M3");
 }
 
 }  // namespace

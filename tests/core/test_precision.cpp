@@ -39,12 +39,46 @@ TEST(Precision, RoundTripsAndRejects) {
   EXPECT_TRUE(is_fp8(Precision::kE4M3Blk));
   EXPECT_TRUE(block_scaled(Precision::kE4M3Blk));
   EXPECT_FALSE(row_scaled(Precision::kE4M3Blk));
-  EXPECT_EQ(precision_names(), "fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk");
+  EXPECT_EQ(precision_names(),
+            "fp32, tf32, fp16, bf16, e4m3, e4m3-row, e4m3-blk, e5m2, e5m2-row or e5m2-blk");
   try {
     parse_precision("e4m3-col");
     ADD_FAILURE() << "accepted";
   } catch (UsageError const& e) {
-    EXPECT_STREQ(e.what(), "bad precision 'e4m3-col': expected fp32, tf32, fp16, bf16, e4m3, e4m3-row or e4m3-blk");
+    EXPECT_STREQ(e.what(),
+                 "bad precision 'e4m3-col': expected fp32, tf32, fp16, bf16, e4m3, e4m3-row, "
+                 "e4m3-blk, e5m2, e5m2-row or e5m2-blk");
+  }
+}
+
+// e5m2: an e5m2 A with an e4m3 B, in each of e4m3's scalings, which decide the scale layouts.
+TEST(Precision, E5m2TakesTheE4m3Scalings) {
+  struct Row {
+    Precision p, scaling;
+    char const* name;
+  };
+  for (Row const r : {Row{Precision::kE5M2, Precision::kE4M3, "e5m2"},
+                      Row{Precision::kE5M2Row, Precision::kE4M3Row, "e5m2-row"},
+                      Row{Precision::kE5M2Blk, Precision::kE4M3Blk, "e5m2-blk"}}) {
+    EXPECT_EQ(parse_precision(r.name), r.p);
+    EXPECT_EQ(to_string(r.p), r.name);
+    EXPECT_TRUE(is_fp8(r.p));
+    EXPECT_TRUE(a_is_e5m2(r.p));
+    EXPECT_FALSE(a_is_e5m2(r.scaling));
+    EXPECT_EQ(fp8_scaling(r.p), r.scaling);
+    EXPECT_EQ(fp8_scaling(r.scaling), r.scaling);
+    EXPECT_EQ(b_storage_precision(r.p), Precision::kE4M3);
+    EXPECT_EQ(input_bytes(r.p), 1);
+    EXPECT_EQ(output_precision(r.p), Precision::kBF16);
+    EXPECT_EQ(row_scaled(r.p), row_scaled(r.scaling));
+    EXPECT_EQ(block_scaled(r.p), block_scaled(r.scaling));
+    EXPECT_EQ(scale_a_count(r.p, 100, 4100), scale_a_count(r.scaling, 100, 4100));
+    EXPECT_EQ(scale_b_count(r.p, 300, 4100), scale_b_count(r.scaling, 300, 4100));
+  }
+  for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16}) {
+    EXPECT_FALSE(is_fp8(p));
+    EXPECT_EQ(fp8_scaling(p), p);
+    EXPECT_EQ(b_storage_precision(p), p);
   }
 }
 

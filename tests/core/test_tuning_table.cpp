@@ -208,7 +208,7 @@ std::vector<Malformed> malformed_cases() {
       {"FractionalK", edit([](Json& j) { j["entries"][1]["k"] = 12.5; }),
        "entries[1].k: expected an integer in [1, 16777216], got 12.5"},
       {"UnknownPrecision", edit([](Json& j) { j["entries"][0]["precision"] = "fp64"; }),
-       "entries[0].precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"e4m3\", \"e4m3-row\", \"e4m3-blk\", got \"fp64\""},
+       "entries[0].precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"e4m3\", \"e4m3-row\", \"e4m3-blk\", \"e5m2\", \"e5m2-row\", \"e5m2-blk\", got \"fp64\""},
       {"LowercaseLayout", edit([](Json& j) { j["entries"][0]["layout"] = "nn"; }),
        "entries[0].layout: expected one of \"NN\", \"NT\", \"TN\", \"TT\", got \"nn\""},
       {"BadAlign", edit([](Json& j) { j["entries"][1]["align"] = 3; }),

@@ -150,7 +150,10 @@ TEST_F(Report, MeasuredCeilingsReplaceTheKnownOnesAndSaySo) {
   EXPECT_NE(src.find("measured on this device by `gemmtune devices --ceilings` on 20"), std::string::npos) << src;
   EXPECT_NE(src.find("fp32: cuBLAS at 8192^3"), std::string::npos) << src;
   EXPECT_NE(src.find("copy: copy of 2 GiB"), std::string::npos) << src;
-  EXPECT_NE(src.find("Not measured, so as known for this GPU (tf32, fp16, bf16, e4m3, e4m3-row, e4m3-blk)"), std::string::npos) << src;
+  EXPECT_NE(src.find("Not measured, so as known for this GPU (tf32, fp16, bf16, e4m3, e4m3-row, "
+                     "e4m3-blk, e5m2, e5m2-row, e5m2-blk)"),
+            std::string::npos)
+      << src;
   std::string const page = render_html(d);
   EXPECT_NE(page.find("4012 GB/s"), std::string::npos);
   EXPECT_NE(page.find("51.5 TFLOP/s"), std::string::npos);

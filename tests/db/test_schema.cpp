@@ -247,6 +247,50 @@ TEST(Schema, MigratesAVersion6CacheToStoreDeviceCeilingsAndRowScaledFp8) {
   EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
 }
 
+// Version 8 adds the e5m2 precisions: a version-7 cache keeps its trials, baselines, finished
+// problems and ceilings with their ids and indexes, and takes e5m2 rows in each.
+TEST(Schema, MigratesAVersion7CacheToTakeE5m2) {
+  TempDir dir;
+  auto const path = dir / "v7.db";
+  std::string setup;
+  for (std::size_t v = 0; v < 7; ++v) setup += std::string(migrations()[v]);
+  raw_sql(path, setup);
+  raw_sql(path, "PRAGMA application_id = " + std::to_string(kCacheApplicationId) +
+                    "; PRAGMA user_version = 7;"
+                    "INSERT INTO gpus (name, cc_major, cc_minor, sm_count) VALUES ('NVIDIA H200', 9, 0, 132);"
+                    "INSERT INTO provenances (driver, cuda_runtime, nvrtc, cublas, gemmtune_version, "
+                    "template_hash, compile_options) VALUES ('13000', '13000', '13.0', '130100', "
+                    "'0.1.0', 'abc123', '-arch=sm_90 -O3');"
+                    "INSERT INTO trials (id, gpu_id, m, n, k, precision, layout, align, kernel_id, "
+                    "family, provenance_id, attempt, disposition, reason, time_ms, exact_mismatches, "
+                    "registers, spill_bytes, smem_bytes, created_at, spread_rounds) VALUES (78, 1, "
+                    "64, 64, 64, 'e4m3-blk', 'NT', 16, 'naive:BX=32', 'naive', 1, 1, 'ok', '', 1.5, "
+                    "0, 32, 0, 0, 1700000000, 5);"
+                    "INSERT INTO device_ceilings (id, gpu_id, provenance_id, kind, precision, value, "
+                    "method, measured_at) VALUES (9, 1, 1, 'compute', 'e4m3-row', 1300.0, 'x', 1);");
+  // Version 7 refuses the new precisions.
+  raw_sql(path, "UPDATE trials SET precision = 'e5m2' WHERE id = 78");
+  ASSERT_EQ(raw_sql(path, "SELECT count(*) FROM trials WHERE precision = 'e4m3-blk'"), 1);
+  SqliteTrialStore store(path);
+  EXPECT_EQ(raw_sql(path, "PRAGMA user_version"), cache_schema_version());
+  EXPECT_EQ(raw_sql(path, "SELECT id FROM trials WHERE precision = 'e4m3-blk'"), 78);
+  EXPECT_EQ(raw_sql(path, "SELECT id FROM device_ceilings WHERE precision = 'e4m3-row'"), 9);
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN "
+                          "('trials_by_kernel', 'trials_by_search', 'baselines_by_problem', "
+                          "'finished_problems_by_problem', 'device_ceilings_by_gpu')"),
+            5);
+  for (Precision p : {Precision::kE5M2, Precision::kE5M2Row, Precision::kE5M2Blk}) {
+    Problem const e5 = problem(128, 128, 128, 16, p, Layout::kNT);
+    store.record_trial(trial(h200(), e5, "naive:BX=32", Disposition::kOk, 0.5));
+    auto const found = store.find_trial(h200(), e5, parse_kernel_id("naive:BX=32"), provenance());
+    ASSERT_TRUE(found.has_value()) << to_string(p);
+    EXPECT_EQ(found->problem.precision, p);
+  }
+  store.record_ceiling(h200(), provenance(), {Precision::kE5M2Blk, 1400.0, "cuBLASLt", 0});
+  EXPECT_EQ(raw_sql(path, "SELECT count(*) FROM device_ceilings WHERE precision = 'e5m2-blk'"), 1);
+  EXPECT_EQ(raw_sql(path, "PRAGMA foreign_key_check"), 0);
+}
+
 TEST(Schema, GarbageFileRefusedUntouched) {
   TempDir dir;
   auto const path = dir / "garbage.db";

@@ -121,6 +121,38 @@ TEST(FloatConversion, E4m3KnownValues) {
   }
 }
 
+TEST(FloatConversion, E5m2KnownValues) {
+  EXPECT_EQ(float_to_e5m2(1.0f), 0x3c);      // field 15, mantissa 0
+  EXPECT_EQ(float_to_e5m2(-2.0f), 0xc0);
+  EXPECT_EQ(float_to_e5m2(57344.0f), 0x7b);  // the largest finite
+  EXPECT_EQ(float_to_e5m2(1e6f), 0x7b);      // saturates, never inf
+  EXPECT_EQ(float_to_e5m2(-1e6f), 0xfb);
+  EXPECT_EQ(float_to_e5m2(std::ldexp(1.0f, -14)), 0x04);  // the smallest normal
+  EXPECT_EQ(float_to_e5m2(std::ldexp(1.0f, -16)), 0x01);  // the smallest subnormal
+  EXPECT_EQ(float_to_e5m2(std::ldexp(1.0f, -17)), 0x00);  // tie to even (zero)
+  EXPECT_EQ(float_to_e5m2(3 * std::ldexp(1.0f, -17)), 0x02);  // tie to even (2 · 2^-16)
+  EXPECT_EQ(float_to_e5m2(1.125f), 0x3c);   // 1 + 1/8: tie, even stays
+  EXPECT_EQ(float_to_e5m2(1.375f), 0x3e);   // 1 + 3/8: tie, odd goes up
+  EXPECT_EQ(float_to_e5m2(1.875f), 0x40);   // rounds up into the next binade: 2.0
+  EXPECT_EQ(float_to_e5m2(-0.0f), 0x80);
+  EXPECT_EQ(float_to_e5m2(std::nanf("")), 0x7f);
+  EXPECT_TRUE(std::isnan(e5m2_to_float(0x7f)));
+  EXPECT_TRUE(std::isinf(e5m2_to_float(0x7c)));
+  EXPECT_EQ(e5m2_to_float(0x7b), 57344.0f);
+  EXPECT_EQ(e5m2_to_float(0x01), std::ldexp(1.0f, -16));
+  // e5m2 is the top byte of binary16: every finite pattern matches half_to_float of it.
+  float previous = -1.0f;
+  for (int bits = 0; bits < 0x7c; ++bits) {
+    auto const b = static_cast<std::uint8_t>(bits);
+    float const f = e5m2_to_float(b);
+    ASSERT_EQ(f, half_to_float(static_cast<std::uint16_t>(bits << 8))) << bits;
+    ASSERT_EQ(float_to_e5m2(f), b) << bits;
+    ASSERT_EQ(float_to_e5m2(-f), b | 0x80) << bits;
+    ASSERT_GT(f, previous) << bits;
+    previous = f;
+  }
+}
+
 TEST(CudaErrors, StickyClassification) {
   for (int code : {700, 702, 710, 714, 715, 716, 717, 718, 719, 999}) {
     EXPECT_TRUE(is_sticky(code)) << code;
@@ -450,12 +482,15 @@ TEST(HostInputs, SeededAndTyped) {
     ASSERT_EQ(bytes.size(), a.size() * static_cast<std::size_t>(input_bytes(p)));
     auto const back = from_storage(bytes, p);
     // Half an ulp of the storage format, relative; e4m3's normal range starts at 2^-6, below
-    // which its spacing is the absolute 2^-9.
+    // which its spacing is the absolute 2^-9 (e5m2: 2^-14 and 2^-16).
     double const tol = p == Precision::kBF16   ? std::ldexp(1.0, -8)
                        : p == Precision::kFP16 ? std::ldexp(1.0, -11)
+                       : a_is_e5m2(p)          ? std::ldexp(1.0, -3)
                        : is_fp8(p)             ? std::ldexp(1.0, -4)
                                                : 0.0;
-    double const floor = is_fp8(p) ? std::ldexp(1.0, -10) : 1e-7;
+    double const floor = a_is_e5m2(p) ? std::ldexp(1.0, -17)
+                         : is_fp8(p)  ? std::ldexp(1.0, -10)
+                                      : 1e-7;
     auto const abs_back = from_storage(abs_storage(bytes, p), p);
     for (std::size_t i = 0; i < a.size(); ++i) {
       EXPECT_LE(std::fabs(back[i] - a[i]), tol * std::fabs(a[i]) + floor) << to_string(p) << " " << a[i];

@@ -284,7 +284,8 @@ TEST_F(GpuSessionTest, VerifiedBaselineNamesAPassingCublasLtAlgorithm) {
 // time, re-verify) like our kernels; an algorithm this cuBLAS refuses is a launch error.
 TEST_F(GpuSessionTest, VendorCandidatesVerifyAndRunByTheirIds) {
   for (Precision prec : {Precision::kFP32, Precision::kFP16, Precision::kBF16, Precision::kE4M3,
-                         Precision::kE4M3Row, Precision::kE4M3Blk}) {
+                         Precision::kE4M3Row, Precision::kE4M3Blk, Precision::kE5M2,
+                         Precision::kE5M2Row, Precision::kE5M2Blk}) {
     for (Layout l : {Layout::kNN, Layout::kTN, Layout::kNT}) {
       // FP8 takes NT only; the others are checked on NN and TN.
       if (is_fp8(prec) != (l == Layout::kNT)) continue;

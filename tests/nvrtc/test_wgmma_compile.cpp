@@ -217,6 +217,21 @@ TEST(WgmmaCompile, Fp8InEveryLayoutThroughTheByteCopy) {
   compile_all(all);
 }
 
+// e5m2 A with e4m3 B: the mixed-type k32 instruction under each scaling, in place (NT) and
+// through the byte copy (NN, TT), with split-K, without spills.
+TEST(WgmmaCompile, E5m2EveryScalingAndLayout) {
+  std::vector<Candidate> all = spread(make(4096, 4096, 4096, Precision::kE5M2, Layout::kNT), 3);
+  for (Layout l : {Layout::kNT, Layout::kNN, Layout::kTT}) {
+    all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"),
+                   make(4096, 4096, 4096, Precision::kE5M2, l)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"),
+                   make(1008, 1008, 4096, Precision::kE5M2Row, l)});
+    all.push_back({parse("wgmma:BM=128,BN=160,ST=5,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"),
+                   make(4096, 7168, 4096, Precision::kE5M2Blk, l)});
+  }
+  compile_all(all);
+}
+
 TEST(WgmmaCompile, ExpectedLeadersRaggedSplitKAndTf32) {
   Problem const big = make(4096, 4096, 4096, Precision::kBF16, Layout::kNN);
   std::vector<Candidate> const all = {

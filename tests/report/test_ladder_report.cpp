@@ -118,7 +118,7 @@ TEST(LadderReport, BrokenFilesAreRefusedWithTheirJsonPath) {
        "problem.m: expected an integer in [1, 16777216], got 0"},
       {"precision", [](nlohmann::json& j) { j["problem"]["precision"] = "fp64"; },
        "problem.precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"e4m3\", "
-       "\"e4m3-row\", \"e4m3-blk\", got \"fp64\""},
+       "\"e4m3-row\", \"e4m3-blk\", \"e5m2\", \"e5m2-row\", \"e5m2-blk\", got \"fp64\""},
       {"top level", [](nlohmann::json& j) { j = nlohmann::json::array(); },
        "top level: expected an object, got an array"},
   };

@@ -489,10 +489,10 @@ TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
   }
 }
 
-/// One FP8 call (e4m3 A and B, layout NT, bf16 C) of M×N×K through `rt` with scales in device
+/// One FP8 call (e4m3 B, A e4m3 or e5m2, layout NT, bf16 C) of M×N×K through `rt` with scales in device
 /// memory: per-tensor 0.5 and 0.25, (kE4M3Row) a power of two per row of A and per column of
 /// B, or (kE4M3Blk) one per row of A and 128 of K and one per 128×128 block of B, in the layouts
-/// of src/core/precision.hpp; inputs from {0, ±0.5, ±1}, exact in e4m3, and C checked against an
+/// of src/core/precision.hpp; inputs from {0, ±0.5, ±1}, exact in FP8, and C checked against an
 /// FP64 reference of the scaled product (bf16 rounding allowed).
 GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
                  Precision precision = Precision::kE4M3) {
@@ -501,12 +501,14 @@ GemmInfo run_fp8(Runtime& rt, int m, int n, int k, float alpha, float beta,
   std::uniform_int_distribution<int> pick(0, 4);
   float const values[5] = {-1.0f, -0.5f, 0.0f, 0.5f, 1.0f};
   std::uint8_t const codes[5] = {0xB8, 0xB0, 0x00, 0x30, 0x38};  // e4m3 bit patterns
+  std::uint8_t const codes_e5m2[5] = {0xBC, 0xB8, 0x00, 0x38, 0x3C};
+  std::uint8_t const* const a_codes = a_is_e5m2(precision) ? codes_e5m2 : codes;
   std::vector<float> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
   std::vector<std::uint8_t> a8(a.size()), b8(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     int const v = pick(rng);
     a[i] = values[v];
-    a8[i] = codes[v];
+    a8[i] = a_codes[v];
   }
   for (std::size_t i = 0; i < b.size(); ++i) {
     int const v = pick(rng);
@@ -587,7 +589,8 @@ TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
   if (prop.major * 10 + prop.minor < 89) GTEST_SKIP() << "FP8 needs sm_89 or later";
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
-  for (Precision const p : {Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk}) {
+  for (Precision const p : {Precision::kE4M3, Precision::kE4M3Row, Precision::kE4M3Blk,
+                            Precision::kE5M2, Precision::kE5M2Row, Precision::kE5M2Blk}) {
     std::string const name(to_string(p));
     SCOPED_TRACE(name);
     // No table: cuBLASLt's heuristic algorithm, since cublasGemmEx takes no FP8.

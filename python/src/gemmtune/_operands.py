@@ -10,25 +10,35 @@ from typing import NamedTuple, Optional, Tuple
 
 from ._errors import ArgumentError, DeviceError, DtypeError
 
-#: The dtypes each precision takes; tf32 takes float32 operands (the caller asks for it).
-PRECISION_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",
-                      "float8_e4m3fn": "e4m3"}
-_DTYPES_OF_PRECISION = {"fp32": "float32", "tf32": "float32", "fp16": "float16",
-                        "bf16": "bfloat16", "e4m3": "float8_e4m3fn",
-                        "e4m3-row": "float8_e4m3fn", "e4m3-blk": "float8_e4m3fn"}
-#: Where the output's dtype is not the inputs': FP8 products are written in bf16.
-_OUT_DTYPE_OF_PRECISION = {"e4m3": "bfloat16", "e4m3-row": "bfloat16", "e4m3-blk": "bfloat16"}
+#: The precision each pair of input dtypes (a, b) implies; tf32 takes float32 operands (the
+#: caller asks for it). e5m2 is an e5m2 a with an e4m3 b (FP8 training's gradient GEMMs).
+PRECISION_OF_DTYPES = {("float32", "float32"): "fp32", ("float16", "float16"): "fp16",
+                       ("bfloat16", "bfloat16"): "bf16",
+                       ("float8_e4m3fn", "float8_e4m3fn"): "e4m3",
+                       ("float8_e5m2", "float8_e4m3fn"): "e5m2"}
+#: The dtypes (a, b) each precision takes.
+_DTYPES_OF_PRECISION = {"fp32": ("float32", "float32"), "tf32": ("float32", "float32"),
+                        "fp16": ("float16", "float16"), "bf16": ("bfloat16", "bfloat16")}
 #: The precisions whose calls carry scales: one per operand, (row-wise) one per row of op(a)
 #: and one per column of op(b), or (block-scaled) one per row of op(a) and 128 of K and one per
 #: 128×128 block of op(b).
-FP8_PRECISIONS = ("e4m3", "e4m3-row", "e4m3-blk")
-ROW_SCALED_PRECISIONS = ("e4m3-row",)
-BLOCK_SCALED_PRECISIONS = ("e4m3-blk",)
+FP8_PRECISIONS = ("e4m3", "e4m3-row", "e4m3-blk", "e5m2", "e5m2-row", "e5m2-blk")
+ROW_SCALED_PRECISIONS = ("e4m3-row", "e5m2-row")
+BLOCK_SCALED_PRECISIONS = ("e4m3-blk", "e5m2-blk")
+for _p in FP8_PRECISIONS:
+    _DTYPES_OF_PRECISION[_p] = ("float8_e5m2" if _p.startswith("e5m2") else "float8_e4m3fn",
+                                "float8_e4m3fn")
+
+
+def fp8_base(precision: str) -> str:
+    """The element pair of an FP8 precision without its scaling: "e4m3" or "e5m2"."""
+    return precision.partition("-")[0]
 
 
 def out_dtype(precision: str) -> str:
-    """The dtype of the output of a call in `precision`."""
-    return _OUT_DTYPE_OF_PRECISION.get(precision, _DTYPES_OF_PRECISION[precision])
+    """The dtype of the output of a call in `precision`: FP8 products are written in bf16,
+    every other precision in its inputs' dtype."""
+    return "bfloat16" if precision in FP8_PRECISIONS else _DTYPES_OF_PRECISION[precision][0]
 
 # __cuda_array_interface__ type strings of the dtypes above (bfloat16 has none).
 _TYPESTR = {"<f4": "float32", "<f2": "float16", "<f8": "float64"}
@@ -123,22 +133,31 @@ def storage(rows: int, cols: int, row_stride: int, col_stride: int,
 def input_precision(dtypes: Tuple[str, ...], precision: Optional[str], names: Tuple[str, ...],
                     known: dict) -> str:
     """The precision of a call whose inputs (a, b) have these dtypes: `precision` when given (it
-    must take them), else the one their dtype implies; the dtypes must match."""
-    if len(set(dtypes)) != 1:
-        listed = ", ".join(f"{n} {d}" for n, d in zip(names, dtypes))
-        raise DtypeError(f"gemmtune: the operands' dtypes differ ({listed}); they must match")
-    dtype = dtypes[0]
+    must take them), else the one the pair implies (matching dtypes, or an e5m2 a with an e4m3
+    b)."""
+    pair = tuple(dtypes)
+    listed = ", ".join(f"{n} {d}" for n, d in zip(names, dtypes))
     if precision is None:
-        if dtype not in PRECISION_OF_DTYPE:
-            raise DtypeError(f"gemmtune: no precision takes {dtype} operands (float32, float16, "
-                             "bfloat16 or float8_e4m3fn)")
-        return PRECISION_OF_DTYPE[dtype]
+        if pair in PRECISION_OF_DTYPES:
+            return PRECISION_OF_DTYPES[pair]
+        if pair == ("float8_e4m3fn", "float8_e5m2"):
+            raise DtypeError(f"gemmtune: {listed}: FP8 GEMMs take the e5m2 operand as a (e5m2 "
+                             "a, e4m3 b); compute the transpose, op(b)ᵀ·op(a)ᵀ, instead")
+        if len(set(pair)) != 1:
+            raise DtypeError(f"gemmtune: the operands' dtypes differ ({listed}); they must "
+                             "match, or be an e5m2 a with an e4m3 b")
+        raise DtypeError(f"gemmtune: no precision takes {pair[0]} operands (float32, float16, "
+                         "bfloat16, float8_e4m3fn, or float8_e5m2 a with float8_e4m3fn b)")
     if precision not in known:
         raise ArgumentError(f"gemmtune: unknown precision '{precision}' "
                             f"(one of {', '.join(known)})")
-    if _DTYPES_OF_PRECISION.get(precision) != dtype:
-        raise DtypeError(f"gemmtune: precision {precision} takes "
-                         f"{_DTYPES_OF_PRECISION.get(precision)} operands, not {dtype}")
+    want = _DTYPES_OF_PRECISION.get(precision)
+    if want != pair:
+        if want[0] == want[1] and pair[0] == pair[1]:
+            raise DtypeError(f"gemmtune: precision {precision} takes {want[0]} operands, not "
+                             f"{pair[0]}")
+        raise DtypeError(f"gemmtune: precision {precision} takes a {want[0]} and b {want[1]}, "
+                         f"not {listed}")
     return precision
 
 
@@ -148,7 +167,7 @@ def precision_for(dtypes: Tuple[str, ...], precision: Optional[str], names: Tupl
     b), with out in the precision's output dtype: the inputs' own, bfloat16 for FP8."""
     prec = input_precision(dtypes[:-1], precision, names[:-1], known)
     if dtypes[-1] != out_dtype(prec):
-        if dtypes[-1] in PRECISION_OF_DTYPE and out_dtype(prec) == dtypes[0]:
+        if (dtypes[-1], dtypes[-1]) in PRECISION_OF_DTYPES and out_dtype(prec) == dtypes[0]:
             listed = ", ".join(f"{n} {d}" for n, d in zip(names, dtypes))
             raise DtypeError(f"gemmtune: the operands' dtypes differ ({listed}); they must "
                              "match")

@@ -13,7 +13,7 @@ from typing import Optional, Tuple, Union
 
 from . import _runtime
 from ._errors import ArgumentError, DeviceError, GemmInfo, error_for
-from ._operands import (BLOCK_SCALED_PRECISIONS, FP8_PRECISIONS, PRECISION_OF_DTYPE,
+from ._operands import (BLOCK_SCALED_PRECISIONS, FP8_PRECISIONS, PRECISION_OF_DTYPES,
                         ROW_SCALED_PRECISIONS, Operand, input_precision, operand, out_dtype,
                         precision_for, storage)
 
@@ -68,7 +68,8 @@ class Runtime:
 
         op(a) is M×K and op(b) K×N; each may be row-major or a transposed view (any leading
         dimension), `out` (M×N) row-major. The precision follows the dtypes (float32 → fp32,
-        float16 → fp16, bfloat16 → bf16, float8_e4m3fn → e4m3); `precision="tf32"` runs float32
+        float16 → fp16, bfloat16 → bf16, float8_e4m3fn → e4m3, and an a of float8_e5m2 with a b
+        of float8_e4m3fn → e5m2, whose scalings are e4m3's); `precision="tf32"` runs float32
         operands on tensor cores. FP8 writes bfloat16 `out` and needs `scale_a` and `scale_b`,
         each a CUDA float32 tensor or a raw device pointer, 16-byte aligned: one scale each for
         a and b (e4m3: out = alpha·sa·sb·op(a)·op(b) + beta·out), or a contiguous vector of M
@@ -204,14 +205,15 @@ def _is_block_scale_b(scale, n: int, k: int) -> bool:
 
 def _scaled_precision(prec: str, asked: Optional[str], scale_a, scale_b, m: int,
                       n: int, k: int = 1) -> str:
-    """The FP8 precision the scales make of `prec` when the caller did not name one: e4m3-blk
-    when the scale tensors are shaped as block scales, e4m3-row when they hold M and N scales
-    (more than one between them), else `prec` itself."""
-    if prec != "e4m3" or asked is not None:
+    """The FP8 precision the scales make of `prec` (e4m3 or e5m2, per-tensor) when the caller did
+    not name one: its block-scaled form (e4m3-blk, e5m2-blk) when the scale tensors are shaped
+    as block scales, its row-wise form when they hold M and N scales (more than one between
+    them), else `prec` itself."""
+    if prec not in ("e4m3", "e5m2") or asked is not None:
         return prec
     if _is_block_scale_a(scale_a, m, k) and _is_block_scale_b(scale_b, n, k) and \
             not (_scale_count(scale_a) == m and _scale_count(scale_b) == n):
-        return "e4m3-blk"
+        return prec + "-blk"
     na, nb = _scale_count(scale_a), _scale_count(scale_b)
     if (na or 0) > 1 or (nb or 0) > 1:
         if na != m or nb != n:
@@ -221,9 +223,9 @@ def _scaled_precision(prec: str, asked: Optional[str], scale_a, scale_b, m: int,
                 f"(M, ceil(K/128)) = ({m}, {_scale_blocks(k)}) and (ceil(N/128), ceil(K/128)) = "
                 f"({_scale_blocks(n)}, {_scale_blocks(k)}); scale_a holds "
                 f"{'a pointer' if na is None else na} and scale_b "
-                f"{'a pointer' if nb is None else nb} (pass precision='e4m3-row' or 'e4m3-blk' "
-                "with pointers)")
-        return "e4m3-row"
+                f"{'a pointer' if nb is None else nb} (pass precision='{prec}-row' or "
+                f"'{prec}-blk' with pointers)")
+        return prec + "-row"
     return prec
 
 
@@ -300,9 +302,9 @@ class _TorchFast:
     def __init__(self, torch):
         self.tensor = torch.Tensor
         # FP8 calls carry scales: the general path takes them.
-        self.precision = {getattr(torch, dtype): _runtime.PRECISIONS[name]
-                          for dtype, name in PRECISION_OF_DTYPE.items()
-                          if name not in FP8_PRECISIONS and hasattr(torch, dtype)}
+        self.precision = {getattr(torch, a): _runtime.PRECISIONS[name]
+                          for (a, _), name in PRECISION_OF_DTYPES.items()
+                          if name not in FP8_PRECISIONS and hasattr(torch, a)}
         self.names = {code: name for name, code in _runtime.PRECISIONS.items()}
         # Indexed by 2·(op(a) stored transposed) + (op(b) stored transposed).
         self.layout = tuple(_runtime.LAYOUTS[x] for x in ("NN", "NT", "TN", "TT"))
