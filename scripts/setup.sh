@@ -23,3 +23,29 @@ if [[ ! -f "$cuda_home/include/nvrtc.h" ]]; then
        "install it or set CUDA_HOME" >&2
   exit 1
 fi
+
+# cuobjdump and nvdisasm, for the SASS checks of the nvrtc tests (which instructions a kernel
+# issues, that it spills nothing): the toolkit's where it has them, else NVIDIA's wheels of
+# them from PyPI, unpacked into .tools/sass of the checkout. Without either the checks are
+# skipped, and the tests say so.
+sass_dir=$(cd "$(dirname "$0")/.." && pwd)/.tools/sass
+sass_version=13.5.37
+if [[ ! -x "$cuda_home/bin/cuobjdump" || ! -x "$cuda_home/bin/nvdisasm" ]] &&
+   [[ ! -x "$sass_dir/cuobjdump" || ! -x "$sass_dir/nvdisasm" ]]; then
+  echo "setup: fetching cuobjdump and nvdisasm $sass_version into $sass_dir" >&2
+  tmp=$(mktemp -d)
+  if python3 -m venv "$tmp/venv" &&
+     "$tmp/venv/bin/python" -m pip download -q --no-deps -d "$tmp/wheels" \
+       "nvidia-cuda-cuobjdump==$sass_version" "nvidia-cuda-nvdisasm==$sass_version"; then
+    mkdir -p "$sass_dir"
+    for wheel in "$tmp"/wheels/*.whl; do
+      python3 -m zipfile -e "$wheel" "$tmp/unpacked"
+    done
+    for tool in cuobjdump nvdisasm; do
+      install -m 755 "$(find "$tmp/unpacked" -path "*/bin/$tool" -type f | head -1)" "$sass_dir/$tool"
+    done
+  else
+    echo "setup: could not fetch them; the nvrtc tests will skip their SASS checks" >&2
+  fi
+  rm -rf "$tmp"
+fi

@@ -1,8 +1,9 @@
 // The wgmma family through NVRTC for sm_90a: a sample of the valid space at 4096³ for fp16 and
 // bf16 in every layout, tf32 (K-major copies where an operand is MN-major), a ragged shape,
 // split-K and ping-pong compile with no spills, no stack
-// and no ignored setmaxnreg; where cuobjdump is installed, the SASS of each cubin holds HGMMA
-// (the tensor-core path) and UTMALDG (TMA loads); the host's shared-memory size equals the
+// and no ignored setmaxnreg; where cuobjdump is installed (scripts/setup.sh fetches it), the
+// SASS of each cubin holds HGMMA or QGMMA of the problem's input types (the tensor-core path),
+// UTMALDG (TMA loads) and no local-memory loads; the host's shared-memory size equals the
 // template's layout.
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "src/kernels/family.hpp"
 #include "src/kernels/wgmma_family.hpp"
 #include "src/nvrtc/compile_pool.hpp"
+#include "tests/support/test_paths.hpp"
 
 namespace gemmtune {
 namespace {
@@ -51,7 +53,8 @@ std::vector<Candidate> spread(Problem const& p, std::size_t n) {
 
 KernelConfig parse(std::string const& id) { return parse_kernel_id(id); }
 
-/// cuobjdump on PATH or in the CUDA toolkit, or "" (its SASS check is then skipped).
+/// cuobjdump on PATH, in the CUDA toolkit, or where scripts/setup.sh puts it (.tools/sass of
+/// the checkout, beside nvdisasm), or "" (the SASS checks are then skipped).
 std::string find_cuobjdump() {
   std::vector<std::string> dirs;
   if (char const* path = std::getenv("PATH")) {
@@ -65,6 +68,7 @@ std::string find_cuobjdump() {
     }
   }
   dirs.push_back("/usr/local/cuda/bin");
+  dirs.push_back(test::source_path(".tools/sass").string());
   for (std::string const& d : dirs) {
     std::filesystem::path const p = std::filesystem::path(d) / "cuobjdump";
     if (!d.empty() && ::access(p.c_str(), X_OK) == 0) return p.string();
@@ -79,7 +83,10 @@ std::string sass_of(std::string const& cuobjdump, std::string const& cubin) {
   if (dir == nullptr) return {};
   std::string const bin = std::string(dir) + "/k.cubin", txt = std::string(dir) + "/k.sass";
   { std::ofstream(bin, std::ios::binary) << cubin; }
-  std::string const cmd = "'" + cuobjdump + "' -sass '" + bin + "' > '" + txt + "' 2>&1";
+  // cuobjdump runs nvdisasm, which it looks for beside itself only through NVDISASM_PATH.
+  std::string const tools = std::filesystem::path(cuobjdump).parent_path().string();
+  std::string const cmd = "NVDISASM_PATH='" + tools + "' '" + cuobjdump + "' -sass '" + bin +
+                          "' > '" + txt + "' 2>&1";
   int const rc = std::system(cmd.c_str());
   std::string sass;
   if (rc == 0) {
@@ -128,9 +135,14 @@ void compile_all(std::vector<Candidate> const& candidates) {
     if (cuobjdump.empty()) continue;
     std::string const sass = sass_of(cuobjdump, r.cubin);
     ASSERT_FALSE(sass.empty()) << what << ": cuobjdump failed";
-    // FP8 wgmma is QGMMA in SASS; the 16-bit and tf32 ones are HGMMA.
-    std::string const mma = is_fp8(c.problem.precision) ? "QGMMA.64x" : "HGMMA.64x";
-    EXPECT_NE(sass.find(mma + std::to_string(c.config.at("BN"))), std::string::npos) << what;
+    // FP8 wgmma is QGMMA in SASS, which names the input types; the 16-bit and tf32 ones are
+    // HGMMA.
+    Precision const p = c.problem.precision;
+    std::string const n = std::to_string(c.config.at("BN"));
+    std::string const mma = !is_fp8(p)    ? "HGMMA.64x" + n
+                            : a_is_e5m2(p) ? "QGMMA.64x" + n + "x32.F32.E5M2.E4M3"
+                                           : "QGMMA.64x" + n + "x32.F32.E4M3.E4M3";
+    EXPECT_NE(sass.find(mma), std::string::npos) << what << ": no " << mma;
     EXPECT_NE(sass.find("UTMALDG"), std::string::npos) << what;
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << what;
   }
