@@ -51,42 +51,32 @@ for n in NS:
     tail16 = f"%{r}, %{r+1}, p, 1, 1, %{r+3}, %{r+4};"
     tail32 = f"%{r}, %{r+1}, p, 1, 1;"
     pred = f"setp.ne.b32 p, %{r+2}, 0;"
+    # (condition, instruction shape and types, whether the 16-bit MN-major flags follow); the
+    # last is the else branch.
+    variants = [("T == kF16", "k16.f32.f16.f16", True), ("T == kBF16", "k16.f32.bf16.bf16", True),
+                ("a_e5m2(T)", "k32.f32.e5m2.e4m3", False), ("is_fp8(T)", "k32.f32.e4m3.e4m3", False),
+                (None, "k8.f32.tf32.tf32", False)]
+    branches = []
+    for i, (cond, types, transposes) in enumerate(variants):
+        if cond is None:
+            head = " else {"
+        else:
+            head = ("    if" if i == 0 else " else if") + f" constexpr ({cond}) {{"
+        tail = tail16 if transposes else tail32
+        flags = ', "n"(int(TA)), "n"(int(TB))' if transposes else ""
+        branches.append(f"""{head}
+      asm volatile("{{ .reg .pred p; {pred}\\n"
+                   "wgmma.mma_async.sync.aligned.m64n{n}{types} "
+                   GEMMTUNE_WGMMA_REGS_{n} ", {tail} }}"
+                   : GEMMTUNE_WGMMA_OPS_{n}
+                   : "l"(da), "l"(db), "r"(scale_d){flags});
+    }}""")
     out.append(f"""template <>
 struct Mma<{n}> {{
   template <int T, bool TA, bool TB>
   static __device__ __forceinline__ void run(float* d, unsigned long long da,
                                              unsigned long long db, int scale_d) {{
-    if constexpr (T == kF16) {{
-      asm volatile("{{ .reg .pred p; {pred}\\n"
-                   "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 "
-                   GEMMTUNE_WGMMA_REGS_{n} ", {tail16} }}"
-                   : GEMMTUNE_WGMMA_OPS_{n}
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    }} else if constexpr (T == kBF16) {{
-      asm volatile("{{ .reg .pred p; {pred}\\n"
-                   "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
-                   GEMMTUNE_WGMMA_REGS_{n} ", {tail16} }}"
-                   : GEMMTUNE_WGMMA_OPS_{n}
-                   : "l"(da), "l"(db), "r"(scale_d), "n"(int(TA)), "n"(int(TB)));
-    }} else if constexpr (a_e5m2(T)) {{
-      asm volatile("{{ .reg .pred p; {pred}\\n"
-                   "wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e5m2.e4m3 "
-                   GEMMTUNE_WGMMA_REGS_{n} ", {tail32} }}"
-                   : GEMMTUNE_WGMMA_OPS_{n}
-                   : "l"(da), "l"(db), "r"(scale_d));
-    }} else if constexpr (is_fp8(T)) {{
-      asm volatile("{{ .reg .pred p; {pred}\\n"
-                   "wgmma.mma_async.sync.aligned.m64n{n}k32.f32.e4m3.e4m3 "
-                   GEMMTUNE_WGMMA_REGS_{n} ", {tail32} }}"
-                   : GEMMTUNE_WGMMA_OPS_{n}
-                   : "l"(da), "l"(db), "r"(scale_d));
-    }} else {{
-      asm volatile("{{ .reg .pred p; {pred}\\n"
-                   "wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 "
-                   GEMMTUNE_WGMMA_REGS_{n} ", {tail32} }}"
-                   : GEMMTUNE_WGMMA_OPS_{n}
-                   : "l"(da), "l"(db), "r"(scale_d));
-    }}
+{"".join(branches)}
   }}
 }};
 """)
