@@ -190,52 +190,48 @@ std::string emit_vendor_source(KernelConfig const& vendor, Problem const& p) {
          << "                                          1, &result, &found)) != CUBLAS_STATUS_SUCCESS) {\n"
          << "    return s;\n"
          << "  }\n"
-         << "  if (found == 0) return CUBLAS_STATUS_NOT_SUPPORTED;\n"
-         << "  return cublasLtMatmul(handle, &op, &alpha, B, &first, A, &second, &beta, C, &out, C, "
-            "&out,\n"
-         << "                        &result.algo, workspace, workspace_bytes, stream);\n"
-         << "}\n\n";
-      os << "}  // namespace gemmtune_emitted::" << ns << "\n";
-      return os.str();
+         << "  if (found == 0) return CUBLAS_STATUS_NOT_SUPPORTED;\n";
+    } else {
+      os << "  cublasLtMatmulAlgo_t algo;\n"
+         << "  if ((s = cublasLtMatmulAlgoInit(handle, " << t.compute << ", CUDA_R_32F, " << t.b
+         << ", " << t.a << ", " << t.c << ", " << t.c << ", " << algo.algo
+         << ", &algo)) != CUBLAS_STATUS_SUCCESS) {\n"
+         << "    return s;\n"
+         << "  }\n"
+         << "  std::uint32_t const tile = " << algo.tile << ", stages = " << algo.stages
+         << ", reduction = " << algo.reduction << ", swizzle = " << algo.swizzle
+         << ", custom = " << algo.custom << ";\n"
+         << "  std::int32_t const split_k = " << algo.split_k << ";\n"
+         << "  std::uint16_t const inner = " << algo.inner << ", cluster = " << algo.cluster << ";\n"
+         << "  struct Attr { cublasLtMatmulAlgoConfigAttributes_t attr; void const* value; std::size_t size; };\n"
+         << "  Attr const attrs[] = {\n"
+         << "      {CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k, sizeof split_k},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction, sizeof reduction},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom, sizeof custom},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &inner, sizeof inner},\n"
+         << "      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster},\n"
+         << "  };\n"
+         << "  for (Attr const& a : attrs) {\n"
+         << "    if ((s = cublasLtMatmulAlgoConfigSetAttribute(&algo, a.attr, a.value, a.size)) !=\n"
+         << "        CUBLAS_STATUS_SUCCESS) {\n"
+         << "      return s;\n"
+         << "    }\n"
+         << "  }\n"
+         << "  cublasLtMatmulHeuristicResult_t check{};\n"
+         << "  if ((s = cublasLtMatmulAlgoCheck(handle, &op, &first, &second, &out, &out, &algo,\n"
+         << "                                   &check)) != CUBLAS_STATUS_SUCCESS) {\n"
+         << "    return s;\n"
+         << "  }\n"
+         << "  if (check.state != CUBLAS_STATUS_SUCCESS) return check.state;\n"
+         << "  if (check.workspaceSize > workspace_bytes) return CUBLAS_STATUS_INVALID_VALUE;\n";
     }
-    os << "  cublasLtMatmulAlgo_t algo;\n"
-       << "  if ((s = cublasLtMatmulAlgoInit(handle, " << t.compute << ", CUDA_R_32F, " << t.b
-       << ", " << t.a << ", " << t.c << ", " << t.c << ", " << algo.algo
-       << ", &algo)) != CUBLAS_STATUS_SUCCESS) {\n"
-       << "    return s;\n"
-       << "  }\n"
-       << "  std::uint32_t const tile = " << algo.tile << ", stages = " << algo.stages
-       << ", reduction = " << algo.reduction << ", swizzle = " << algo.swizzle
-       << ", custom = " << algo.custom << ";\n"
-       << "  std::int32_t const split_k = " << algo.split_k << ";\n"
-       << "  std::uint16_t const inner = " << algo.inner << ", cluster = " << algo.cluster << ";\n"
-       << "  struct Attr { cublasLtMatmulAlgoConfigAttributes_t attr; void const* value; std::size_t size; };\n"
-       << "  Attr const attrs[] = {\n"
-       << "      {CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k, sizeof split_k},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction, sizeof reduction},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle, sizeof swizzle},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom, sizeof custom},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &inner, sizeof inner},\n"
-       << "      {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster, sizeof cluster},\n"
-       << "  };\n"
-       << "  for (Attr const& a : attrs) {\n"
-       << "    if ((s = cublasLtMatmulAlgoConfigSetAttribute(&algo, a.attr, a.value, a.size)) !=\n"
-       << "        CUBLAS_STATUS_SUCCESS) {\n"
-       << "      return s;\n"
-       << "    }\n"
-       << "  }\n"
-       << "  cublasLtMatmulHeuristicResult_t check{};\n"
-       << "  if ((s = cublasLtMatmulAlgoCheck(handle, &op, &first, &second, &out, &out, &algo,\n"
-       << "                                   &check)) != CUBLAS_STATUS_SUCCESS) {\n"
-       << "    return s;\n"
-       << "  }\n"
-       << "  if (check.state != CUBLAS_STATUS_SUCCESS) return check.state;\n"
-       << "  if (check.workspaceSize > workspace_bytes) return CUBLAS_STATUS_INVALID_VALUE;\n"
-       << "  return cublasLtMatmul(handle, &op, &alpha, B, &first, A, &second, &beta, C, &out, C, "
+    os << "  return cublasLtMatmul(handle, &op, &alpha, B, &first, A, &second, &beta, C, &out, C, "
           "&out,\n"
-       << "                        &algo, workspace, workspace_bytes, stream);\n"
+       << "                        " << (heuristic ? "&result.algo" : "&algo")
+       << ", workspace, workspace_bytes, stream);\n"
        << "}\n\n";
   }
   os << "}  // namespace gemmtune_emitted::" << ns << "\n";

@@ -90,6 +90,20 @@ TEST(FloatConversion, BFloat16) {
   }
 }
 
+/// Every finite FP8 pattern below `end` (the first non-finite one) round-trips through `to` and
+/// `from` with either sign, and the values increase strictly with the bits.
+void expect_fp8_round_trips(int end, std::uint8_t (*to)(float), float (*from)(std::uint8_t)) {
+  float previous = -1.0f;
+  for (int bits = 0; bits < end; ++bits) {
+    auto const b = static_cast<std::uint8_t>(bits);
+    float const f = from(b);
+    ASSERT_EQ(to(f), b) << bits;
+    ASSERT_EQ(to(-f), b | 0x80) << bits;
+    ASSERT_GT(f, previous) << bits;
+    previous = f;
+  }
+}
+
 TEST(FloatConversion, E4m3KnownValues) {
   EXPECT_EQ(float_to_e4m3(1.0f), 0x38);    // field 7, mantissa 0
   EXPECT_EQ(float_to_e4m3(-2.0f), 0xc0);
@@ -109,16 +123,7 @@ TEST(FloatConversion, E4m3KnownValues) {
   EXPECT_TRUE(std::isnan(e4m3_to_float(0xff)));
   EXPECT_EQ(e4m3_to_float(0x7e), 448.0f);
   EXPECT_EQ(e4m3_to_float(0x01), std::ldexp(1.0f, -9));
-  // Every finite pattern round-trips, and the values are strictly increasing in the bits.
-  float previous = -1.0f;
-  for (int bits = 0; bits < 0x7f; ++bits) {
-    auto const b = static_cast<std::uint8_t>(bits);
-    float const f = e4m3_to_float(b);
-    ASSERT_EQ(float_to_e4m3(f), b) << bits;
-    ASSERT_EQ(float_to_e4m3(-f), b | 0x80) << bits;
-    ASSERT_GT(f, previous) << bits;
-    previous = f;
-  }
+  expect_fp8_round_trips(0x7f, float_to_e4m3, e4m3_to_float);
 }
 
 TEST(FloatConversion, E5m2KnownValues) {
@@ -140,16 +145,12 @@ TEST(FloatConversion, E5m2KnownValues) {
   EXPECT_TRUE(std::isinf(e5m2_to_float(0x7c)));
   EXPECT_EQ(e5m2_to_float(0x7b), 57344.0f);
   EXPECT_EQ(e5m2_to_float(0x01), std::ldexp(1.0f, -16));
+  expect_fp8_round_trips(0x7c, float_to_e5m2, e5m2_to_float);
   // e5m2 is the top byte of binary16: every finite pattern matches half_to_float of it.
-  float previous = -1.0f;
   for (int bits = 0; bits < 0x7c; ++bits) {
-    auto const b = static_cast<std::uint8_t>(bits);
-    float const f = e5m2_to_float(b);
-    ASSERT_EQ(f, half_to_float(static_cast<std::uint16_t>(bits << 8))) << bits;
-    ASSERT_EQ(float_to_e5m2(f), b) << bits;
-    ASSERT_EQ(float_to_e5m2(-f), b | 0x80) << bits;
-    ASSERT_GT(f, previous) << bits;
-    previous = f;
+    ASSERT_EQ(e5m2_to_float(static_cast<std::uint8_t>(bits)),
+              half_to_float(static_cast<std::uint16_t>(bits << 8)))
+        << bits;
   }
 }
 
