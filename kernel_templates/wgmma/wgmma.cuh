@@ -854,12 +854,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       // Block scales: where the tile's B scales lie, once per unit.
       BlockScaleTile const scale_tile = block_scale_tile(args, tn * BN);
-      int kbi = static_cast<int>(kb);
-      // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
-      for (int n = static_cast<int>(kb_end - kb); n > 0; --n) {
-        BlockScales<MI> bs;
-        // Block scales: loaded before the wait, so their latency hides behind it and the wgmma.
-        if constexpr (BLOCK_SCALED) load_block_scales<MI>(args, scale_tile, tm * BM + r, kbi++, bs);
+      // One k block: wait for its stage, issue its wgmma, and (block scales) promote its
+      // products with `scales`, or (otherwise) release the previous stage.
+      auto k_block = [&](BlockScales<MI> const& scales) {
         mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
@@ -887,7 +884,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
           release<CL>(empty0 + 8 * s, lane);
-          promote<MI, ACC>(d, kblock, bs, scale_tile.split);
+          promote<MI, ACC>(d, kblock, scales, scale_tile.split);
         } else {
           // Keep this stage's group in flight; the previous group is complete after this wait.
           wgmma_wait<1>();
@@ -900,6 +897,35 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           stage_lo = 0;
           phase ^= 1;
         }
+      };
+      // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
+      int n = static_cast<int>(kb_end - kb);
+      if constexpr (BLOCK_SCALED) {
+        // A k block's scales are read two k blocks ahead, into the third of three sets, so
+        // their latency hides behind the two k blocks before (wait, wgmma, promotion). Read just
+        // before their own k block, the loads landed next to the wgmma issue and the promotion's
+        // first multiply waited on them (ncu: a long-scoreboard stall there, a third of the
+        // kernel's samples); one k block ahead, in two sets, the multiply of one set still
+        // waited (a fifth), since the compiler moves it above the wgmma wait. The loop takes
+        // three k blocks per trip so that no set is ever copied.
+        int kbi = static_cast<int>(kb);
+        long long const row = tm * BM + r;
+        BlockScales<MI> s0, s1, s2;
+        if (n > 0) load_block_scales<MI>(args, scale_tile, row, kbi, s0);
+        if (n > 1) load_block_scales<MI>(args, scale_tile, row, kbi + 1, s1);
+        for (; n >= 3; n -= 3, kbi += 3) {
+          load_block_scales<MI>(args, scale_tile, row, kbi + 2, s2);
+          k_block(s0);
+          if (n > 3) load_block_scales<MI>(args, scale_tile, row, kbi + 3, s0);
+          k_block(s1);
+          if (n > 4) load_block_scales<MI>(args, scale_tile, row, kbi + 4, s1);
+          k_block(s2);
+        }
+        if (n > 0) k_block(s0);
+        if (n > 1) k_block(s1);
+      } else {
+        BlockScales<MI> const unused{};
+        for (; n > 0; --n) k_block(unused);
       }
       if constexpr (PINGPONG) {
         // Hand the main loop over while this unit's last wgmma still run.

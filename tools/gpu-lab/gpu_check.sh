@@ -5,8 +5,8 @@
 # the checkout). Relative paths in the steps are relative to the checkout.
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests (or tests=session,cli,runtime,faults), faults, ladder, profile=KERNEL[@PREC],
-# stalls=KERNEL[@PREC] (SHAPE=...),
-# memory=KERNEL[@PREC] (SHAPE=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
+# stalls=KERNEL[@PREC] (SHAPE=..., LAYOUT=...),
+# memory=KERNEL[@PREC] (SHAPE=..., LAYOUT=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
 # sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see tools/gpu-lab/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, python (the package's wheel, see stage_gpu.sh), pack (last: one
@@ -98,8 +98,8 @@ for what in "$@"; do
       rep=$(mktemp -d)/stalls
       ncu --clock-control none --target-processes all --set full --import-source no \
         -k "$main_kernel" -c 1 -o "$rep" \
-        "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
-        --repeats 1 --target-ms 1 > /dev/null 2>&1
+        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+        --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
       ncu -i "$rep.ncu-rep" --page source --csv --print-source sass \
         > "$out/stalls-$family-$precision.csv" 2>&1
       ncu -i "$rep.ncu-rep" --page raw --csv 2>/dev/null | python3 -c '
@@ -122,8 +122,8 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       ncu --clock-control none --target-processes all -c 1 \
         -k "$main_kernel" \
         --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg \
-        "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
-        --repeats 1 --target-ms 1 2>&1 | grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active" ;;
+        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+        --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 | grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active" ;;
     kernels=*)
       # Every launch of the tuner's own kernels (main, reduce, copy) in the first bench launches of
       # kernels=KERNEL[@PRECISION] at $SHAPE (default 4096³): duration, DRAM bytes and throughput.
@@ -133,8 +133,8 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       ncu --clock-control none --target-processes all -c "${LAUNCHES:-4}" \
         -k "regex:^(${family}|${family}_[a-z_]+)\$" \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
-        "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$kernel" \
-        --repeats 1 --target-ms 1 2>&1 | grep -E "^  [a-z_:]+[<(]|gpu__time|dram__" | cut -c1-140 ;;
+        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+        --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 | grep -E "^  [a-z_:]+[<(]|gpu__time|dram__" | cut -c1-140 ;;
     sass=*)
       # SASS of one kernel (sass=KERNEL or KERNEL@PRECISION), compiled as `show` compiles it
       # for 4096³, to $OUT/sass-FAMILY-PRECISION.txt, with an opcode count per kernel.
