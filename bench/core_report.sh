@@ -11,10 +11,13 @@
 #   gemmtune --db CACHE report --ladder STEM-ladder.json --out STEM-report.html
 #   chromium --headless --no-sandbox --hide-scrollbars --window-size=1280,4000 \
 #     --screenshot=STEM-report.png file://$PWD/STEM-report.html
-# Environment: RESULTS (default bench/results), GPU_TAG (default h200), GEMMTUNE_DB (default
-# RESULTS/TAG.db: keep it out of git), SHAPES (default bench/shapes_core.txt).
+# Environment: RESULTS (default bench/results), GPU_TAG (default: the device's model, see
+# bench/gpu_tag.sh), GEMMTUNE_DB (default RESULTS/TAG.db: keep it out of git), SHAPES (default
+# bench/shapes_core.txt).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/gpu_tag.sh
+source "$here/gpu_tag.sh"
 if [[ $# -lt 5 ]]; then
   sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 3
@@ -23,7 +26,7 @@ G=$1; tag=$2; budget=$3; limit=$4; shift 4
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
 export GEMMTUNE_DB=${GEMMTUNE_DB:-$results/$tag.db}
-stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$tag"
+stem="$results/$(date -u +%Y-%m-%d)-$(gpu_tag)-$tag"
 shapes=${SHAPES:-$here/shapes_core.txt}
 for precision in "$@"; do
   case $precision in

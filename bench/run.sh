@@ -5,15 +5,17 @@
 #   bench/run.sh GEMMTUNE WHAT [search options...]
 #   e.g. bench/run.sh build/cli/gemmtune fp32 --precision fp32 --family simt
 # Environment: SHAPES (a shapes file; default bench/shapes_core.txt),
-# RESULTS (default bench/results), GPU_TAG (default h200).
+# RESULTS (default bench/results), GPU_TAG (default: the device's model, bench/gpu_tag.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/gpu_tag.sh
+source "$here/gpu_tag.sh"
 G=$1; what=$2; shift 2
 shapes=${SHAPES:-$here/shapes_core.txt}
 [[ -f "$shapes" ]] || { echo "bench/run.sh: no shapes file $shapes" >&2; exit 2; }
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
-stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-$what"
+stem="$results/$(date -u +%Y-%m-%d)-$(gpu_tag)-$what"
 start=$(date +%s)
 # Exit 3 (a problem without a verified result) and 130 (interrupted: the search stops cleanly and
 # reports what it finished) still leave a report worth summarising.

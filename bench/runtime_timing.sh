@@ -6,9 +6,12 @@
 # SOURCE is a tuning table (*.json) or a tuning cache (*.db), which is exported with GEMMTUNE
 # (default: gemmtune next to TIMING_BIN, else on PATH) first.
 #   e.g. bench/runtime_timing.sh .gpu/gemmtune_runtime_timing gpu-out/cache.db --precision fp16
-# Environment: RESULTS (default bench/results), GPU_TAG (default h200), GEMMTUNE.
+# Environment: RESULTS (default bench/results), GPU_TAG (default: the device's model, see
+# bench/gpu_tag.sh), GEMMTUNE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/gpu_tag.sh
+source "$here/gpu_tag.sh"
 if [[ $# -lt 2 ]]; then
   sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 3
@@ -19,7 +22,7 @@ bin_dir=$(cd "$(dirname "$bin")" && pwd)
 export LD_LIBRARY_PATH="$bin_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
-stem="$results/$(date -u +%Y-%m-%d)-${GPU_TAG:-h200}-runtime-timing"
+stem="$results/$(date -u +%Y-%m-%d)-$(gpu_tag)-runtime-timing"
 
 case "$source" in
   *.db)
