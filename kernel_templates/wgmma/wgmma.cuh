@@ -901,28 +901,25 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       // A 32-bit trip count: a 64-bit induction variable costs four instructions a k block.
       int n = static_cast<int>(kb_end - kb);
       if constexpr (BLOCK_SCALED) {
-        // A k block's scales are read two k blocks ahead, into the third of three sets, so
-        // their latency hides behind the two k blocks before (wait, wgmma, promotion). Read just
-        // before their own k block, the loads landed next to the wgmma issue and the promotion's
-        // first multiply waited on them (ncu: a long-scoreboard stall there, a third of the
-        // kernel's samples); one k block ahead, in two sets, the multiply of one set still
-        // waited (a fifth), since the compiler moves it above the wgmma wait. The loop takes
-        // three k blocks per trip so that no set is ever copied.
+        // A k block's scales are read one k block ahead, into the other of two sets, so a whole
+        // k block (wait, wgmma, promotion) hides most of their latency. Read just before their
+        // own k block, the loads landed next to the wgmma issue and the promotion's first
+        // multiply waited on them (ncu: a long-scoreboard stall there, a third of the kernel's
+        // samples). Read ahead into one set that is then copied, the copy waited in the wgmma
+        // issue instead, so the loop takes two k blocks per trip and no set is ever copied.
+        // (Three sets, two k blocks ahead, measured within the spread of two and spilled at
+        // BN = 160.)
         int kbi = static_cast<int>(kb);
         long long const row = tm * BM + r;
-        BlockScales<MI> s0, s1, s2;
-        if (n > 0) load_block_scales<MI>(args, scale_tile, row, kbi, s0);
-        if (n > 1) load_block_scales<MI>(args, scale_tile, row, kbi + 1, s1);
-        for (; n >= 3; n -= 3, kbi += 3) {
-          load_block_scales<MI>(args, scale_tile, row, kbi + 2, s2);
-          k_block(s0);
-          if (n > 3) load_block_scales<MI>(args, scale_tile, row, kbi + 3, s0);
-          k_block(s1);
-          if (n > 4) load_block_scales<MI>(args, scale_tile, row, kbi + 4, s1);
-          k_block(s2);
+        BlockScales<MI> even, odd;
+        if (n > 0) load_block_scales<MI>(args, scale_tile, row, kbi, even);
+        for (; n >= 2; n -= 2, kbi += 2) {
+          load_block_scales<MI>(args, scale_tile, row, kbi + 1, odd);
+          k_block(even);
+          if (n > 2) load_block_scales<MI>(args, scale_tile, row, kbi + 2, even);
+          k_block(odd);
         }
-        if (n > 0) k_block(s0);
-        if (n > 1) k_block(s1);
+        if (n == 1) k_block(even);
       } else {
         BlockScales<MI> const unused{};
         for (; n > 0; --n) k_block(unused);
