@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/gpu_tag.sh
 source "$here/gpu_tag.sh"
 if [[ $# -lt 5 ]]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 3
 fi
 G=$1; tag=$2; budget=$3; limit=$4; shift 4

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/gpu_tag.sh
 source "$here/gpu_tag.sh"
 if [[ $# -lt 2 ]]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 3
 fi
 bin=$1; source=$2; shift 2
