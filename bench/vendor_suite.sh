@@ -19,10 +19,11 @@ G=$1; timing=$2; what=$3; precision=$4; budget=$5; limit=$6; shift 6
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
 export GEMMTUNE_DB=${GEMMTUNE_DB:-$results/$what.db}
-stem="$results/$(date -u +%Y-%m-%d)-$(gpu_tag)-$what"
+gpu=$(gpu_tag)
+stem="$results/$(date -u +%Y-%m-%d)-$gpu-$what"
 rc=0
 timeout -s INT "$limit" "$here/run.sh" "$G" "$what" --precision "$precision" --budget "$budget" "$@" \
   > /dev/null || rc=$?
 [[ $rc -eq 0 || $rc -eq 130 || $rc -eq 124 ]] || { echo "vendor_suite.sh: search exited $rc" >&2; exit $rc; }
 "$G" export --precision "$precision" --out "$stem.table.json" || exit $?
-RESULTS=$results GPU_TAG="$(gpu_tag)-$what" "$here/runtime_timing.sh" "$timing" "$stem.table.json"
+RESULTS=$results GPU_TAG="$gpu-$what" "$here/runtime_timing.sh" "$timing" "$stem.table.json"

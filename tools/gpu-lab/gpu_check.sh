@@ -6,7 +6,8 @@
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests (or tests=session,cli,runtime,faults), faults, ladder, profile=KERNEL[@PREC],
 # stalls=KERNEL[@PREC] (SHAPE=..., LAYOUT=...),
-# memory=KERNEL[@PREC] (SHAPE=..., LAYOUT=...), kernels=KERNEL[@PREC] (SHAPE=..., LAUNCHES=...),
+# memory=KERNEL[@PREC] (SHAPE=..., LAYOUT=...), kernels=KERNEL[@PREC] (SHAPE=..., LAYOUT=...,
+# LAUNCHES=...),
 # sass=KERNEL[@PREC],
 # library-kernels=SHAPE@PRECISION (with KERNEL=...), bench-list=FILE, ab-list=FILE (against .gpu-old, see tools/gpu-lab/stage_old.sh), loo=CACHE.db,
 # runtime-timing=TABLE_OR_CACHE, python (the package's wheel, see stage_gpu.sh), pack (last: one
