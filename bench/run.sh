@@ -13,6 +13,10 @@ source "$here/gpu_tag.sh"
 G=$1; what=$2; shift 2
 shapes=${SHAPES:-$here/shapes_core.txt}
 [[ -f "$shapes" ]] || { echo "bench/run.sh: no shapes file $shapes" >&2; exit 2; }
+# The search records its command line with the results (the report's provenance): a shapes file
+# inside the current directory is named relative to it, so the record reads the same on any
+# machine.
+shapes=$(realpath --relative-base=. "$shapes")
 results=${RESULTS:-$here/results}
 mkdir -p "$results"
 stem="$results/$(date -u +%Y-%m-%d)-$(gpu_tag)-$what"
