@@ -195,6 +195,20 @@ TEST(Evolution, FewFamiliesAreEachSampledFirst) {
   }
 }
 
+TEST(Evolution, FewFamiliesShareTheRestOfTheStartEvenly) {
+  // 300 bowl configs and 30 of another family (the bf16 case at 1024³: 321 mma and 63 wgmma
+  // configs). After one of each, the other 6 of 8 initial samples pick a family first, so the
+  // small one gets about half of them: 1 + 3 of 8 a seed, 80 over 20 seeds. Drawn uniformly
+  // over configs it would get 1 + 0.55, 31 over 20 seeds.
+  int small = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto s = make_evolution(with_small_families(1, 30), ctx(seed, 8));
+    for (std::string const& f : first_families(*s, 8)) small += f != "bowl";
+  }
+  EXPECT_GT(small, 55);
+  EXPECT_LT(small, 110);
+}
+
 TEST(Evolution, ManyFamiliesStartUniformly) {
   // 7 families (the fp32 ladder's count) and at most 12 initial samples: covering them would
   // spend most of the start on one config of each, so the start stays uniform. The 6 small

@@ -23,7 +23,8 @@ struct EvolutionParams {
   int patience = 16;             ///< reports without improvement before a restart
   int restart_size = 4;          ///< random proposals after a restart
   /// The initial population starts with one config of each family, in a seeded order, when it
-  /// holds at least this many samples per family (0 = always); otherwise it is drawn uniformly.
+  /// holds at least this many samples per family (0 = always), and draws the rest by family
+  /// first (each family as likely as another); otherwise it is drawn uniformly over configs.
   /// Few families are rival designs (bf16 on Hopper: mma and wgmma, where 116 of 128 configs at
   /// 4096³ are mma and every wgmma one beats them all), and a uniform start can miss the small
   /// one; many families are the fp32 seed ladder, whose lower steps would waste the start.
