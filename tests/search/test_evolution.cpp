@@ -176,6 +176,17 @@ std::vector<std::string> first_families(Strategy& s, int n) {
   return out;
 }
 
+/// Over seeds 1..20, how many of the first 8 proposals come from the small families of
+/// with_small_families(families, size).
+int small_family_picks(int families, int size) {
+  int small = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    auto s = make_evolution(with_small_families(families, size), ctx(seed, 8));
+    for (std::string const& f : first_families(*s, 8)) small += f != "bowl";
+  }
+  return small;
+}
+
 }  // namespace
 
 TEST(Evolution, FewFamiliesAreEachSampledFirst) {
@@ -200,11 +211,7 @@ TEST(Evolution, FewFamiliesShareTheRestOfTheStartEvenly) {
   // configs). After one of each, the other 6 of 8 initial samples pick a family first, so the
   // small one gets about half of them: 1 + 3 of 8 a seed, 80 over 20 seeds. Drawn uniformly
   // over configs it would get 1 + 0.55, 31 over 20 seeds.
-  int small = 0;
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    auto s = make_evolution(with_small_families(1, 30), ctx(seed, 8));
-    for (std::string const& f : first_families(*s, 8)) small += f != "bowl";
-  }
+  int const small = small_family_picks(1, 30);
   EXPECT_GT(small, 55);
   EXPECT_LT(small, 110);
 }
@@ -213,12 +220,7 @@ TEST(Evolution, ManyFamiliesStartUniformly) {
   // 7 families (the fp32 ladder's count) and at most 12 initial samples: covering them would
   // spend most of the start on one config of each, so the start stays uniform. The 6 small
   // families hold 6 of 306 configs: about 3 of 160 first proposals over 20 seeds, not 120.
-  int small = 0;
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    auto s = make_evolution(with_small_families(6, 1), ctx(seed, 8));
-    for (std::string const& f : first_families(*s, 8)) small += f != "bowl";
-  }
-  EXPECT_LT(small, 20);
+  EXPECT_LT(small_family_picks(6, 1), 20);
   // A ratio of 0 covers every family first however many there are.
   EvolutionParams always;
   always.family_first_ratio = 0;
