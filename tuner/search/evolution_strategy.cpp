@@ -254,7 +254,8 @@ class EvolutionStrategy : public Strategy {
   int explore_by_family() {
     if (next_family_ < family_order_.size() || by_family_.size() < 2) return explore();
     for (int attempt = 0; attempt < 8; ++attempt) {
-      int const c = random_unproposed(by_family_[static_cast<std::size_t>(below(static_cast<int>(by_family_.size())))]);
+      int const f = below(static_cast<int>(by_family_.size()));
+      int const c = random_unproposed(by_family_[static_cast<std::size_t>(f)]);
       if (c >= 0) return c;
     }
     return explore();
