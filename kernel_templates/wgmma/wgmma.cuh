@@ -879,7 +879,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         for (int mi = 0; mi < MI; ++mi) fence_regs(acc[mi]);
         if constexpr (BLOCK_SCALED) {
           // The block's products must be complete before they are scaled: no group stays in
-          // flight (the other consumer warpgroup keeps the tensor cores busy meanwhile).
+          // flight. Nothing makes the other consumer warpgroup's wgmma fill this gap: the
+          // tensor pipe was active 51% of the time here against 78% with per-tensor scales
+          // (ncu, H100; bench/results/2026-12-05-h100-fp8-blk-feed.md).
           wgmma_wait<0>();
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
