@@ -23,6 +23,7 @@ struct ReplayArgs {
   int seeds = 20;
   bool warm_start = false;
   bool per_problem = false;
+  bool random_start = false;
   int compile_threads = ReplayCost{}.compile_threads;
   int compile_ahead = ReplayCost{}.compile_ahead;
   std::string markdown;
@@ -73,6 +74,7 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
   study.seeds = a.seeds;
   study.warm_start = a.warm_start;
   study.per_problem = a.per_problem;
+  study.roofline_start = !a.random_start;
   study.cost.compile_threads = a.compile_threads;
   study.cost.compile_ahead = a.compile_ahead;
 
@@ -84,7 +86,8 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
 
   if (ctx.options.json) {
     nlohmann::json j{{"problems", nlohmann::json::array()}, {"cells", nlohmann::json::array()},
-                     {"seeds", study.seeds}, {"warm_start", study.warm_start}};
+                     {"seeds", study.seeds}, {"warm_start", study.warm_start},
+                     {"roofline_start", study.roofline_start}};
     for (ReplayProblem const& p : problems) {
       j["problems"].push_back({{"gpu", p.gpu}, {"problem", p.problem},
                                {"candidates", p.records.size()}, {"optimum_ms", p.optimum_ms()}});
@@ -108,7 +111,8 @@ void run_replay(ReplayArgs const& a, AppContext& ctx) {
     data.print(prose(ctx.options));
     prose(ctx.options) << "\n% of the optimum reached (median / worst over " << problems.size()
               << " problem(s) x " << study.seeds << " seeds), simulated time or evaluations spent"
-              << (study.warm_start ? ", warm start from the other problems" : "") << ":\n";
+              << (study.warm_start ? ", warm start from the other problems" : "")
+              << (study.roofline_start ? "" : ", random start (no roofline estimate)") << ":\n";
     std::vector<std::string> columns{"strategy", "budget", "median %", "worst %", "sim s",
                                      "evaluations"};
     if (study.per_problem) columns.insert(columns.begin(), "problem");
@@ -142,6 +146,9 @@ void setup_replay(CLI::App& app, AppContext& ctx) {
   sub->add_option("--seeds", a->seeds, "Seeds 1..N per strategy and problem")->capture_default_str();
   sub->add_flag("--warm-start", a->warm_start,
                 "Start each problem from the best configs of the other problems in the data");
+  sub->add_flag("--random-start", a->random_start,
+                "Start guided strategies without the roofline estimate's predictions (as "
+                "search --random-start)");
   sub->add_flag("--per-problem", a->per_problem,
                 "Also report each problem over its seeds (the median over all can hide one)");
   sub->add_option("--compile-threads", a->compile_threads, "Simulated compile threads")

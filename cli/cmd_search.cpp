@@ -49,6 +49,7 @@ struct SearchArgs {
   int repeats = quick_timing().repeats;
   int retime = 3;
   bool no_early_stop = false;
+  bool random_start = false;
   bool no_vendor = false;
   bool again = false;
   std::string command_line;
@@ -473,6 +474,7 @@ void run_search(SearchArgs const& a, AppContext& ctx) {
   opts.retime_top = a.retime;
   opts.job_timeout_s = a.timeout_s;
   opts.early_stop = !a.no_early_stop;
+  opts.roofline_start = !a.random_start;
   opts.vendor_candidates = !a.no_vendor;
   opts.again = a.again;
   opts.arguments = a.command_line;
@@ -540,6 +542,9 @@ void setup_search(CLI::App& app, AppContext& ctx) {
                   "Re-time this many of the best at the end with the full protocol, interleaved with cuBLAS")
       ->capture_default_str();
   sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
+  sub->add_flag("--random-start", a->random_start,
+                "Start evolution with random configs, not those the roofline estimate predicts "
+                "fastest");
   sub->add_flag("--no-vendor", a->no_vendor,
                 "Time cuBLAS and cuBLASLt as baselines only, not as candidates the pick may take");
   sub->add_flag("--again", a->again,

@@ -212,6 +212,24 @@ CompileRequest embedded_request(std::string_view template_file,
   return r;
 }
 
+int resident_blocks(Family const& family, KernelConfig const& cfg, Problem const& problem,
+                    DeviceLimits const& limits) {
+  int const threads = family.threads(cfg);
+  if (threads < 1) return 1;
+  int resident = std::max(1, limits.max_threads_per_sm / threads);
+  int const smem = family.smem_bytes(cfg, problem);
+  if (smem > 0 && limits.max_smem_per_sm > 0) {
+    resident = std::min(resident, std::max(1, limits.max_smem_per_sm / smem));
+  }
+  int const regs = family.registers_per_thread(cfg, problem);
+  if (regs > 0) {
+    int const warps = (threads + 31) / 32;
+    int const per_warp = (regs * 32 + 255) / 256 * 256;
+    resident = std::min(resident, std::max(1, limits.regs_per_sm / (warps * per_warp)));
+  }
+  return resident;
+}
+
 double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits) {
   Family const* family = find_family(cfg.family);
   int const sm_count = limits.sm_count;
@@ -224,21 +242,8 @@ double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits c
   double const units = static_cast<double>(ceil_div(problem.m, *bm) * ceil_div(problem.n, *bn) * sk);
   double const unit_work = static_cast<double>(*bm) * static_cast<double>(*bn) *
                            static_cast<double>(ceil_div(problem.k, sk));
-  // Blocks resident per SM: bounded by threads, shared memory and registers (the register
-  // file is allocated in units of 256 per warp).
-  int const threads = family->threads(cfg);
-  if (threads < 1) return 0.0;
-  int resident = std::max(1, limits.max_threads_per_sm / threads);
-  int const smem = family->smem_bytes(cfg, problem);
-  if (smem > 0 && limits.max_smem_per_sm > 0) {
-    resident = std::min(resident, std::max(1, limits.max_smem_per_sm / smem));
-  }
-  int const regs = family->registers_per_thread(cfg, problem);
-  if (regs > 0) {
-    int const warps = (threads + 31) / 32;
-    int const per_warp = (regs * 32 + 255) / 256 * 256;
-    resident = std::min(resident, std::max(1, limits.regs_per_sm / (warps * per_warp)));
-  }
+  if (family->threads(cfg) < 1) return 0.0;
+  int const resident = resident_blocks(*family, cfg, problem, limits);
   double const waves =
       std::ceil(units / (static_cast<double>(sm_count) * static_cast<double>(resident)));
   return waves * unit_work;

@@ -46,6 +46,18 @@ enum class RejectScope {
   kRun,     ///< only what correctness needs: what may run (an explicit kernel, a table entry)
 };
 
+/// What the roofline estimate (roofline_estimate.hpp) needs to know of a config besides its
+/// tile, threads and shared memory.
+struct RooflineTraits {
+  /// Multiply-adds one SM retires per clock at best with this config (0: the family has no
+  /// estimate, and its configs are not ranked by it).
+  double fma_per_clock = 0.0;
+  /// Blocks that share each tile of B they load (TMA multicast within a cluster).
+  int b_shared_by = 1;
+  /// Whether split-K slices sum on chip in the same launch (no partials through L2).
+  bool split_sums_on_chip = false;
+};
+
 /// A kernel family (one template file under kernel_templates/).
 class Family {
  public:
@@ -81,6 +93,11 @@ class Family {
   /// has none): with threads() and smem_bytes(), how many blocks share an SM.
   virtual int registers_per_thread(KernelConfig const& /*cfg*/, Problem const& /*problem*/) const {
     return 0;
+  }
+  /// The config's peak rate and operand sharing, for the roofline estimate; none by default.
+  virtual RooflineTraits roofline_traits(KernelConfig const& /*cfg*/,
+                                         Problem const& /*problem*/) const {
+    return {};
   }
 
   /// Reason the config is rejected for the problem on this device, or "": parameter names and
@@ -125,6 +142,11 @@ CompileRequest embedded_request(std::string_view template_file,
 /// kernel for a problem it was not tuned on.
 std::string runnable_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits);
+
+/// Blocks of `cfg` resident on one SM at once, bounded by threads, shared memory and
+/// registers_per_thread() (the register file is allocated in units of 256 per warp); at least 1.
+int resident_blocks(Family const& family, KernelConfig const& cfg, Problem const& problem,
+                    DeviceLimits const& limits);
 
 /// The cost of `cfg` on `problem` on a device with `limits` (its SM count), in units comparable
 /// only for one kernel across problems: waves of work units times the work of one unit. A unit

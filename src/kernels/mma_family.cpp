@@ -92,6 +92,17 @@ int MmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const& p) c
   return r;
 }
 
+RooflineTraits MmaFamily::roofline_traits(KernelConfig const& cfg, Problem const& problem) const {
+  // mma.sync reaches about 60% of Hopper's wgmma rate (2048 multiply-adds of 16-bit inputs per
+  // SM and clock; tf32 half). Each warp reads its WM×BK and BK×WN fragments from shared memory
+  // (128 bytes a clock), which bounds small warp tiles below that.
+  double const bytes = input_bytes(problem.precision);
+  double const peak = (problem.precision == Precision::kTF32 ? 1024.0 : 2048.0) * 0.6;
+  double const wm = static_cast<double>(cfg.at("WM")), wn = static_cast<double>(cfg.at("WN"));
+  double const smem = 128.0 * wm * wn / (bytes * (wm + wn));
+  return {.fma_per_clock = std::min(peak, smem), .split_sums_on_chip = cfg.get("CR").value_or(0) == 1};
+}
+
 std::int64_t MmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }

@@ -30,6 +30,7 @@ class MmaFamily final : public Family {
   int smem_bytes(KernelConfig const& cfg, Problem const& problem) const override;
   int threads(KernelConfig const& cfg) const override;
   int registers_per_thread(KernelConfig const& cfg, Problem const& problem) const override;
+  RooflineTraits roofline_traits(KernelConfig const& cfg, Problem const& problem) const override;
 
   /// Blocks along grid x: ceil(M/BM)·ceil(N/BN) (grid z holds the SK slices).
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);

@@ -74,6 +74,13 @@ int SimtFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) co
   return register_estimate(cfg);
 }
 
+RooflineTraits SimtFamily::roofline_traits(KernelConfig const& cfg, Problem const&) const {
+  // 128 FP32 FMA per SM and clock; each thread reads TM + TN operands from shared memory per
+  // k step for TM·TN multiply-adds, and shared memory gives 32 words a clock.
+  double const tm = static_cast<double>(cfg.at("TM")), tn = static_cast<double>(cfg.at("TN"));
+  return {.fma_per_clock = std::min(128.0, 32.0 * tm * tn / (tm + tn))};
+}
+
 std::int64_t SimtFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }

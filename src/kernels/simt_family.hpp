@@ -28,6 +28,7 @@ class SimtFamily final : public Family {
   int smem_bytes(KernelConfig const& cfg, Problem const& problem) const override;
   int threads(KernelConfig const& cfg) const override;
   int registers_per_thread(KernelConfig const& cfg, Problem const& problem) const override;
+  RooflineTraits roofline_traits(KernelConfig const& cfg, Problem const& problem) const override;
 
   /// Rows and columns of C one warp computes: lanes_m·TM × lanes_n·TN (lanes 4×8 or 8×4 by LL).
   static std::int64_t warp_m(KernelConfig const& cfg);

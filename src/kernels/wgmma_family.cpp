@@ -222,6 +222,16 @@ int WgmmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) c
   return t > 0 ? 65536 / t / 8 * 8 : 0;
 }
 
+RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem const& problem) const {
+  // Hopper's dense tensor rate per SM and clock: 2048 multiply-adds of 16-bit inputs (989
+  // TFLOP/s over 132 SMs at 1.83 GHz), half that for tf32, twice for FP8. Both operands come
+  // from shared memory, whose 128 bytes a clock keep up at every BN here.
+  double const fma = problem.precision == Precision::kTF32 ? 1024.0
+                     : is_fp8(problem.precision)           ? 4096.0
+                                                           : 2048.0;
+  return {.fma_per_clock = fma, .b_shared_by = static_cast<int>(cfg.at("CL"))};
+}
+
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
   return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
 }

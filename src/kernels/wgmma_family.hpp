@@ -33,6 +33,7 @@ class WgmmaFamily final : public Family {
   int smem_bytes(KernelConfig const& cfg, Problem const& problem) const override;
   int threads(KernelConfig const& cfg) const override;
   int registers_per_thread(KernelConfig const& cfg, Problem const& problem) const override;
+  RooflineTraits roofline_traits(KernelConfig const& cfg, Problem const& problem) const override;
 
   /// K depth of one pipeline stage: 64 elements for fp16/bf16, 32 for tf32 (128 bytes).
   static int block_k(Precision p);

@@ -1,5 +1,6 @@
 // The evolution strategy: never repeats, covers the space, is reproducible, does not depend on
-// when reports arrive, learns from failures, and uses warm-start configs first.
+// when reports arrive, learns from failures, uses warm-start configs first, and starts from the
+// predicted fastest configs when it has predictions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -248,6 +249,89 @@ TEST(Evolution, UsesADeclaredGridWhoseValuesAreNotSorted) {
     s->report(*k, static_cast<double>(k->at("X")));
   }
   EXPECT_EQ(seen.size(), 3u);
+}
+
+namespace {
+
+/// Predictions for `configs` from their "A" parameter alone (a family "small0" config gets
+/// `small`): the bowl's configs that differ only in B and C share a prediction, as configs that
+/// differ only in knobs the roofline estimate ignores do.
+std::vector<double> predicted_by_a(std::vector<KernelConfig> const& configs, double small = 50.0) {
+  std::vector<double> out;
+  for (KernelConfig const& c : configs) {
+    out.push_back(c.family == "bowl" ? 1.0 + std::abs(static_cast<double>(c.at("A")) - 6.0)
+                                     : small);
+  }
+  return out;
+}
+
+/// The first `n` proposals of evolution over `v` with predicted_by_a, lag 8, each reported at
+/// once with its bowl time (1 ms outside the bowl).
+std::vector<KernelConfig> predicted_start(std::vector<KernelConfig> const& v, std::uint64_t seed,
+                                          int n) {
+  StrategyContext c = ctx(seed, 8);
+  c.predicted = predicted_by_a(v);
+  auto s = make_evolution(v, c);
+  std::vector<KernelConfig> out;
+  for (int i = 0; i < n; ++i) {
+    auto const k = s->next();
+    if (!k) break;
+    out.push_back(*k);
+    s->report(*k, k->family == "bowl" ? bowl(*k) : std::optional<double>(1.0));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Evolution, EachFamilysFirstSampleIsOneOfItsPredictedFastest) {
+  // bowl: A = 6 predicted fastest (30 configs share it); small0: one prediction for all 3.
+  std::vector<KernelConfig> const v = with_small_families(1, 3);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<KernelConfig> const first = predicted_start(v, seed, 2);
+    ASSERT_EQ(first.size(), 2u);
+    std::set<std::string> families;
+    for (KernelConfig const& k : first) {
+      families.insert(k.family);
+      if (k.family == "bowl") EXPECT_EQ(k.at("A"), 6) << "seed " << seed;
+    }
+    EXPECT_EQ(families, (std::set<std::string>{"bowl", "small0"})) << "seed " << seed;
+  }
+}
+
+TEST(Evolution, ThePredictedStartTakesOneConfigOfEachPredictedTimeInOrder) {
+  // One family, 300 configs, 8 initial samples: the family's first is one of A = 6 (the fastest
+  // prediction), then half of the other 7 (4) walk the predicted times on: A = 5 or 7 (they
+  // share one), 4 or 8, 3 or 9, 2; one config of each, its B and C at random.
+  std::vector<KernelConfig> const v = grid();
+  std::set<std::string> firsts;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    std::vector<KernelConfig> const first = predicted_start(v, seed, 5);
+    ASSERT_EQ(first.size(), 5u);
+    firsts.insert(first[0].id());
+    std::vector<std::int64_t> distance;
+    for (KernelConfig const& k : first) distance.push_back(std::abs(k.at("A") - 6));
+    EXPECT_EQ(distance, (std::vector<std::int64_t>{0, 1, 2, 3, 4})) << "seed " << seed;
+  }
+  // Within a predicted time the pick is random: the seeds do not all take the same config.
+  EXPECT_GT(firsts.size(), 3u);
+}
+
+TEST(Evolution, PredictionsOfTheWrongCountAreIgnored) {
+  std::vector<KernelConfig> const v = grid();
+  StrategyContext plain = ctx(3, 8);
+  StrategyContext bad = plain;
+  bad.predicted = {1.0, 2.0};
+  EXPECT_EQ(drain(*make_evolution(v, plain)), drain(*make_evolution(v, bad)));
+}
+
+TEST(Evolution, PredictionsStillLeaveEveryCandidateProposedOnce) {
+  std::vector<KernelConfig> const v = grid();
+  StrategyContext c = ctx(5, 8);
+  c.predicted = predicted_by_a(v);
+  std::vector<std::string> const order = drain(*make_evolution(v, c));
+  EXPECT_EQ(order.size(), v.size());
+  EXPECT_EQ(std::set<std::string>(order.begin(), order.end()).size(), v.size());
 }
 
 }  // namespace gemmtune

@@ -1,4 +1,5 @@
-// Strategies: exhaustive keeps order; random is a seeded permutation.
+// Strategies: exhaustive keeps order (or takes the predicted fastest first); random is a seeded
+// permutation.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -34,6 +35,14 @@ std::vector<std::int64_t> drain(Strategy& s) {
 TEST(Strategy, ExhaustiveKeepsOrder) {
   auto s = make_exhaustive(configs(5));
   EXPECT_EQ(drain(*s), (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(Strategy, ExhaustiveWithPredictionsTimesThePredictedFastestFirst) {
+  // Unpredicted (≤ 0) last; equal predictions keep their order.
+  auto s = make_exhaustive(configs(5), {3.0, 1.0, 0.0, 1.0, 2.0});
+  EXPECT_EQ(drain(*s), (std::vector<std::int64_t>{1, 3, 4, 0, 2}));
+  // Not one prediction per candidate: the given order.
+  EXPECT_EQ(drain(*make_exhaustive(configs(3), {2.0, 1.0})), (std::vector<std::int64_t>{0, 1, 2}));
 }
 
 TEST(Strategy, RandomIsASeededPermutation) {

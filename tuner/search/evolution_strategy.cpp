@@ -4,6 +4,7 @@
 #include "tuner/search/evolution_strategy.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
@@ -20,6 +21,10 @@ class EvolutionStrategy : public Strategy {
   EvolutionStrategy(std::vector<KernelConfig> candidates, StrategyContext const& ctx,
                     EvolutionParams const& params)
       : params_(params), rng_(ctx.seed), lag_(std::max(0, ctx.lag)) {
+    std::vector<std::string> candidates_in_order;
+    if (!ctx.predicted.empty()) {
+      for (KernelConfig const& c : candidates) candidates_in_order.push_back(c.id());
+    }
     index_candidates(std::move(candidates), ctx.grid);
     for (KernelConfig const& c : ctx.warm_start) {
       auto const it = by_id_.find(c.id());
@@ -45,6 +50,11 @@ class EvolutionStrategy : public Strategy {
     for (int f = 0; f < families; ++f) family_order_.push_back(f);
     std::shuffle(family_order_.begin(), family_order_.end(), rng_);
     family_first_ = init_left_ >= params_.family_first_ratio * families;
+    rank_by_prediction(candidates_in_order, ctx.predicted);
+    int const rest = init_left_ - (family_first_ ? families : 0);
+    if (!groups_.empty() && rest > 0) {
+      predicted_left_ = static_cast<int>(std::lround(params_.predicted_share * rest));
+    }
   }
 
   std::optional<KernelConfig> next() override {
@@ -218,7 +228,12 @@ class EvolutionStrategy : public Strategy {
     int c = -1;
     if (init_left_ > 0) {
       --init_left_;
-      c = family_first_ ? explore_by_family() : explore();
+      bool const families_left = family_first_ && next_family_ < family_order_.size();
+      if (!families_left && predicted_left_ > 0) {
+        --predicted_left_;
+        c = from_next_group(groups_, next_group_);
+      }
+      if (c < 0) c = family_first_ ? explore_by_family() : explore();
     } else if (restart_left_ > 0 || elite_.empty()) {
       if (restart_left_ > 0) --restart_left_;
       c = explore();
@@ -236,8 +251,11 @@ class EvolutionStrategy : public Strategy {
   /// space, preferring ones outside failure neighbourhoods.
   int explore() {
     while (family_first_ && next_family_ < family_order_.size()) {
-      auto const& members = by_family_[static_cast<std::size_t>(family_order_[next_family_++])];
-      int const c = random_unproposed(members);
+      int const f = family_order_[next_family_++];
+      // The family's predicted fastest config where it has predictions.
+      std::size_t from = 0;
+      int c = from_next_group(family_groups_[static_cast<std::size_t>(f)], from);
+      if (c < 0) c = random_unproposed(by_family_[static_cast<std::size_t>(f)]);
       if (c >= 0) return c;
     }
     for (int attempt = 0; attempt < 16; ++attempt) {
@@ -259,6 +277,53 @@ class EvolutionStrategy : public Strategy {
       if (c >= 0) return c;
     }
     return explore();
+  }
+
+  /// Candidates with a prediction, grouped by equal predicted time (the estimate sees the tile
+  /// and split, not every knob: a group is one tile shape's variants), fastest group first (ties
+  /// in candidate order), over the whole space and per family.
+  void rank_by_prediction(std::vector<std::string> const& ids, std::vector<double> const& predicted) {
+    family_groups_.assign(by_family_.size(), {});
+    if (predicted.size() != ids.size()) return;  // none, or not one per candidate
+    std::vector<double> of(cands_.size(), 0.0);
+    std::vector<int> ranked;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      int const c = by_id_.at(ids[i]);
+      if (predicted[i] > 0 && std::isfinite(predicted[i]) && of[static_cast<std::size_t>(c)] <= 0) {
+        of[static_cast<std::size_t>(c)] = predicted[i];
+        ranked.push_back(c);
+      }
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [&](int x, int y) {
+      return of[static_cast<std::size_t>(x)] < of[static_cast<std::size_t>(y)];
+    });
+    auto group = [&](std::vector<std::vector<int>>& groups, int c) {
+      if (groups.empty() ||
+          of[static_cast<std::size_t>(groups.back().front())] != of[static_cast<std::size_t>(c)]) {
+        groups.emplace_back();
+      }
+      groups.back().push_back(c);
+    };
+    for (int c : ranked) {
+      group(groups_, c);
+      group(family_groups_[static_cast<std::size_t>(cands_[static_cast<std::size_t>(c)].family)], c);
+    }
+  }
+
+  /// A random member of the first group of `groups` from `from` on of which nothing has been
+  /// proposed yet (-1 when none); `from` moves past it, so the next call takes another
+  /// predicted time.
+  int from_next_group(std::vector<std::vector<int>> const& groups, std::size_t& from) {
+    for (; from < groups.size(); ++from) {
+      std::vector<int> const& g = groups[from];
+      if (std::any_of(g.begin(), g.end(), [&](int c) { return proposed(c); })) continue;
+      int const c = random_unproposed(g);
+      if (c >= 0) {
+        ++from;
+        return c;
+      }
+    }
+    return -1;
   }
 
   int random_unproposed(std::vector<int> const& members) {
@@ -370,6 +435,11 @@ class EvolutionStrategy : public Strategy {
   bool family_first_ = false;        ///< the initial population covers every family first
   std::vector<int> family_order_;
   std::size_t next_family_ = 0;
+  /// Candidates of equal predicted time, fastest first, and the same per family.
+  std::vector<std::vector<int>> groups_;
+  std::vector<std::vector<std::vector<int>>> family_groups_;
+  std::size_t next_group_ = 0;  ///< the next group the initial population takes from
+  int predicted_left_ = 0;      ///< initial proposals still to take from groups_
 };
 
 }  // namespace

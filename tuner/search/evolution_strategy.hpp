@@ -1,7 +1,8 @@
 // The evolution strategy: a small elite of the fastest configs seen, children by mutation of one
 // parameter to a neighbouring declared value or by crossover of two parents, tournament
 // selection, random immigrants and restarts when stuck, and avoidance of failure neighbourhoods;
-// an initial population that covers every family when the families are few.
+// an initial population that covers every family when the families are few, and starts from the
+// predicted fastest configs when there are predictions.
 #pragma once
 
 #include <memory>
@@ -29,6 +30,12 @@ struct EvolutionParams {
   /// 4096³ are mma and every wgmma one beats them all), and a uniform start can miss the small
   /// one; many families are the fp32 seed ladder, whose lower steps would waste the start.
   double family_first_ratio = 2.0;
+  /// With predicted times (StrategyContext::predicted): each family's first sample is one of its
+  /// predicted fastest configs, and this share of the rest of the initial population walks the
+  /// whole space's predicted times from the fastest, one config of each predicted time (configs
+  /// that differ only in knobs the prediction ignores share one), picked at random among them;
+  /// the rest is drawn as without predictions.
+  double predicted_share = 0.5;
 };
 
 /// Never proposes a config twice; proposes every candidate before it returns "finished"; the

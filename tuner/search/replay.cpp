@@ -16,6 +16,7 @@
 
 #include "src/core/error.hpp"
 #include "src/kernels/family.hpp"
+#include "src/kernels/roofline_estimate.hpp"
 #include "tuner/search/warm_start.hpp"
 
 namespace gemmtune {
@@ -32,6 +33,39 @@ double ReplayProblem::optimum_ms() const {
 
 std::string ReplayProblem::label(bool with_gpu) const {
   return with_gpu ? gpu + " " + problem.describe() : problem.describe();
+}
+
+namespace {
+
+/// The arch table's limits for compute capability `cc` (90 = 9.0) with `sm_count` SMs.
+DeviceLimits limits_of(int cc, int sm_count) {
+  DeviceLimits l = arch_limits("sm_" + std::to_string(cc)).value_or(DeviceLimits{});
+  l.sm_count = std::max(0, sm_count);
+  return l;
+}
+
+/// The same for a compute capability written "9.0"; an unknown one leaves the defaults.
+DeviceLimits limits_of_cc(std::string const& cc, int sm_count) {
+  std::size_t const dot = cc.find('.');
+  int major = 0, minor = 0;
+  try {
+    major = std::stoi(cc.substr(0, dot));
+    if (dot != std::string::npos) minor = std::stoi(cc.substr(dot + 1));
+  } catch (std::exception const&) {
+    major = 0;
+  }
+  return limits_of(major * 10 + minor, sm_count);
+}
+
+}  // namespace
+
+std::vector<double> replay_predictions(ReplayProblem const& problem) {
+  std::vector<double> out;
+  out.reserve(problem.records.size());
+  for (ReplayRecord const& r : problem.records) {
+    out.push_back(roofline_clocks(r.config, problem.problem, problem.limits));
+  }
+  return out;
 }
 
 std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) {
@@ -51,9 +85,10 @@ std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) 
     try {
       nlohmann::json const j = nlohmann::json::parse(line);
       auto const& g = j.at("gpu");
-      std::string const gpu = g.at("name").get<std::string>() + " / cc " +
-                              g.at("cc").get<std::string>() + " / " +
-                              std::to_string(g.at("sm_count").get<int>()) + " SMs";
+      std::string const cc = g.at("cc").get<std::string>();
+      int const sm_count = g.at("sm_count").get<int>();
+      std::string const gpu = g.at("name").get<std::string>() + " / cc " + cc + " / " +
+                              std::to_string(sm_count) + " SMs";
       Problem const problem = j.at("problem").get<Problem>().resolved();
       for (std::int64_t const d : {problem.m, problem.n, problem.k}) {
         if (d < 1 || d > kMaxDim) {
@@ -79,7 +114,7 @@ std::vector<ReplayProblem> load_replay_jsonl(std::filesystem::path const& path) 
       }
       if (!seen.insert({gpu, problem.describe(), r.config.id()}).second) continue;
       auto [it, added] = index.try_emplace({gpu, problem.describe()}, out.size());
-      if (added) out.push_back(ReplayProblem{gpu, problem, {}});
+      if (added) out.push_back(ReplayProblem{gpu, problem, {}, limits_of_cc(cc, sm_count)});
       out[it->second].records.push_back(std::move(r));
     } catch (std::exception const& e) {
       throw Error("bad replay data at " + path.string() + ":" + std::to_string(number) + ": " +
@@ -111,7 +146,10 @@ std::vector<ReplayProblem> replay_problems_from_trials(std::vector<Trial> trials
     r.time_ms = t.disposition == Disposition::kOk ? t.time_ms : 0.0;
     r.compile_ms = t.compile_ms > 0 ? t.compile_ms : compiled[t.config.id()];
     auto [it, added] = index.try_emplace({gpu, problem.describe()}, out.size());
-    if (added) out.push_back(ReplayProblem{gpu, problem, {}});
+    if (added) {
+      out.push_back(ReplayProblem{
+          gpu, problem, {}, limits_of(t.gpu.cc_major * 10 + t.gpu.cc_minor, t.gpu.sm_count)});
+    }
     out[it->second].records.push_back(std::move(r));
   }
   return out;
@@ -156,7 +194,8 @@ double optimum_fraction(double optimum_ms, double best_ms) {
 
 ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
                       std::uint64_t seed, long long budget, ReplayCost const& cost,
-                      std::vector<KernelConfig> const& warm_start, double until_s) {
+                      std::vector<KernelConfig> const& warm_start, double until_s,
+                      std::vector<double> const& predicted) {
   std::map<std::string, std::size_t> by_id;
   std::vector<KernelConfig> candidates;
   for (std::size_t i = 0; i < problem.records.size(); ++i) {
@@ -168,6 +207,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
   context.lag = cost.compile_ahead;
   context.budget_evaluations = budget;
   context.warm_start = warm_start;
+  context.predicted = predicted;
   auto s = make_strategy(strategy, candidates, context);
 
   // The same pipeline as SearchSession::tune_problem, on a simulated clock.
@@ -327,14 +367,18 @@ std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& probl
         }
         warm = warm_start_from(p.problem, others);
       }
+      std::vector<double> const predicted =
+          study.roofline_start ? replay_predictions(p) : std::vector<double>{};
       for (int seed = 1; seed <= study.seeds; ++seed) {
         auto const s = static_cast<std::uint64_t>(seed);
         // As `search --budget N` would run: N proposals at most. A time budget is a separate
         // run, since it proposes as long as the clock allows.
-        ReplayRun const run = max_budget > 0 ? replay_once(p, strategy, s, max_budget, study.cost, warm)
-                                             : ReplayRun{};
-        ReplayRun const timed = max_time > 0 ? replay_once(p, strategy, s, 0, study.cost, warm, max_time)
-                                             : ReplayRun{};
+        ReplayRun const run =
+            max_budget > 0 ? replay_once(p, strategy, s, max_budget, study.cost, warm, 0.0, predicted)
+                           : ReplayRun{};
+        ReplayRun const timed =
+            max_time > 0 ? replay_once(p, strategy, s, 0, study.cost, warm, max_time, predicted)
+                         : ReplayRun{};
         for (Samples* to : {&samples[0], &samples[pi + 1]}) {
           for (long long b : study.budgets) {
             std::size_t const n =

@@ -30,6 +30,9 @@ struct ReplayProblem {
   std::string gpu;          ///< GpuIdentity::describe()
   Problem problem;
   std::vector<ReplayRecord> records;
+  /// The GPU's limits as far as the data tells: its arch's table, with its SM count (0 when
+  /// unknown: then there is no roofline estimate).
+  DeviceLimits limits;
   /// The fastest verified time, or 0 when none verified.
   double optimum_ms() const;
   /// The problem as a cell names it: "4096x4096x4096 bf16 NN a16", with the GPU in front
@@ -88,10 +91,16 @@ struct ReplayRun {
 
 /// Replays `strategy` with `seed` on one problem for at most `budget` evaluations (0 = all),
 /// stopping early once both `budget` is spent and the simulated time passed `until_s` (0 =
-/// no time goal). `warm_start` as in StrategyContext.
+/// no time goal). `warm_start` and `predicted` (one per record, in record order) as in
+/// StrategyContext.
 ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
                       std::uint64_t seed, long long budget, ReplayCost const& cost,
-                      std::vector<KernelConfig> const& warm_start = {}, double until_s = 0.0);
+                      std::vector<KernelConfig> const& warm_start = {}, double until_s = 0.0,
+                      std::vector<double> const& predicted = {});
+
+/// The roofline estimate of every record's config on the problem (roofline_estimate.hpp), in
+/// record order: what a search on that GPU hands its strategy.
+std::vector<double> replay_predictions(ReplayProblem const& problem);
 
 /// Fraction of the optimum reached: optimum / best found (1 = found it; 0 = nothing verified).
 double optimum_fraction(double optimum_ms, double best_ms);
@@ -106,6 +115,8 @@ struct ReplayStudy {
                                        ///< precision), as a search over a cache would
   bool per_problem = false;            ///< also one cell per problem (over its seeds): a
                                        ///< median over all problems hides the one left behind
+  bool roofline_start = true;          ///< strategies get the roofline estimate's predictions,
+                                       ///< as `search` gives them unless --random-start
   ReplayCost cost;
 };
 

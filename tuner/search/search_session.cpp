@@ -16,6 +16,7 @@
 #include "src/core/median.hpp"
 #include "src/core/tie_rule.hpp"
 #include "src/core/vendor_kernel.hpp"
+#include "src/kernels/roofline_estimate.hpp"
 #include "src/nvrtc/compiler.hpp"
 #include "src/nvrtc/embedded_sources.hpp"
 #include "tuner/search/eval_job_builder.hpp"
@@ -322,6 +323,7 @@ std::string SearchSession::search_settings(SearchOptions const& options) const {
                   {"settle_ms", options.retime_settle_ms}}},
       {"early_stop", options.early_stop ? options.early_stop_factor : 0.0},
       {"warm_start", options.warm_start},
+      {"roofline_start", options.roofline_start},
       {"vendor_candidates", options.vendor_candidates},
       {"compile_ahead", options.compile_ahead},
       {"versions", {{"driver", v.driver},
@@ -422,6 +424,11 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   context.grid = ParamGrid::of_families(options.families);
   context.lag = options.compile_ahead;
   context.budget_evaluations = budget.evaluations;
+  if (options.roofline_start) {
+    for (KernelConfig const& c : configs) {
+      context.predicted.push_back(roofline_clocks(c, problem, device_.limits));
+    }
+  }
   if (options.warm_start && outcome.strategy != "exhaustive" && outcome.strategy != "random") {
     std::set<std::string> ids;
     for (KernelConfig const& c : configs) ids.insert(c.id());

@@ -56,6 +56,9 @@ struct SearchOptions {
                                  ///< strategy's feedback lag, see StrategyContext::lag)
   /// Start guided strategies from the best configs of tuned neighbouring shapes on this GPU.
   bool warm_start = true;
+  /// Start guided strategies from the configs the roofline estimate predicts fastest
+  /// (src/kernels/roofline_estimate.hpp); off, their start is random.
+  bool roofline_start = true;
   /// The default cuBLAS call and the chosen cuBLASLt algorithm are candidates too (verified,
   /// re-timed in the same rounds, stored as cublas / cublaslt trials), so the pick never loses
   /// to them (DESIGN.md §6). Off: they are timed as baselines only.

@@ -2,6 +2,7 @@
 #include "tuner/search/strategy.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -34,7 +35,23 @@ std::string joined_names() {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates) {
+std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates,
+                                          std::vector<double> const& predicted) {
+  if (predicted.size() == candidates.size()) {
+    // Predicted fastest first: the fast configs set the early stop's reference sooner, so the
+    // slow ones get one timed repeat each; an interrupted search has timed the likely best.
+    std::vector<std::size_t> order(candidates.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto const key = [&](std::size_t i) {
+      return predicted[i] > 0 ? predicted[i] : std::numeric_limits<double>::infinity();
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<KernelConfig> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i : order) sorted.push_back(std::move(candidates[i]));
+    candidates = std::move(sorted);
+  }
   return std::make_unique<ListStrategy>(std::move(candidates));
 }
 
@@ -77,7 +94,7 @@ StrategyPlan plan_strategy(std::string_view name, Budget const& given, std::size
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, std::vector<KernelConfig> candidates,
                                         StrategyContext const& context) {
-  if (name == "exhaustive") return make_exhaustive(std::move(candidates));
+  if (name == "exhaustive") return make_exhaustive(std::move(candidates), context.predicted);
   if (name == "random") return make_random(std::move(candidates), context.seed);
   if (name == "evolution") return make_evolution(std::move(candidates), context);
   throw UsageError("bad strategy '" + std::string(name) + "': expected " + joined_names());

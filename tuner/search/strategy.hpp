@@ -43,10 +43,16 @@ struct StrategyContext {
   int lag = 0;
   /// Evaluations the search may spend (0 = unknown); sizes the initial population.
   long long budget_evaluations = 0;
+  /// A predicted time per candidate, in the candidates' order (the roofline estimate; any unit,
+  /// only the order within one problem counts); ≤ 0 where there is none, empty for none at all.
+  /// A guided strategy's start tries the predicted fastest first.
+  std::vector<double> predicted;
 };
 
-/// Every candidate, in the given (canonical) order.
-std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates);
+/// Every candidate: in the given (canonical) order, or with one predicted time per candidate
+/// (StrategyContext::predicted), predicted fastest first (unpredicted last, ties in given order).
+std::unique_ptr<Strategy> make_exhaustive(std::vector<KernelConfig> candidates,
+                                          std::vector<double> const& predicted = {});
 /// A seeded random permutation of the candidates (a budget cuts it short).
 std::unique_ptr<Strategy> make_random(std::vector<KernelConfig> candidates, std::uint64_t seed);
 /// By name (see strategy_names()); throws UsageError naming the bad name and the choices.

@@ -1,0 +1,69 @@
+// roofline_clocks() (see roofline_estimate.hpp).
+#include "src/kernels/roofline_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "src/kernels/family.hpp"
+
+namespace gemmtune {
+namespace {
+
+// Hopper's figures per SM and clock, so that the estimate needs no clock rate. They set the
+// balance between the three limits, which is what ranks configs; none was fitted to timings.
+/// L2 to SM bandwidth shared by all SMs: about 6 TB/s at 1.755 GHz over 132 SMs.
+constexpr double kL2BytesPerSmClock = 26.0;
+/// What one SM's link takes from L2 at most.
+constexpr double kSmLinkBytesPerClock = 64.0;
+/// A launch's start-up and the last wave's drain, about 2 µs.
+constexpr double kLaunchClocks = 3500.0;
+/// Split-K summed by the tile's last slice (a counter and a read-back), about 0.8 µs.
+constexpr double kLastSliceSumClocks = 1400.0;
+/// Split-K summed by a second kernel, about 1.5 µs.
+constexpr double kReduceKernelClocks = 2600.0;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+double roofline_clocks(KernelConfig const& cfg, Problem const& problem,
+                       DeviceLimits const& limits) {
+  Family const* family = find_family(cfg.family);
+  int const sms = limits.sm_count;
+  if (!family || sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return 0.0;
+  auto const bm = cfg.get("BM"), bn = cfg.get("BN");
+  if (!bm || !bn || *bm < 1 || *bn < 1 || family->threads(cfg) < 1) return 0.0;
+  RooflineTraits const traits = family->roofline_traits(cfg, problem);
+  if (!(traits.fma_per_clock > 0)) return 0.0;
+  std::int64_t const share = std::max(1, traits.b_shared_by);
+  std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
+  // Blocks sharing B come in groups along M: a group's last rows may lie below the matrix.
+  std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share) * share;
+  double const units = static_cast<double>(tiles_m * ceil_div(problem.n, *bn) * sk);
+  double const slots =
+      static_cast<double>(sms) * resident_blocks(*family, cfg, problem, limits);
+  double const waves = std::ceil(units / slots);
+  double const running = std::min(units, slots);         // units of one full wave
+  double const per_sm = std::ceil(running / sms);        // of them on one SM
+  double const k_slice = static_cast<double>(ceil_div(problem.k, sk));
+  double const bytes = input_bytes(problem.precision);
+  double const unit_bytes =
+      (static_cast<double>(*bm) + static_cast<double>(*bn) / static_cast<double>(share)) *
+      k_slice * bytes;
+  double const compute = per_sm * static_cast<double>(*bm) * static_cast<double>(*bn) *
+                         k_slice / traits.fma_per_clock;
+  double const l2 = running * unit_bytes / (kL2BytesPerSmClock * sms);
+  double const link = per_sm * unit_bytes / kSmLinkBytesPerClock;
+  double clocks = waves * std::max({compute, l2, link}) + kLaunchClocks;
+  if (sk > 1 && !traits.split_sums_on_chip) {
+    // Every slice writes its FP32 partials and the sum reads them back.
+    double const partials = 2.0 * 4.0 * static_cast<double>(problem.m) *
+                            static_cast<double>(problem.n) * static_cast<double>(sk);
+    clocks += partials / (kL2BytesPerSmClock * sms) +
+              (last_slice_sums(sk) ? kLastSliceSumClocks : kReduceKernelClocks);
+  }
+  return clocks;
+}
+
+}  // namespace gemmtune

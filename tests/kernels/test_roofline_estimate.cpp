@@ -1,0 +1,104 @@
+// The roofline estimate: which families have one, and that it moves the way the hardware does
+// (bytes through L2 for small tiles, multicast, waves, split-K filling idle SMs, shared-memory
+// bound warp tiles). How well it ranks measured configs is tested on the H200 data in
+// tests/search/test_replay.cpp.
+#include <gtest/gtest.h>
+
+#include "src/kernels/family.hpp"
+#include "src/kernels/roofline_estimate.hpp"
+
+namespace gemmtune {
+namespace {
+
+DeviceLimits hopper() {
+  DeviceLimits l = *arch_limits("sm_90a");
+  l.sm_count = 132;
+  return l;
+}
+
+Problem bf16(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return Problem{.m = m, .n = n, .k = k, .precision = Precision::kBF16, .layout = Layout::kNT}
+      .resolved();
+}
+
+double clocks(std::string const& id, Problem const& p, DeviceLimits const& l = hopper()) {
+  return roofline_clocks(parse_kernel_id(id), p, l);
+}
+
+std::string wgmma(int bm, int bn, int cw, int cl, int sk) {
+  return "wgmma:BM=" + std::to_string(bm) + ",BN=" + std::to_string(bn) + ",ST=4,CW=" +
+         std::to_string(cw) + ",CL=" + std::to_string(cl) + ",PE=0,GM=1,SK=" +
+         std::to_string(sk) + ",EP=0";
+}
+
+}  // namespace
+
+TEST(RooflineEstimate, OnlyFamiliesWithTraitsAndAKnownSmCountHaveOne) {
+  Problem const p = bf16(1024, 1024, 1024);
+  EXPECT_GT(clocks(wgmma(128, 128, 2, 1, 1), p), 0.0);
+  EXPECT_GT(clocks("mma:BM=128,BN=128,BK=32,WM=64,WN=64,ST=3,SW=1,SK=1,CR=0", p), 0.0);
+  Problem fp32 = p;
+  fp32.precision = Precision::kFP32;
+  EXPECT_GT(clocks("simt:BM=128,BN=128,BK=8,TM=8,TN=8,LL=0,CURE=0,ST=2,CP=0,SW=8,SK=1,RED=0",
+                   fp32.resolved()),
+            0.0);
+  // The seed ladder's teaching kernels have no traits: their order is left to the search.
+  EXPECT_EQ(clocks("naive:BM=32,BN=32", fp32.resolved()), 0.0);
+  EXPECT_EQ(clocks("nosuchfamily:BM=1,BN=1", p), 0.0);
+  DeviceLimits unknown = hopper();
+  unknown.sm_count = 0;
+  EXPECT_EQ(clocks(wgmma(128, 128, 2, 1, 1), p, unknown), 0.0);
+}
+
+TEST(RooflineEstimate, SmallTilesPayForTheirOperandTrafficOnALargeProblem) {
+  // At 4096³ every tile shape has many waves; 64×64 tiles move four times the bytes per
+  // multiply-add of 128×256 ones through L2.
+  Problem const p = bf16(4096, 4096, 4096);
+  EXPECT_LT(clocks(wgmma(128, 256, 2, 1, 1), p), 0.7 * clocks(wgmma(64, 64, 1, 1, 1), p));
+}
+
+TEST(RooflineEstimate, MulticastOfBCutsTheBytesOfAnL2BoundGrid) {
+  Problem const p = bf16(1024, 1024, 1024);
+  EXPECT_LT(clocks(wgmma(64, 128, 1, 2, 1), p), clocks(wgmma(64, 128, 1, 1, 1), p));
+}
+
+TEST(RooflineEstimate, OneMoreUnitThanTheSmsHoldStartsASecondWave) {
+  // 128-row tiles over one 128-column tile row: 132 tiles are one wave, 133 two.
+  std::string const id = wgmma(128, 128, 2, 1, 1);
+  double const one = clocks(id, bf16(128 * 132, 128, 4096));
+  double const two = clocks(id, bf16(128 * 133, 128, 4096));
+  EXPECT_GT(two, 1.6 * one);
+}
+
+TEST(RooflineEstimate, SplitKFillsTheIdleSmsOfADeepNarrowProblem) {
+  // 1024×1024 outputs over K = 16384: 32 tiles of 128×256 leave 100 SMs idle at SK = 1. At
+  // SK = 4 the 128 slices keep every SM's tensor cores a quarter as long, but then move their
+  // operands through L2 at its limit: about half the time.
+  Problem const p = bf16(1024, 1024, 16384);
+  double const whole = clocks(wgmma(128, 256, 2, 1, 1), p);
+  EXPECT_LT(clocks(wgmma(128, 256, 2, 1, 4), p), 0.55 * whole);
+  // Splitting past the SMs only adds partials and a reduce launch.
+  EXPECT_GT(clocks(wgmma(128, 256, 2, 1, 8), p), clocks(wgmma(128, 256, 2, 1, 4), p));
+}
+
+TEST(RooflineEstimate, SmallWarpTilesAreBoundByTheirSharedMemoryReads) {
+  Problem const p = bf16(4096, 4096, 4096);
+  Family const& mma = *find_family("mma");
+  double const small = mma.roofline_traits(
+      parse_kernel_id("mma:BM=64,BN=64,BK=32,WM=16,WN=32,ST=3,SW=1,SK=1,CR=0"), p).fma_per_clock;
+  double const large = mma.roofline_traits(
+      parse_kernel_id("mma:BM=128,BN=128,BK=32,WM=64,WN=64,ST=3,SW=1,SK=1,CR=0"), p).fma_per_clock;
+  EXPECT_LT(small, 0.6 * large);
+  // wgmma's peak doubles for FP8 and halves for tf32.
+  Family const& w = *find_family("wgmma");
+  KernelConfig const cfg = parse_kernel_id(wgmma(128, 128, 2, 1, 1));
+  Problem fp8 = p, tf32 = p;
+  fp8.precision = Precision::kE4M3;
+  tf32.precision = Precision::kTF32;
+  double const base = w.roofline_traits(cfg, p).fma_per_clock;
+  EXPECT_EQ(w.roofline_traits(cfg, fp8.resolved()).fma_per_clock, 2 * base);
+  EXPECT_EQ(w.roofline_traits(cfg, tf32.resolved()).fma_per_clock, base / 2);
+  EXPECT_EQ(w.roofline_traits(parse_kernel_id(wgmma(64, 128, 1, 2, 1)), p).b_shared_by, 2);
+}
+
+}  // namespace gemmtune
