@@ -1,6 +1,8 @@
 // `gemmtune space`: the size of each family's search space and what each constraint prunes.
-#include <iostream>
 #include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "src/core/error.hpp"
 #include "src/core/precision.hpp"
 #include "src/kernels/family.hpp"
+#include "src/kernels/roofline_estimate.hpp"
 
 namespace gemmtune {
 namespace {
@@ -22,8 +25,13 @@ struct SpaceArgs {
   std::string arch = "sm_90";
   int align = 0;
   bool list = false;
+  bool ranked = false;
+  int sm_count = 0;
   bool rejected = false;
 };
+
+/// SMs assumed for the estimate without a device: an H100 or H200.
+constexpr int kAssumedSmCount = 132;
 
 void run_space(SpaceArgs const& a, AppContext& ctx) {
   Precision const prec = parse_precision(a.precision);
@@ -32,9 +40,12 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
   problem = problem.resolved();
   std::optional<DeviceLimits> limits = arch_limits(a.arch);
   if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
+  if (a.ranked && !a.list) throw UsageError("--ranked orders the configs --list prints: add --list");
+  limits->sm_count = a.sm_count > 0 ? a.sm_count : kAssumedSmCount;
   nlohmann::json out = nlohmann::json::array();
   TextTable t({"family", "space", "valid", "rejected", "top rejection reasons"});
-  TextTable listed({"family", "kernel"});                 // --list under --csv
+  TextTable listed = a.ranked ? TextTable({"family", "kernel", "estimate_kclk"})
+                              : TextTable({"family", "kernel"});  // --list under --csv
   TextTable rejections({"family", "kernel", "reason"});   // --rejected under --csv
   bool const csv = ctx.options.csv;
   int total_valid = 0;
@@ -74,12 +85,33 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
            std::to_string(all.size() - valid.size()), top});
     nlohmann::json fj{{"family", f->name()}, {"space", all.size()}, {"valid", valid.size()},
                       {"rejected_by", reasons}};
+    if (a.ranked) {
+      // The order a search starts from: the roofline estimate's fastest first, configs without
+      // one last, in canonical order.
+      std::vector<std::pair<double, std::string>> est;
+      for (auto const& id : valid) {
+        double const c = roofline_clocks(parse_kernel_id(id), problem, *limits);
+        est.emplace_back(c > 0 ? c : std::numeric_limits<double>::infinity(), id);
+      }
+      std::stable_sort(est.begin(), est.end(),
+                       [](auto const& x, auto const& y) { return x.first < y.first; });
+      nlohmann::json ranked = nlohmann::json::array();
+      for (auto const& [c, id] : est) {
+        bool const known = std::isfinite(c);
+        std::string const kclk = known ? fixed(c / 1000.0, 1) : "-";
+        ranked.push_back({{"kernel", id}, {"estimate_kclk", known ? nlohmann::json(c / 1000.0)
+                                                                  : nlohmann::json(nullptr)}});
+        if (csv) listed.add({std::string(f->name()), id, kclk});
+        else if (!ctx.options.json) std::cout << id << '\t' << kclk << '\n';
+      }
+      fj["ranked"] = ranked;
+    }
     if (a.list) fj["configs"] = valid;
     if (a.rejected) fj["rejected"] = rejected;
     out.push_back(fj);
-    if (a.list && csv) {
+    if (a.list && csv && !a.ranked) {
       for (auto const& id : valid) listed.add({std::string(f->name()), id});
-    } else if (a.list && !ctx.options.json) {
+    } else if (a.list && !a.ranked && !ctx.options.json) {
       for (auto const& id : valid) std::cout << id << '\n';
     }
   }
@@ -109,6 +141,10 @@ void setup_space(CLI::App& app, AppContext& ctx) {
   sub->add_option("--arch", a->arch, "Arch whose limits apply")->capture_default_str();
   sub->add_option("--align", a->align, "Alignment class in bytes (0 = packed)");
   sub->add_flag("--list", a->list, "Print every valid kernel id");
+  sub->add_flag("--ranked", a->ranked,
+                "With --list: each family's configs in the order a search starts from, with the "
+                "roofline estimate in thousands of SM clocks (fastest first; '-' where none)");
+  sub->add_option("--sm-count", a->sm_count, "SMs the estimate assumes (default 132: H100, H200)");
   sub->add_flag("--rejected", a->rejected, "Print every rejected kernel id with the constraint that rejects it");
   sub->callback([a, &ctx] { run_space(*a, ctx); });
 }

@@ -11,9 +11,14 @@ namespace gemmtune {
 namespace {
 
 // Hopper's figures per SM and clock, so that the estimate needs no clock rate. They set the
-// balance between the three limits, which is what ranks configs; none was fitted to timings.
-/// L2 to SM bandwidth shared by all SMs: about 6 TB/s at 1.755 GHz over 132 SMs.
-constexpr double kL2BytesPerSmClock = 26.0;
+// balance between the three limits, which is what ranks configs.
+/// L2 to SM bandwidth shared by all SMs: 40 bytes per SM and clock, 9.3 TB/s over 132 SMs at
+/// 1.755 GHz. Measured kernels drew at least that much: our 128×64 tiles at 1024³ bf16 on the
+/// H200 moved 50 MB of operands in 8.5 µs (7.7 TB/s after 2 µs of start-up,
+/// tests/data/replay), and cuBLASLt at 256×4096×4096, its TILE and CLUSTER ids read as 64×128
+/// tiles in 2-block clusters, about 134 MB in 16.4 µs (9.3 TB/s;
+/// bench/results/2026-12-03-h200-bf16-gen-all.md).
+constexpr double kL2BytesPerSmClock = 40.0;
 /// What one SM's link takes from L2 at most.
 constexpr double kSmLinkBytesPerClock = 64.0;
 /// A launch's start-up and the last wave's drain, about 2 µs.

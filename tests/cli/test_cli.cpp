@@ -183,6 +183,30 @@ TEST(Cli, CsvResultsParseWithTheDocumentedColumns) {
   EXPECT_EQ(run_cli({"list", "trials", "--csv", "--json"}, dir + "/cache.db").exit_code, 2);
 }
 
+// space --ranked: the configs in the order a search starts from, with the roofline estimate.
+TEST(Cli, SpaceRanksConfigsByTheRooflineEstimate) {
+  CliRun s = run_cli({"space", "--csv", "--shape", "1024x1024x1024", "--precision", "bf16",
+                      "--family", "wgmma,naive", "--arch", "sm_90a", "--list", "--ranked"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::vector<std::vector<std::string>> const rows = parse_csv(s.out);
+  ASSERT_GT(rows.size(), 10u) << s.out;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"family", "kernel", "estimate_kclk"}));
+  double last = 0.0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 3u) << s.out;
+    EXPECT_EQ(rows[i][0], "wgmma") << "naive has no bf16 kernels";
+    double const kclk = std::stod(rows[i][2]);
+    EXPECT_GE(kclk, last) << rows[i][1];
+    last = kclk;
+  }
+  // fp32's seed ladder has no estimate: listed after, with '-'.
+  CliRun f = run_cli({"space", "--csv", "--shape", "512x512x512", "--family", "naive,simt",
+                      "--list", "--ranked"});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(f.out.find("naive,\"naive:BM=8,BN=8\",-"), std::string::npos) << f.out;
+  EXPECT_EQ(run_cli({"space", "--ranked"}).exit_code, 2);
+}
+
 // Help and errors point the right way: the example id of show --help is a valid id, and
 // unreadable replay data says why.
 TEST(Cli, HelpExamplesAreValidAndMissingFilesSayWhy) {

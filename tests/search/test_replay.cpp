@@ -280,36 +280,41 @@ TEST(Replay, TheSameStudyGivesTheSameNumbers) {
   }
 }
 
-TEST(Replay, TheRooflineEstimatesFiveFastestHoldANearOptimumOfEveryBf16Shape) {
-  // On the H200's exhaustive bf16 core suite, the five configs the estimate predicts fastest
-  // include one within 92% of the measured optimum on every shape (100% on five of them);
-  // 85% leaves margin. Every record has an estimate (mma and wgmma have traits).
+TEST(Replay, TheRooflineEstimatesFastestHoldANearOptimumOfEveryBf16Shape) {
+  // On the H200's exhaustive bf16 core suite: the configs predicted at most as slow as the
+  // fifth fastest prediction (ties included: configs that differ only in knobs the estimate
+  // ignores share a prediction: 5 to 16 configs here) hold one within 92% of the measured
+  // optimum on every shape, 100% on six; 85% leaves margin. Every record has an estimate (mma
+  // and wgmma have traits).
   auto const problems = load_replay_jsonl(kDir + "/h200-bf16-exhaustive-core.jsonl");
   ASSERT_EQ(problems.size(), 12u);
   for (ReplayProblem const& p : problems) {
     EXPECT_EQ(p.limits.sm_count, 132);
-    std::vector<double> const predicted = replay_predictions(p);
+    std::vector<double> predicted = replay_predictions(p);
     ASSERT_EQ(predicted.size(), p.records.size());
-    std::vector<std::size_t> order(p.records.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
       ASSERT_GT(predicted[i], 0.0) << p.records[i].config.id();
-      order[i] = i;
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return predicted[a] < predicted[b]; });
-    double best_of_five = 0.0;
-    for (std::size_t i = 0; i < 5; ++i) {
-      double const t = p.records[order[i]].time_ms;
-      if (best_of_five == 0.0 || t < best_of_five) best_of_five = t;
+    std::vector<double> sorted = predicted;
+    std::sort(sorted.begin(), sorted.end());
+    double const fifth = sorted[4];
+    double best = 0.0;
+    std::size_t taken = 0;
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
+      if (predicted[i] > fifth) continue;
+      ++taken;
+      if (best == 0.0 || p.records[i].time_ms < best) best = p.records[i].time_ms;
     }
-    EXPECT_GE(p.optimum_ms() / best_of_five, 0.85) << p.problem.describe();
+    EXPECT_GE(p.optimum_ms() / best, 0.85) << p.problem.describe();
+    // Ties must not make this a test of most of the space.
+    EXPECT_LE(taken, p.records.size() / 4) << p.problem.describe();
   }
 }
 
 TEST(Replay, StartingFromTheEstimateLiftsTheWorstCaseAtTwentyEvaluations) {
   // The bf16 core suite, cold, 20 seeds, 20 evaluations per shape. In the data: evolution's
-  // worst case 83.4% with the estimate against 52.3% from a random start (medians 99.4% and
-  // 95.9%); exhaustive in predicted order 99.9% median against 51.0% in canonical order.
+  // worst case 87.9% with the estimate against 52.3% from a random start (medians 99.4% and
+  // 95.9%); exhaustive in predicted order 100% median against 51.0% in canonical order.
   auto const problems = load_replay_jsonl(kDir + "/h200-bf16-exhaustive-core.jsonl");
   ReplayStudy study;
   study.strategies = {"evolution", "exhaustive"};
