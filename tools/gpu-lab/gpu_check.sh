@@ -154,15 +154,16 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       rm -rf "$scratch" ;;
     library-kernels=*)
       # Which kernels cuBLAS and cuBLASLt launch for one problem, and how long each ran under
-      # ncu (clocks not locked): library-kernels=SHAPE@PRECISION, benched with KERNEL from $KERNEL.
+      # ncu (clocks not locked): library-kernels=SHAPE@PRECISION in layout $LAYOUT (default NN),
+      # benched with KERNEL from $KERNEL.
       spec=${what#library-kernels=}
       shape=${spec%@*}
       precision=${spec##*@}
       step "library kernels at $shape ($precision)"
       ncu --clock-control none --target-processes all --metrics gpu__time_duration.sum \
         -k "regex:^(?!(simt|simt_reduce|mma_gemm|mma_reduce|wgmma_gemm|wgmma_gemm_cluster|wgmma_reduce|wgmma_kmajor_copy)$)" \
-        -c 40 "$G" -q bench --shape "$shape" --precision "$precision" --kernel "$KERNEL" \
-        --repeats 1 --target-ms 1 > "$out/library-kernels-$shape-$precision.txt" 2>&1
+        -c 40 "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+        --kernel "$KERNEL" --repeats 1 --target-ms 1 > "$out/library-kernels-$shape-$precision.txt" 2>&1
       grep -E "Context [0-9]|gpu__time_duration" "$out/library-kernels-$shape-$precision.txt" |
         sed -E 's/^ +//; s/gpu__time_duration.sum +/    /' | cut -c1-160 | head -80 ;;
     bench-list=*)
