@@ -1,6 +1,6 @@
-// `gemmtune show KERNEL_ID`: a kernel's family, parameters, launch shape, resource use (compiled
-// for --arch, no GPU needed) and every trial of it in the cache; for a vendor id (cublas,
-// cublaslt), the configuration it names and its trials.
+// `gemmtune show KERNEL_ID`: a kernel's family, parameters, launch shape, roofline estimate
+// and what bounds it, resource use (compiled for --arch, no GPU needed) and every trial of it in
+// the cache; for a vendor id (cublas, cublaslt), the configuration it names and its trials.
 #include <filesystem>
 #include <iostream>
 
@@ -13,6 +13,7 @@
 #include "src/core/error.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
+#include "src/kernels/roofline_estimate.hpp"
 
 namespace gemmtune {
 namespace {
@@ -23,6 +24,7 @@ struct ShowArgs {
   std::string precision;  ///< empty: the first precision the family supports
   std::string layout = "NN";
   std::string arch = "sm_90";
+  int sm_count = 0;
 };
 
 /// Every trial of the kernel in the cache (none when there is no cache yet).
@@ -110,6 +112,9 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
   Problem problem = parse_shape(a.shape, precision, parse_layout(a.layout)).resolved();
   std::optional<DeviceLimits> limits = arch_limits(a.arch);
   if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
+  DeviceLimits estimated = *limits;  // the arch table knows no SM count
+  estimated.sm_count = a.sm_count > 0 ? a.sm_count : kAssumedSmCount;
+  RooflineBreakdown const roofline = roofline_breakdown(cfg, problem, estimated);
   std::string const why = family->reject_reason(cfg, problem, *limits);
   CompileResult compiled;
   if (why.empty()) compiled = ctx.compile_fn()(family->compile_request(cfg, problem, a.arch)).get();
@@ -129,6 +134,14 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
                      {"arch", a.arch},
                      {"rejected", why},
                      {"trials", nlohmann::json::array()}};
+    if (roofline.total > 0) {
+      j["roofline"] = {{"sm_count", estimated.sm_count}, {"units", roofline.units},
+                       {"waves", roofline.waves},    {"compute_clocks", roofline.compute},
+                       {"l2_clocks", roofline.l2},   {"link_clocks", roofline.link},
+                       {"start_up_clocks", roofline.start_up},
+                       {"split_k_clocks", roofline.split_k},
+                       {"total_clocks", roofline.total}, {"bound", roofline.bound()}};
+    }
     if (why.empty()) {
       j["compile"] = {{"ok", compiled.ok}, {"options", compiled.options}};
       if (!compiled.resources.empty()) {
@@ -162,6 +175,15 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
               << "," << l.grid.z << ") block (" << l.block.x << "," << l.block.y << ","
               << l.block.z << ") for " << problem.describe() << "\n";
   }
+  if (roofline.total > 0) {
+    auto const k = [](double clocks) { return fixed(clocks / 1000.0, 1) + "k"; };
+    std::cout << "  roofline  " << k(roofline.total) << " SM clocks on " << estimated.sm_count
+              << " SMs: " << fixed(roofline.waves, 0) << " wave(s) of "
+              << fixed(roofline.units, 0) << " units; a wave: compute " << k(roofline.compute)
+              << ", L2 " << k(roofline.l2) << ", link " << k(roofline.link) << " ("
+              << roofline.bound() << "-bound); start-up " << k(roofline.start_up)
+              << ", split-K " << k(roofline.split_k) << "\n";
+  }
   if (!why.empty()) {
     std::cout << "  rejected  for " << problem.describe() << " on " << a.arch << ": " << why << "\n";
   } else if (!compiled.ok) {
@@ -186,6 +208,7 @@ void setup_show(CLI::App& app, AppContext& ctx) {
                   "Precision (default: the first of fp32, tf32, fp16, bf16 the family runs)");
   sub->add_option("--layout", a->layout, "Layout")->capture_default_str();
   sub->add_option("--arch", a->arch, "Arch to compile for (resource figures)")->capture_default_str();
+  sub->add_option("--sm-count", a->sm_count, "SMs the roofline estimate assumes (default 132: H100, H200)");
   sub->callback([a, &ctx] { run_show(*a, ctx); });
 }
 

@@ -30,9 +30,6 @@ struct SpaceArgs {
   bool rejected = false;
 };
 
-/// SMs assumed for the estimate without a device: an H100 or H200.
-constexpr int kAssumedSmCount = 132;
-
 void run_space(SpaceArgs const& a, AppContext& ctx) {
   Precision const prec = parse_precision(a.precision);
   Problem problem = parse_shape(a.shape, prec, parse_layout(a.layout));

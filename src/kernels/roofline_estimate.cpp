@@ -32,43 +32,55 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
-double roofline_clocks(KernelConfig const& cfg, Problem const& problem,
-                       DeviceLimits const& limits) {
+char const* RooflineBreakdown::bound() const {
+  if (compute >= l2 && compute >= link) return "compute";
+  return l2 >= link ? "L2" : "link";
+}
+
+RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& problem,
+                                     DeviceLimits const& limits) {
+  RooflineBreakdown r;
   Family const* family = find_family(cfg.family);
   int const sms = limits.sm_count;
-  if (!family || sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return 0.0;
+  if (!family || sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return r;
   auto const bm = cfg.get("BM"), bn = cfg.get("BN");
-  if (!bm || !bn || *bm < 1 || *bn < 1 || family->threads(cfg) < 1) return 0.0;
+  if (!bm || !bn || *bm < 1 || *bn < 1 || family->threads(cfg) < 1) return r;
   RooflineTraits const traits = family->roofline_traits(cfg, problem);
-  if (!(traits.fma_per_clock > 0)) return 0.0;
+  if (!(traits.fma_per_clock > 0)) return r;
   std::int64_t const share = std::max(1, traits.b_shared_by);
   std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
   // Blocks sharing B come in groups along M: a group's last rows may lie below the matrix.
   std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share) * share;
-  double const units = static_cast<double>(tiles_m * ceil_div(problem.n, *bn) * sk);
+  r.units = static_cast<double>(tiles_m * ceil_div(problem.n, *bn) * sk);
   double const slots =
       static_cast<double>(sms) * resident_blocks(*family, cfg, problem, limits);
-  double const waves = std::ceil(units / slots);
-  double const running = std::min(units, slots);         // units of one full wave
-  double const per_sm = std::ceil(running / sms);        // of them on one SM
+  r.waves = std::ceil(r.units / slots);
+  double const running = std::min(r.units, slots);  // units of one full wave
+  double const per_sm = std::ceil(running / sms);   // of them on one SM
   double const k_slice = static_cast<double>(ceil_div(problem.k, sk));
   double const bytes = input_bytes(problem.precision);
   double const unit_bytes =
       (static_cast<double>(*bm) + static_cast<double>(*bn) / static_cast<double>(share)) *
       k_slice * bytes;
-  double const compute = per_sm * static_cast<double>(*bm) * static_cast<double>(*bn) *
-                         k_slice / traits.fma_per_clock;
-  double const l2 = running * unit_bytes / (kL2BytesPerSmClock * sms);
-  double const link = per_sm * unit_bytes / kSmLinkBytesPerClock;
-  double clocks = waves * std::max({compute, l2, link}) + kLaunchClocks;
+  r.compute = per_sm * static_cast<double>(*bm) * static_cast<double>(*bn) * k_slice /
+              traits.fma_per_clock;
+  r.l2 = running * unit_bytes / (kL2BytesPerSmClock * sms);
+  r.link = per_sm * unit_bytes / kSmLinkBytesPerClock;
+  r.start_up = kLaunchClocks;
   if (sk > 1 && !traits.split_sums_on_chip) {
     // Every slice writes its FP32 partials and the sum reads them back.
     double const partials = 2.0 * 4.0 * static_cast<double>(problem.m) *
                             static_cast<double>(problem.n) * static_cast<double>(sk);
-    clocks += partials / (kL2BytesPerSmClock * sms) +
-              (last_slice_sums(sk) ? kLastSliceSumClocks : kReduceKernelClocks);
+    r.split_k = partials / (kL2BytesPerSmClock * sms) +
+                (last_slice_sums(sk) ? kLastSliceSumClocks : kReduceKernelClocks);
   }
-  return clocks;
+  r.total = r.waves * std::max({r.compute, r.l2, r.link}) + r.start_up + r.split_k;
+  return r;
+}
+
+double roofline_clocks(KernelConfig const& cfg, Problem const& problem,
+                       DeviceLimits const& limits) {
+  return roofline_breakdown(cfg, problem, limits).total;
 }
 
 }  // namespace gemmtune

@@ -9,6 +9,9 @@
 
 namespace gemmtune {
 
+/// SMs an estimate without a device assumes (the arch table knows none): an H100 or H200.
+inline constexpr int kAssumedSmCount = 132;
+
 /// Predicted time of `cfg` on `problem` on a device with `limits`, in SM clocks; 0 when there is
 /// no estimate (a family without roofline traits, a config without BM and BN, an unknown SM
 /// count). The work units (tiles × split-K slices) run in waves of as many as the SMs hold at
@@ -17,5 +20,22 @@ namespace gemmtune {
 /// through its L2 link. Split-K adds its partials' round trip through L2 and the sum's launch
 /// or hand-over; every launch adds a fixed start-up.
 double roofline_clocks(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
+
+/// The terms behind roofline_clocks(), to say what bounds a config on a problem. All in SM
+/// clocks; `total` is 0 when there is no estimate (then the rest is 0 too).
+struct RooflineBreakdown {
+  double units = 0;     ///< work units: tiles (rounded up to whole clusters) × split-K slices
+  double waves = 0;     ///< of as many units as the SMs hold at once
+  double compute = 0;   ///< one wave: one SM's multiply-adds at the config's peak rate
+  double l2 = 0;        ///< one wave: all its operand bytes through L2
+  double link = 0;      ///< one wave: one SM's operand bytes through its link
+  double start_up = 0;  ///< once per launch
+  double split_k = 0;   ///< partials through L2 and the sum's hand-over or launch
+  double total = 0;     ///< waves · max(compute, l2, link) + start_up + split_k
+  /// "compute", "L2" or "link": the largest of the three per-wave terms.
+  char const* bound() const;
+};
+RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& problem,
+                                     DeviceLimits const& limits);
 
 }  // namespace gemmtune

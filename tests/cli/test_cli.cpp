@@ -205,6 +205,16 @@ TEST(Cli, SpaceRanksConfigsByTheRooflineEstimate) {
   ASSERT_EQ(f.exit_code, 0) << f.err;
   EXPECT_NE(f.out.find("naive,\"naive:BM=8,BN=8\",-"), std::string::npos) << f.out;
   EXPECT_EQ(run_cli({"space", "--ranked"}).exit_code, 2);
+  // show gives one config's estimate and what bounds it.
+  CliRun w = run_cli({"--json", "show", "wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+                      "--shape", "4096x4096x4096", "--precision", "bf16", "--arch", "sm_90a"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  nlohmann::json const roof = nlohmann::json::parse(w.out).at("roofline");
+  EXPECT_EQ(roof.at("sm_count"), 132);
+  EXPECT_EQ(roof.at("units"), 512);  // 32 × 16 tiles of 128 × 256
+  EXPECT_EQ(roof.at("waves"), 4);
+  EXPECT_EQ(roof.at("bound"), "compute");
+  EXPECT_GT(roof.at("total_clocks").get<double>(), 4 * roof.at("compute_clocks").get<double>());
 }
 
 // Help and errors point the right way: the example id of show --help is a valid id, and
