@@ -39,13 +39,18 @@ char const* RooflineBreakdown::bound() const {
 
 RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& problem,
                                      DeviceLimits const& limits) {
-  RooflineBreakdown r;
   Family const* family = find_family(cfg.family);
+  return family ? roofline_breakdown(*family, cfg, problem, limits) : RooflineBreakdown{};
+}
+
+RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& cfg,
+                                     Problem const& problem, DeviceLimits const& limits) {
+  RooflineBreakdown r;
   int const sms = limits.sm_count;
-  if (!family || sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return r;
+  if (sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return r;
   auto const bm = cfg.get("BM"), bn = cfg.get("BN");
-  if (!bm || !bn || *bm < 1 || *bn < 1 || family->threads(cfg) < 1) return r;
-  RooflineTraits const traits = family->roofline_traits(cfg, problem);
+  if (!bm || !bn || *bm < 1 || *bn < 1 || family.threads(cfg) < 1) return r;
+  RooflineTraits const traits = family.roofline_traits(cfg, problem);
   if (!(traits.fma_per_clock > 0)) return r;
   std::int64_t const share = std::max(1, traits.b_shared_by);
   std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
@@ -53,7 +58,7 @@ RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& pro
   std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share) * share;
   r.units = static_cast<double>(tiles_m * ceil_div(problem.n, *bn) * sk);
   double const slots =
-      static_cast<double>(sms) * resident_blocks(*family, cfg, problem, limits);
+      static_cast<double>(sms) * resident_blocks(family, cfg, problem, limits);
   r.waves = std::ceil(r.units / slots);
   double const running = std::min(r.units, slots);  // units of one full wave
   double const per_sm = std::ceil(running / sms);   // of them on one SM

@@ -38,4 +38,9 @@ struct RooflineBreakdown {
 RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& problem,
                                      DeviceLimits const& limits);
 
+class Family;
+/// The same for a config of `family` (the two above look its family up by name).
+RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& cfg,
+                                     Problem const& problem, DeviceLimits const& limits);
+
 }  // namespace gemmtune

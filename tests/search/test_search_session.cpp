@@ -159,6 +159,62 @@ TEST(SearchSession, RandomStrategyWithinBudget) {
   EXPECT_EQ(store.trials.size(), 5u);
 }
 
+namespace {
+
+/// The test family with a tile: BM = 16 or 64 rows, BN = 64, and a roofline estimate, so its
+/// BM = 16 configs (four tiles of 64×64×64, one per SM) are predicted faster than BM = 64 (one).
+class TiledTestFamily : public TestFamily {
+ public:
+  std::string_view name() const override { return "tiledfam"; }
+  std::vector<ParamSpec> params() const override {
+    std::vector<ParamSpec> p = TestFamily::params();
+    p.push_back({"BM", {16, 64}, "rows"});
+    p.push_back({"BN", {64}, "columns"});
+    return p;
+  }
+  RooflineTraits roofline_traits(KernelConfig const&, Problem const&) const override {
+    return {.fma_per_clock = 100.0};
+  }
+};
+
+/// The scripted GPU with an SM count, which the estimate needs.
+class FourSmGpu : public ScriptedGpu {
+ public:
+  DeviceReport device() override {
+    DeviceReport d = ScriptedGpu::device();
+    d.limits.sm_count = 4;
+    return d;
+  }
+};
+
+/// Over seeds 1..10, how many one-evaluation searches time a BM = 64 config.
+int first_tiles_of_64(bool roofline_start) {
+  TiledTestFamily fam;
+  int tall = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    MemoryStore store;
+    FourSmGpu gpu;
+    SearchOptions o = options_for(fam);
+    o.strategy = "evolution";
+    o.seed = seed;
+    o.budget.evaluations = 1;
+    o.roofline_start = roofline_start;
+    SearchSession(gpu, store, fake_compile(), "/tmp").run(o);
+    EXPECT_EQ(store.trials.size(), 1u);
+    if (!store.trials.empty() && store.trials.front().config.at("BM") == 64) ++tall;
+  }
+  return tall;
+}
+
+}  // namespace
+
+TEST(SearchSession, TheSearchStartsFromTheConfigsTheRooflinePredictsFastest) {
+  // The session hands the strategy each candidate's estimate: every first trial is a BM = 16
+  // config; from a random start, about half are BM = 64.
+  EXPECT_EQ(first_tiles_of_64(true), 0);
+  EXPECT_GT(first_tiles_of_64(false), 0);
+}
+
 TEST(SearchSession, RetimesTheTopCandidatesInRoundsWithCublas) {
   TestFamily fam;
   MemoryStore store;

@@ -425,8 +425,8 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   context.lag = options.compile_ahead;
   context.budget_evaluations = budget.evaluations;
   if (options.roofline_start) {
-    for (KernelConfig const& c : configs) {
-      context.predicted.push_back(roofline_clocks(c, problem, device_.limits));
+    for (auto const& [f, cfg] : candidates) {
+      context.predicted.push_back(roofline_breakdown(*f, cfg, problem, device_.limits).total);
     }
   }
   if (options.warm_start && outcome.strategy != "exhaustive" && outcome.strategy != "random") {
