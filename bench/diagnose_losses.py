@@ -1,0 +1,258 @@
+"""For every entry of a tuning table where our own best kernel trails the best vendor figure: what
+the profiler and the roofline estimate say, side by side with the vendor's kernel. Writes JSON and
+a Markdown table (issue "Beat the vendor": each shape still below 1.00 and what its profile says).
+
+usage: python3 bench/diagnose_losses.py GEMMTUNE TABLE.json OUT_STEM [--arch sm_90a]
+                                        [--below 1.0] [--max N] [--sm-count 132]
+
+Needs the GPU and `ncu` on PATH. For each losing entry (own ratio below --below, worst first):
+- `gemmtune show --json` of our best kernel: its roofline estimate and what bounds it;
+- one ncu pass of `gemmtune bench` of our best kernel: the first call's launches (main kernel,
+  and split-K reduce or operand copy where the plan has them);
+- one ncu pass of `gemmtune bench` of the vendor's pick: the kernel it launches most often.
+ncu runs with --clock-control none, as the timing does. Its raw output goes to OUT_STEM-ncu/.
+"""
+import csv
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+METRICS = [
+    "gpu__time_duration.sum",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_bytes.sum",
+    "dram__bytes_read.sum",
+    "lts__t_sector_hit_rate.pct",
+    "launch__grid_size",
+    "launch__registers_per_thread",
+]
+OWN_KERNELS = ("simt", "simt_reduce", "mma_gemm", "mma_reduce", "wgmma_gemm", "wgmma_gemm_cluster",
+               "wgmma_reduce", "wgmma_kmajor_copy", "wgmma_padded_copy")
+# ncu's units, to microseconds, bytes and plain numbers.
+TIME_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+BYTES = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
+
+
+def number(text):
+    """ncu's number: thousands separators dropped; None for n/a."""
+    text = (text or "").strip().replace(",", "")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def normalise(metric, unit, value):
+    if value is None:
+        return None
+    if metric.startswith("gpu__time_duration"):
+        return value * TIME_US.get(unit, 1.0)
+    if metric.endswith("bytes.sum") or metric.endswith("bytes_read.sum"):
+        return value * BYTES.get(unit, 1.0)
+    return value
+
+
+def parse_ncu_csv(text):
+    """Launches in order, each {"kernel": name, metric: value}: ncu --csv in its long form (a row
+    per metric: "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value") or its raw page
+    (a row per launch, metric columns, a row of units first)."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]
+    if not lines:
+        return []
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    header = rows[0]
+    launches = {}
+    order = []
+    if "Metric Name" in header:
+        col = {name: i for i, name in enumerate(header)}
+        for row in rows[1:]:
+            if len(row) < len(header):
+                continue
+            key = row[col["ID"]]
+            if key not in launches:
+                launches[key] = {"kernel": row[col["Kernel Name"]]}
+                order.append(key)
+            metric = row[col["Metric Name"]]
+            launches[key][metric] = normalise(metric, row[col["Metric Unit"]],
+                                              number(row[col["Metric Value"]]))
+        return [launches[k] for k in order]
+    col = {name: i for i, name in enumerate(header)}
+    units = rows[1] if len(rows) > 1 else []
+    out = []
+    for row in rows[2:]:
+        if len(row) < len(header) or "Kernel Name" not in col:
+            continue
+        launch = {"kernel": row[col["Kernel Name"]]}
+        for metric in METRICS:
+            if metric in col:
+                unit = units[col[metric]] if col[metric] < len(units) else ""
+                launch[metric] = normalise(metric, unit, number(row[col[metric]]))
+        out.append(launch)
+    return out
+
+
+def short_name(kernel):
+    """The function name of a (possibly demangled, templated) kernel name."""
+    name = kernel.split("(")[0].split("<")[0].strip()
+    return name.split("::")[-1].split()[-1] if name else kernel
+
+
+def first_call(launches):
+    """Our launches of the first call: up to the first kernel name seen twice."""
+    seen, out = set(), []
+    for launch in launches:
+        name = short_name(launch["kernel"])
+        if name in seen:
+            break
+        seen.add(name)
+        out.append(launch)
+    return out
+
+
+def most_launched(launches):
+    """The vendor's kernel: the one launched most often, with the median of its figures."""
+    by_name = {}
+    for launch in launches:
+        by_name.setdefault(launch["kernel"], []).append(launch)
+    if not by_name:
+        return None
+    name, group = max(by_name.items(), key=lambda kv: len(kv[1]))
+    out = {"kernel": name, "launches": len(group)}
+    for metric in METRICS:
+        values = [g[metric] for g in group if g.get(metric) is not None]
+        out[metric] = statistics.median(values) if values else None
+    return out
+
+
+def run(cmd, log=None):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if log:
+        with open(log, "w") as f:
+            f.write("$ " + " ".join(cmd) + "\n" + r.stdout + r.stderr)
+    return r
+
+
+def ncu(g, problem, kernel, kernel_filter, count, log):
+    cmd = ["ncu", "--clock-control", "none", "--target-processes", "all", "--csv",
+           "--metrics", ",".join(METRICS), "-k", kernel_filter, "-c", str(count),
+           g, "-q", "bench", "--shape", problem["shape"], "--precision", problem["precision"],
+           "--layout", problem["layout"], "--kernel", kernel, "--repeats", "1", "--target-ms", "1"]
+    return parse_ncu_csv(run(cmd, log).stdout)
+
+
+def losing_entries(table, below):
+    out = []
+    for e in table["entries"]:
+        own = e.get("own") if e.get("vendor") else {"kernel": e["kernel"], "time_ms": e["time_ms"]}
+        vendor = [t for t in (e.get("cublas_ms"), e.get("cublaslt_ms")) if t and t > 0]
+        if not own or not own.get("time_ms") or not vendor:
+            continue
+        ratio = min(vendor) / own["time_ms"]
+        if ratio >= below:
+            continue
+        out.append({
+            "shape": f"{e['m']}x{e['n']}x{e['k']}", "precision": e["precision"],
+            "layout": e["layout"], "own": own["kernel"], "own_us": own["time_ms"] * 1e3,
+            "vendor": e["kernel"] if e.get("vendor") else "cublas:default",
+            "vendor_us": min(vendor) * 1e3, "ratio": ratio})
+    return sorted(out, key=lambda x: x["ratio"])
+
+
+def fmt(value, digits=1, scale=1.0):
+    return "-" if value is None else f"{value * scale:.{digits}f}"
+
+
+def reading(row):
+    """One line: where the own kernel's time goes against the vendor's, from the figures."""
+    own, ven, roof = row.get("ncu_own") or {}, row.get("ncu_vendor") or {}, row.get("roofline") or {}
+    parts = []
+    ot, vt = own.get("gpu__time_duration.sum"), ven.get("gpu__time_duration.sum")
+    if ot and vt:
+        parts.append(f"{ot / vt:.2f}x the vendor's kernel time under ncu")
+    op = own.get("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    vp = ven.get("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed")
+    if op is not None and vp is not None:
+        parts.append(f"tensor pipe {op:.0f}% against {vp:.0f}%")
+    ob, vb = own.get("lts__t_bytes.sum"), ven.get("lts__t_bytes.sum")
+    if ob and vb:
+        parts.append(f"L2 traffic {ob / vb:.2f}x")
+    if roof.get("bound"):
+        parts.append(f"roofline: {roof['bound']}-bound")
+    return "; ".join(parts) if parts else "no profile"
+
+
+def main():
+    args = [a for a in sys.argv[1:]]
+    opts = {"--arch": "sm_90a", "--below": "1.0", "--max": "0", "--sm-count": "132"}
+    positional = []
+    i = 0
+    while i < len(args):
+        if args[i] in opts and i + 1 < len(args):
+            opts[args[i]] = args[i + 1]
+            i += 2
+        else:
+            positional.append(args[i])
+            i += 1
+    if len(positional) != 3:
+        sys.exit(__doc__)
+    g, table_path, stem = positional
+    table = json.load(open(table_path))
+    rows = losing_entries(table, float(opts["--below"]))
+    if int(opts["--max"]) > 0:
+        rows = rows[:int(opts["--max"])]
+    logs = stem + "-ncu"
+    os.makedirs(logs, exist_ok=True)
+    own_filter = "regex:^(" + "|".join(OWN_KERNELS) + ")$"
+    vendor_filter = "regex:^(?!(" + "|".join(OWN_KERNELS) + ")$)"
+    for n, row in enumerate(rows):
+        tag = f"{n:02d}-{row['shape']}-{row['precision']}"
+        shown = run([g, "--json", "-q", "show", row["own"], "--shape", row["shape"],
+                     "--precision", row["precision"], "--layout", row["layout"],
+                     "--arch", opts["--arch"], "--sm-count", opts["--sm-count"]])
+        try:
+            row["roofline"] = json.loads(shown.stdout).get("roofline")
+        except json.JSONDecodeError:
+            row["roofline"] = None
+        launches = first_call(ncu(g, row, row["own"], own_filter, 4, f"{logs}/{tag}-own.txt"))
+        if launches:
+            total = {"kernels": [short_name(x["kernel"]) for x in launches]}
+            for metric in METRICS:
+                values = [x.get(metric) for x in launches if x.get(metric) is not None]
+                if metric in ("gpu__time_duration.sum", "lts__t_bytes.sum", "dram__bytes_read.sum"):
+                    total[metric] = sum(values) if values else None
+                else:  # the main (first) launch's figure
+                    total[metric] = launches[0].get(metric)
+            row["ncu_own"] = total
+        row["ncu_vendor"] = most_launched(
+            ncu(g, row, row["vendor"], vendor_filter, 12, f"{logs}/{tag}-vendor.txt"))
+        row["reading"] = reading(row)
+        print(f"{row['shape']} {row['precision']} {row['ratio']:.3f}: {row['reading']}", flush=True)
+    with open(stem + ".json", "w") as f:
+        json.dump({"table": table_path, "below": float(opts["--below"]), "rows": rows}, f, indent=1)
+    md = [f"# Where our kernels trail the vendor: `{os.path.basename(table_path)}`\n",
+          "Entries whose own best runs slower than the best vendor figure of its rounds, worst "
+          "first. ncu figures are of one call (clocks not locked); the roofline estimate is "
+          "`gemmtune show`'s.\n",
+          "| shape | prec | layout | own / vendor | own best | ncu µs own / vendor | tensor pipe % "
+          "own / vendor | L2 MB own / vendor | DRAM MB own / vendor | roofline | reading |",
+          "|---|---|---|---:|---|---:|---:|---:|---:|---|---|"]
+    tp = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    for r in rows:
+        o, v, roof = r.get("ncu_own") or {}, r.get("ncu_vendor") or {}, r.get("roofline") or {}
+        md.append(
+            f"| {r['shape']} | {r['precision']} | {r['layout']} | {r['ratio']:.3f} | `{r['own']}` | "
+            f"{fmt(o.get('gpu__time_duration.sum'))} / {fmt(v.get('gpu__time_duration.sum'))} | "
+            f"{fmt(o.get(tp), 0)} / {fmt(v.get(tp), 0)} | "
+            f"{fmt(o.get('lts__t_bytes.sum'), 0, 1e-6)} / {fmt(v.get('lts__t_bytes.sum'), 0, 1e-6)} | "
+            f"{fmt(o.get('dram__bytes_read.sum'), 0, 1e-6)} / "
+            f"{fmt(v.get('dram__bytes_read.sum'), 0, 1e-6)} | "
+            f"{roof.get('bound', '-')} | {r['reading']} |")
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    main()
