@@ -1,4 +1,5 @@
-// `gemmtune space`: the size of each family's search space and what each constraint prunes.
+// `gemmtune space`: the size of each family's search space, what each constraint prunes, and
+// (--list --ranked) the order a search starts from, by the roofline estimate.
 #include <algorithm>
 #include <cmath>
 #include <iostream>

@@ -1,4 +1,4 @@
-// roofline_clocks() (see roofline_estimate.hpp).
+// roofline_breakdown() and roofline_clocks() (see roofline_estimate.hpp).
 #include "src/kernels/roofline_estimate.hpp"
 
 #include <algorithm>
