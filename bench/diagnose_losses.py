@@ -179,7 +179,8 @@ def fmt(value, digits=1, scale=1.0):
 
 def reading(row):
     """One line: where the own kernel's time goes against the vendor's, from the figures."""
-    own, ven, roof = row.get("ncu_own") or {}, row.get("ncu_vendor") or {}, row.get("roofline") or {}
+    own, ven = row.get("ncu_own") or {}, row.get("ncu_vendor") or {}
+    roof = row.get("roofline") or {}
     parts = []
     ot, vt = own.get("gpu__time_duration.sum"), ven.get("gpu__time_duration.sum")
     if ot and vt:
@@ -250,17 +251,20 @@ def main():
           "Entries whose own best runs slower than the best vendor figure of its rounds, worst "
           "first. ncu figures are of one call (clocks not locked); the roofline estimate is "
           "`gemmtune show`'s.\n",
-          "| shape | prec | layout | own / vendor | own best | ncu µs own / vendor | tensor pipe % "
-          "own / vendor | L2 MB own / vendor | DRAM MB own / vendor | roofline | reading |",
+          "| shape | prec | layout | own / vendor | own best | ncu µs own / vendor "
+          "| tensor pipe % own / vendor | L2 MB own / vendor | DRAM MB own / vendor "
+          "| roofline | reading |",
           "|---|---|---|---:|---|---:|---:|---:|---:|---|---|"]
     tp = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed"
     for r in rows:
         o, v, roof = r.get("ncu_own") or {}, r.get("ncu_vendor") or {}, r.get("roofline") or {}
         md.append(
-            f"| {r['shape']} | {r['precision']} | {r['layout']} | {r['ratio']:.3f} | `{r['own']}` | "
+            f"| {r['shape']} | {r['precision']} | {r['layout']} | {r['ratio']:.3f} "
+            f"| `{r['own']}` | "
             f"{fmt(o.get('gpu__time_duration.sum'))} / {fmt(v.get('gpu__time_duration.sum'))} | "
             f"{fmt(o.get(tp), 0)} / {fmt(v.get(tp), 0)} | "
-            f"{fmt(o.get('lts__t_bytes.sum'), 0, 1e-6)} / {fmt(v.get('lts__t_bytes.sum'), 0, 1e-6)} | "
+            f"{fmt(o.get('lts__t_bytes.sum'), 0, 1e-6)} / "
+            f"{fmt(v.get('lts__t_bytes.sum'), 0, 1e-6)} | "
             f"{fmt(o.get('dram__bytes_read.sum'), 0, 1e-6)} / "
             f"{fmt(v.get('dram__bytes_read.sum'), 0, 1e-6)} | "
             f"{roof.get('bound', '-')} | {r['reading']} |")

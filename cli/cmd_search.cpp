@@ -543,8 +543,8 @@ void setup_search(CLI::App& app, AppContext& ctx) {
       ->capture_default_str();
   sub->add_flag("--no-early-stop", a->no_early_stop, "Time every candidate fully");
   sub->add_flag("--random-start", a->random_start,
-                "Start evolution with random configs, not those the roofline estimate predicts "
-                "fastest");
+                "Start without the roofline estimate: evolution from random configs, exhaustive "
+                "in canonical order (not the predicted fastest first)");
   sub->add_flag("--no-vendor", a->no_vendor,
                 "Time cuBLAS and cuBLASLt as baselines only, not as candidates the pick may take");
   sub->add_flag("--again", a->again,

@@ -208,7 +208,8 @@ void setup_show(CLI::App& app, AppContext& ctx) {
                   "Precision (default: the first of fp32, tf32, fp16, bf16 the family runs)");
   sub->add_option("--layout", a->layout, "Layout")->capture_default_str();
   sub->add_option("--arch", a->arch, "Arch to compile for (resource figures)")->capture_default_str();
-  sub->add_option("--sm-count", a->sm_count, "SMs the roofline estimate assumes (default 132: H100, H200)");
+  sub->add_option("--sm-count", a->sm_count,
+                  "SMs the roofline estimate assumes (default 132: H100, H200)");
   sub->callback([a, &ctx] { run_show(*a, ctx); });
 }
 

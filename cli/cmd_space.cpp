@@ -38,7 +38,9 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
   problem = problem.resolved();
   std::optional<DeviceLimits> limits = arch_limits(a.arch);
   if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
-  if (a.ranked && !a.list) throw UsageError("--ranked orders the configs --list prints: add --list");
+  if (a.ranked && !a.list) {
+    throw UsageError("--ranked orders the configs --list prints: add --list");
+  }
   limits->sm_count = a.sm_count > 0 ? a.sm_count : kAssumedSmCount;
   nlohmann::json out = nlohmann::json::array();
   TextTable t({"family", "space", "valid", "rejected", "top rejection reasons"});

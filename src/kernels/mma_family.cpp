@@ -100,7 +100,8 @@ RooflineTraits MmaFamily::roofline_traits(KernelConfig const& cfg, Problem const
   double const peak = (problem.precision == Precision::kTF32 ? 1024.0 : 2048.0) * 0.6;
   double const wm = static_cast<double>(cfg.at("WM")), wn = static_cast<double>(cfg.at("WN"));
   double const smem = 128.0 * wm * wn / (bytes * (wm + wn));
-  return {.fma_per_clock = std::min(peak, smem), .split_sums_on_chip = cfg.get("CR").value_or(0) == 1};
+  return {.fma_per_clock = std::min(peak, smem),
+          .split_sums_on_chip = cfg.get("CR").value_or(0) == 1};
 }
 
 std::int64_t MmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
