@@ -35,11 +35,12 @@ struct RooflineBreakdown {
   /// "compute", "L2" or "link": the largest of the three per-wave terms.
   char const* bound() const;
 };
+/// The terms of roofline_clocks() for `cfg` on `problem` (its family looked up by name).
 RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& problem,
                                      DeviceLimits const& limits);
 
 class Family;
-/// The same for a config of `family` (the two above look its family up by name).
+/// The same for a config of `family`, which need not be in the registry.
 RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& cfg,
                                      Problem const& problem, DeviceLimits const& limits);
 
