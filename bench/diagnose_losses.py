@@ -14,13 +14,13 @@ Needs the GPU and `ncu` on PATH. For each losing entry (own ratio below --below,
   whose median time lies nearest the table's best vendor figure.
 ncu runs with --clock-control none, as the timing does. Its raw output goes to OUT_STEM-ncu/.
 """
+import argparse
 import csv
 import io
 import json
 import os
 import statistics
 import subprocess
-import sys
 
 METRICS = [
     "gpu__time_duration.sum",
@@ -198,24 +198,20 @@ def reading(row):
 
 
 def main():
-    args = [a for a in sys.argv[1:]]
-    opts = {"--arch": "sm_90a", "--below": "1.0", "--max": "0", "--sm-count": "132"}
-    positional = []
-    i = 0
-    while i < len(args):
-        if args[i] in opts and i + 1 < len(args):
-            opts[args[i]] = args[i + 1]
-            i += 2
-        else:
-            positional.append(args[i])
-            i += 1
-    if len(positional) != 3:
-        sys.exit(__doc__)
-    g, table_path, stem = positional
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("gemmtune")
+    parser.add_argument("table")
+    parser.add_argument("stem")
+    parser.add_argument("--arch", default="sm_90a")
+    parser.add_argument("--below", type=float, default=1.0)
+    parser.add_argument("--max", type=int, default=0)
+    parser.add_argument("--sm-count", default="132")
+    opts = parser.parse_args()
+    g, table_path, stem = opts.gemmtune, opts.table, opts.stem
     table = json.load(open(table_path))
-    rows = losing_entries(table, float(opts["--below"]))
-    if int(opts["--max"]) > 0:
-        rows = rows[:int(opts["--max"])]
+    rows = losing_entries(table, opts.below)
+    if opts.max > 0:
+        rows = rows[:opts.max]
     logs = stem + "-ncu"
     os.makedirs(logs, exist_ok=True)
     own_filter = "regex:^(" + "|".join(OWN_KERNELS) + ")$"
@@ -224,7 +220,7 @@ def main():
         tag = f"{n:02d}-{row['shape']}-{row['precision']}"
         shown = run([g, "--json", "-q", "show", row["own"], "--shape", row["shape"],
                      "--precision", row["precision"], "--layout", row["layout"],
-                     "--arch", opts["--arch"], "--sm-count", opts["--sm-count"]])
+                     "--arch", opts.arch, "--sm-count", opts.sm_count])
         try:
             row["roofline"] = json.loads(shown.stdout).get("roofline")
         except json.JSONDecodeError:
@@ -246,7 +242,7 @@ def main():
         row["reading"] = reading(row)
         print(f"{row['shape']} {row['precision']} {row['ratio']:.3f}: {row['reading']}", flush=True)
     with open(stem + ".json", "w") as f:
-        json.dump({"table": table_path, "below": float(opts["--below"]), "rows": rows}, f, indent=1)
+        json.dump({"table": table_path, "below": opts.below, "rows": rows}, f, indent=1)
     md = [f"# Where our kernels trail the vendor: `{os.path.basename(table_path)}`\n",
           "Entries whose own best runs slower than the best vendor figure of its rounds, worst "
           "first. ncu figures are of one call (clocks not locked); the roofline estimate is "

@@ -114,7 +114,7 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
   if (!limits) throw UsageError("bad arch '" + a.arch + "': expected one of " + std::string(known_archs()));
   DeviceLimits estimated = *limits;  // the arch table knows no SM count
   estimated.sm_count = a.sm_count > 0 ? a.sm_count : kAssumedSmCount;
-  RooflineBreakdown const roofline = roofline_breakdown(cfg, problem, estimated);
+  RooflineBreakdown const roofline = roofline_breakdown(*family, cfg, problem, estimated);
   std::string const why = family->reject_reason(cfg, problem, *limits);
   CompileResult compiled;
   if (why.empty()) compiled = ctx.compile_fn()(family->compile_request(cfg, problem, a.arch)).get();

@@ -54,11 +54,13 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
     auto const all = f->enumerate();
     std::map<std::string, int> reasons;
     std::vector<std::string> valid;
+    std::vector<KernelConfig> valid_configs;  // --ranked: the same, for the estimate
     nlohmann::json rejected = nlohmann::json::array();
     for (auto const& cfg : all) {
       std::string const why = f->reject_reason(cfg, problem, *limits);
       if (why.empty()) {
         valid.push_back(cfg.id());
+        if (a.ranked) valid_configs.push_back(cfg);
       } else {
         std::size_t const colon = why.find(':');
         ++reasons[colon == std::string::npos ? why : why.substr(0, colon)];
@@ -89,9 +91,9 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
       // The order a search starts from: the roofline estimate's fastest first, configs without
       // one last, in canonical order.
       std::vector<std::pair<double, std::string>> est;
-      for (auto const& id : valid) {
-        double const c = roofline_clocks(parse_kernel_id(id), problem, *limits);
-        est.emplace_back(c > 0 ? c : std::numeric_limits<double>::infinity(), id);
+      for (KernelConfig const& cfg : valid_configs) {
+        double const c = roofline_breakdown(*f, cfg, problem, *limits).total;
+        est.emplace_back(c > 0 ? c : std::numeric_limits<double>::infinity(), cfg.id());
       }
       std::stable_sort(est.begin(), est.end(),
                        [](auto const& x, auto const& y) { return x.first < y.first; });
