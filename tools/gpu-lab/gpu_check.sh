@@ -39,6 +39,10 @@ export GEMMTUNE_DB=${GEMMTUNE_DB:-$out/cache.db}
 export GEMMTUNE_CUBIN_CACHE=${GEMMTUNE_CUBIN_CACHE:-$tmp/gemmtune-cubins}
 
 step() { echo; echo "=== $* ($(date +%T))"; }
+# What a launch asks of an SM: whether two blocks (or the next launch's) can share one.
+launch_metrics=launch__registers_per_thread,launch__shared_mem_per_block_dynamic
+launch_metrics+=,launch__grid_size,launch__block_size,launch__shared_mem_config_size
+launch_metrics+=,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
 # KERNEL or KERNEL@PRECISION (default fp32) -> $kernel, $precision, $family, and $main_kernel:
 # ncu's -k filter for the family's main kernel (simt, mma_gemm, wgmma_gemm(_cluster)), not a
 # reduce or copy kernel.
@@ -122,9 +126,10 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       step "memory of $kernel ($precision) at $shape"
       ncu --clock-control none --target-processes all -c 1 \
         -k "$main_kernel" \
-        --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg \
+        --metrics gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.avg,$launch_metrics \
         "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
-        --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 | grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active" ;;
+        --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 |
+        grep -E "gpu__time|lts__|dram__|tensor_op|cycles_active|launch__" ;;
     kernels=*)
       # Every launch of the tuner's own kernels (main, reduce, copy) in the first bench launches of
       # kernels=KERNEL[@PRECISION] at $SHAPE (default 4096³): duration, DRAM bytes and throughput.
@@ -160,12 +165,12 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       shape=${spec%@*}
       precision=${spec##*@}
       step "library kernels at $shape ($precision)"
-      ncu --clock-control none --target-processes all --metrics gpu__time_duration.sum \
+      ncu --clock-control none --target-processes all --metrics "gpu__time_duration.sum,$launch_metrics" \
         -k "regex:^(?!(simt|simt_reduce|mma_gemm|mma_reduce|wgmma_gemm|wgmma_gemm_cluster|wgmma_reduce|wgmma_kmajor_copy)$)" \
         -c 40 "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
         --kernel "$KERNEL" --repeats 1 --target-ms 1 > "$out/library-kernels-$shape-$precision.txt" 2>&1
-      grep -E "Context [0-9]|gpu__time_duration" "$out/library-kernels-$shape-$precision.txt" |
-        sed -E 's/^ +//; s/gpu__time_duration.sum +/    /' | cut -c1-160 | head -80 ;;
+      grep -E "Context [0-9]|gpu__time_duration|launch__" "$out/library-kernels-$shape-$precision.txt" |
+        sed -E 's/^ +//; s/gpu__time_duration.sum +/    /' | cut -c1-160 | head -200 ;;
     bench-list=*)
       # Lines: SHAPE KERNEL [more bench options, e.g. --precision bf16 --layout NT].
       list=${what#bench-list=}
