@@ -622,6 +622,59 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
 
 }  // namespace wgmma_detail
 
+namespace wgmma_detail {
+/// Where a block's shared memory holds what: the ring (aligned to the 1024-byte swizzle atom),
+/// the C staging boxes after it, then the full and empty barriers of each stage.
+struct SharedLayout {
+  unsigned ring;     ///< stage s at ring + s·STAGE_BYTES
+  unsigned staging;  ///< EP > 0: the consumer warpgroups' C boxes
+  unsigned full0;    ///< full[s] at full0 + 8s
+  unsigned empty0;   ///< empty[s] at empty0 + 8s
+};
+template <int BM, int BN, int ST, int CW, int PE, int EP, int T, bool TA, bool TB>
+__device__ __forceinline__ SharedLayout shared_layout() {
+  // 32-bit shared addresses throughout: a generic pointer would be converted again (S2UR of the
+  // window base) wherever the compiler rematerialises it, which it did at the top of every k
+  // block.
+  extern __shared__ unsigned char smem_raw[];
+  constexpr int STAGE_BYTES = tile_bytes(BM, TA) + tile_bytes(BN, !TB);
+  SharedLayout l;
+  l.ring = (smem_addr(smem_raw) + kSwizzleAtom - 1) & ~(kSwizzleAtom - 1u);
+  l.staging = l.ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
+  l.full0 = l.staging + staging_bytes(BM, CW, PE, EP);
+  l.empty0 = l.full0 + 8 * ST;
+  return l;
+}
+
+/// What a block sets up before it may read global memory: launched with programmatic stream
+/// serialization, it may start while the previous kernel in the stream still runs, and this
+/// then overlaps that kernel's tail instead of following it. Thread 0 fetches the TMA
+/// descriptors ahead (kernel parameters, which no earlier kernel writes) and initialises the
+/// barriers (full: the block's own producer; empty: every consumer warp that releases a stage, in
+/// every block of the cluster); then the block, or with clusters the cluster, syncs, since a
+/// peer may arrive on or multicast into them.
+template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int T, bool TA, bool TB>
+__device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
+  constexpr int RELEASERS = PE == 2 ? 1 : CW;  // consumer warpgroups that release each stage
+  SharedLayout const l = shared_layout<BM, BN, ST, CW, PE, EP, T, TA, TB>();
+  if (threadIdx.x == 0) {
+    tma::prefetch(&descriptors.a);
+    tma::prefetch(&descriptors.b);
+    if constexpr (EP > 0) tma::prefetch(&descriptors.c);
+    for (int s = 0; s < ST; ++s) {
+      mbarrier::init(l.full0 + 8 * s, 1);
+      mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * CL);
+    }
+    mbarrier::fence_init();
+  }
+  if constexpr (CL > 1) {
+    cluster::sync();
+  } else {
+    __syncthreads();
+  }
+}
+}  // namespace wgmma_detail
+
 /// C = alpha·op(A)·op(B) + beta·C (SK = 1) or FP32 partials per slice into the workspace.
 ///
 /// Synchronisation. `it` counts the k blocks a block walks over all its units, identically in
@@ -650,7 +703,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
   constexpr int WM = warpgroup_rows(BM, CW, PE);  // rows per consumer warpgroup
-  constexpr int RELEASERS = PINGPONG ? 1 : CW;  // consumer warpgroups that release each stage
   constexpr int MI = WM / 64;          // m64 wgmma per k step
   constexpr int KSTEPS = BK / mma_k(T);
   constexpr int A_BYTES = tile_bytes(BM, TA);
@@ -688,27 +740,12 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
                 "the dynamic shared memory the host asks for holds the aligned ring, the C "
                 "staging boxes and the barriers");
 
-  // Everything below addresses shared memory by 32-bit shared addresses: a generic pointer
-  // would be converted again (S2UR of the window base) wherever the compiler rematerialises it,
-  // which it did at the top of every k block.
-  extern __shared__ unsigned char smem_raw[];
-  unsigned const ring = (smem_addr(smem_raw) + kSwizzleAtom - 1) & ~(kSwizzleAtom - 1u);
-  unsigned const staging = ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
-  unsigned const full0 = staging + STAGING_BYTES;    // full[s] at full0 + 8s
-  unsigned const empty0 = full0 + 8 * ST;            // empty[s] at empty0 + 8s
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < ST; ++s) {
-      mbarrier::init(full0 + 8 * s, 1);
-      mbarrier::init(empty0 + 8 * s, 4 * RELEASERS * CL);
-    }
-    mbarrier::fence_init();
-  }
-  if constexpr (CL > 1) {
-    cluster::sync();
-  } else {
-    __syncthreads();
-  }
+  // The barriers were initialised and the descriptors fetched by set_up_block.
+  SharedLayout const layout = shared_layout<BM, BN, ST, CW, PE, EP, T, TA, TB>();
+  unsigned const ring = layout.ring;
+  unsigned const staging = layout.staging;
+  unsigned const full0 = layout.full0;
+  unsigned const empty0 = layout.empty0;
 
   unsigned const rank = CL > 1 ? cluster::rank() : 0;
   long long const tiles_m = (args.M + BM - 1) / BM;
@@ -728,10 +765,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // blocking barrier and the issuing lane delays every copy the cluster waits for.
     if (threadIdx.x < 32) {
       bool const issuer = threadIdx.x == 0;
-      if (issuer) {
-        tma::prefetch(&maps.a);
-        tma::prefetch(&maps.b);
-      }
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
       for (long long u = first_unit; u < units; u += unit_step) {
@@ -986,6 +1019,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
+  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));
@@ -998,6 +1032,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
+  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));

@@ -194,8 +194,16 @@ TEST(Family, LaunchesMarkedToOverlapWaitForPriorGridsFirst) {
                                       body.find("grid_dependency::wait_for_prior_grids();"));
     EXPECT_EQ(*seen.begin(), wait != std::string::npos);
     if (wait != std::string::npos) {
-      std::string const before = body.substr(0, wait);
+      std::string before = body.substr(0, wait);
       EXPECT_EQ(before.find("args"), std::string::npos) << "arguments used before the wait";
+      // The one exception: wgmma's set-up fetches the TMA descriptors ahead. They are kernel
+      // parameters (__grid_constant__), which no earlier kernel writes.
+      std::string const set_up = "(maps)));";
+      if (std::size_t const at = before.find("set_up_block<"); at != std::string::npos) {
+        std::size_t const call = before.find(set_up, at);
+        ASSERT_NE(call, std::string::npos) << before;
+        before.erase(call, set_up.size());
+      }
       EXPECT_EQ(before.find("maps"), std::string::npos) << "arguments used before the wait";
     }
   }
