@@ -53,14 +53,12 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
     if (!f->supports(prec)) continue;
     auto const all = f->enumerate();
     std::map<std::string, int> reasons;
-    std::vector<std::string> valid;
-    std::vector<KernelConfig> valid_configs;  // --ranked: the same, for the estimate
+    std::vector<KernelConfig> valid;
     nlohmann::json rejected = nlohmann::json::array();
     for (auto const& cfg : all) {
       std::string const why = f->reject_reason(cfg, problem, *limits);
       if (why.empty()) {
-        valid.push_back(cfg.id());
-        if (a.ranked) valid_configs.push_back(cfg);
+        valid.push_back(cfg);
       } else {
         std::size_t const colon = why.find(':');
         ++reasons[colon == std::string::npos ? why : why.substr(0, colon)];
@@ -91,7 +89,7 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
       // The order a search starts from: the roofline estimate's fastest first, configs without
       // one last, in canonical order.
       std::vector<std::pair<double, std::string>> est;
-      for (KernelConfig const& cfg : valid_configs) {
+      for (KernelConfig const& cfg : valid) {
         double const c = roofline_breakdown(*f, cfg, problem, *limits).total;
         est.emplace_back(c > 0 ? c : std::numeric_limits<double>::infinity(), cfg.id());
       }
@@ -108,13 +106,17 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
       }
       fj["ranked"] = ranked;
     }
-    if (a.list) fj["configs"] = valid;
+    std::vector<std::string> ids;
+    if (a.list) {
+      for (KernelConfig const& cfg : valid) ids.push_back(cfg.id());
+      fj["configs"] = ids;
+    }
     if (a.rejected) fj["rejected"] = rejected;
     out.push_back(fj);
     if (a.list && csv && !a.ranked) {
-      for (auto const& id : valid) listed.add({std::string(f->name()), id});
+      for (auto const& id : ids) listed.add({std::string(f->name()), id});
     } else if (a.list && !a.ranked && !ctx.options.json) {
-      for (auto const& id : valid) std::cout << id << '\n';
+      for (auto const& id : ids) std::cout << id << '\n';
     }
   }
   if (ctx.options.json) {
