@@ -8,9 +8,13 @@
 //            wgmma of N = BN)
 //   ST       shared-memory stages
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
-//   CL       cluster size along M (1 or 2): the CL blocks of a cluster compute vertically
-//            adjacent tiles that share B; each loads its own A and 1/CL of B, multicast to all
-//            (kernel wgmma_gemm_cluster; wgmma_gemm for CL = 1 has no cluster attribute)
+//   CL       cluster size (1 or 2): the CL blocks of a cluster compute adjacent tiles that
+//            share one operand; each loads its own tile of the other and 1/CL of the shared
+//            one, multicast to all (kernel wgmma_gemm_cluster; wgmma_gemm for CL = 1 has no
+//            cluster attribute)
+//   CA       cluster axis (CL > 1): 0 stacks the cluster's tiles along M, sharing B; 1 sets them
+//            side by side along N, sharing A. Sharing the larger operand tile (A where BM > BN)
+//            cuts the bytes a cluster reads from L2 the most
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -282,10 +286,6 @@ __device__ __forceinline__ void store_pair(void* C, long long i, float v0, float
 __device__ __forceinline__ int pieces_in(long long remaining, int span, int all) {
   long long const needed = (remaining + span - 1) / span;
   return needed < all ? static_cast<int>(needed) : all;
-}
-/// 64-wide boxes of an MN-major tile of `width` that start inside the matrix.
-__device__ __forceinline__ int boxes_in(long long remaining, int width) {
-  return pieces_in(remaining, kMnChunk, width / kMnChunk);
 }
 
 /// A consumer warp's release of a stage: one arrival on the empty barrier of every block of
@@ -620,6 +620,46 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
   if (begin > end) begin = end;
 }
 
+/// Work unit u → split-K slice and this block's tile (tm, tn). A unit is a cluster's CL tiles,
+/// stacked along M (units_m = ⌈tile rows / CL⌉) or, SHARE_A, side by side along N (units_n =
+/// ⌈tile columns / CL⌉); the block of cluster rank `rank` takes the rank-th. Its tile may lie
+/// past the matrix's last tile row or column: its loads are clamped and it stores nothing.
+template <int GM, int CL, bool SHARE_A>
+__device__ __forceinline__ void block_tile(long long u, long long units_m, long long units_n,
+                                           unsigned rank, int& slice, long long& tm,
+                                           long long& tn) {
+  long long um, un;
+  unit_coords<GM>(u, units_m, units_n, slice, um, un);
+  tm = SHARE_A ? um : um * CL + rank;
+  tn = SHARE_A ? un * CL + rank : un;
+}
+
+/// Issues this block's TMA loads of one operand tile for a stage, piece p at dst + p·BYTES, p
+/// from 0 to `pieces`. Its own operand (SHARED = false): every piece, the caller having counted
+/// only those that start inside the matrix. The cluster's shared operand: pieces rank, rank +
+/// CL, ..., each multicast to every block of the cluster; a piece that starts past the edge
+/// loads the tile's first one again (into rows or columns of C that are never stored), so that
+/// every block's full barrier depends on every producer of the cluster. `mn0` is the tile's
+/// first row (A) or column (B), `extent` the matrix's M or N; K-major pieces are boxes at (k,
+/// mn), MN-major ones at (mn, k).
+template <bool SHARED, bool KMAJOR, int CL, int SPAN, int BYTES>
+__device__ __forceinline__ void load_pieces(unsigned dst, TmaDescriptor const* map, unsigned full,
+                                            int pieces, int mn0, long long extent, int k0,
+                                            unsigned rank) {
+  for (int p = SHARED ? static_cast<int>(rank) : 0; p < pieces; p += SHARED ? CL : 1) {
+    int const start = mn0 + p * SPAN;
+    int const mn = !SHARED || start < extent ? start : mn0;  // mn0 always lies inside
+    int const c0 = KMAJOR ? k0 : mn;
+    int const c1 = KMAJOR ? mn : k0;
+    if constexpr (SHARED) {
+      tma::load_multicast(dst + p * BYTES, map, full, c0, c1,
+                          static_cast<unsigned short>((1u << CL) - 1));
+    } else {
+      tma::load(dst + p * BYTES, map, full, c0, c1);
+    }
+  }
+}
+
 }  // namespace wgmma_detail
 
 namespace wgmma_detail {
@@ -681,12 +721,14 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 /// the producer and the consumers (and identically in every block of a cluster, which walk the
 /// same units and k ranges); stage s = it % ST, and n = it / ST is the use of stage s.
 ///   full[s]  count 1: the block's own producer arrive.expect_tx(bytes of the whole stage, its
-///            own A plus every piece of B, whichever block of the cluster issues it); completes
+///            own tile of one operand plus every piece of the shared one, whichever block of
+///            the cluster issues it); completes
 ///            when those bytes have landed. Consumers wait for parity n & 1. A peer's multicast
 ///            bytes may land before the local expect_tx: the phase still cannot complete without
 ///            the local arrival, and they cannot belong to use n + 1 (the peer issues those only
 ///            after this block's consumers released use n). Every block of a cluster issues at
-///            least one piece of B into every block per stage, so use n of full[s] completes in
+///            least one piece of the shared operand into every block per stage, so use n of
+///            full[s] completes in
 ///            a block only after every producer of the cluster saw its empty[s] phase n - 1 end.
 ///   empty[s] count 4·CW·CL: lane 0 of every consumer warp of every block of the cluster arrives
 ///            (on its own block's barrier and on each peer's) once the wgmma reading stage s
@@ -697,8 +739,8 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 /// arrive or multicast into them) and once at the end (a block's barriers must outlive its
 /// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
 namespace wgmma_detail {
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
-          bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
+          bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
@@ -709,11 +751,17 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   constexpr int B_BYTES = tile_bytes(BN, !TB);
   constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
   constexpr int kMnBoxBytes = BK * kSwizzleRow;  // one 64-wide MN-major box (16-bit: 8 KiB)
-  // B arrives in pieces: MN-major, one per 64-wide box; K-major, CL slabs of BN/CL rows. Piece p
-  // is issued by cluster block p % CL (multicast to the whole cluster when CL > 1).
-  constexpr int B_PIECES = TB ? CL : tile_extent(BN, true) / kMnChunk;
-  constexpr int B_PIECE_SPAN = TB ? BN / CL : kMnChunk;  // columns of C per piece
-  constexpr int B_PIECE_BYTES = TB ? (BN / CL) * kSwizzleRow : kMnBoxBytes;
+  // The operand the cluster shares (CA): B for tiles stacked along M, A side by side along N.
+  constexpr bool SHARE_A = CL > 1 && CA == 1;
+  constexpr bool SHARE_B = CL > 1 && CA == 0;
+  // Operand tiles arrive in pieces (load_pieces): MN-major, one per 64-wide box; K-major, one
+  // box of the tile's rows, or CL slabs of 1/CL of them where the cluster shares the operand.
+  constexpr int A_PIECES = TA ? BM / kMnChunk : (SHARE_A ? CL : 1);
+  constexpr int A_PIECE_SPAN = TA ? kMnChunk : BM / (SHARE_A ? CL : 1);  // rows of C per piece
+  constexpr int A_PIECE_BYTES = TA ? kMnBoxBytes : A_PIECE_SPAN * kSwizzleRow;
+  constexpr int B_PIECES = TB ? (SHARE_B ? CL : 1) : tile_extent(BN, true) / kMnChunk;
+  constexpr int B_PIECE_SPAN = TB ? BN / (SHARE_B ? CL : 1) : kMnChunk;  // columns per piece
+  constexpr int B_PIECE_BYTES = TB ? B_PIECE_SPAN * kSwizzleRow : kMnBoxBytes;
   constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
   // The last slice sums at SK = 2 unless its warps hold more than 64 accumulators per thread:
   // one consumer warpgroup of 128×128 (128 accumulators) spilled with the sum's registers.
@@ -730,8 +778,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
-  static_assert(!TB || (BN / CL) % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
-  static_assert(B_PIECES >= CL, "every block of a cluster issues a piece of B per stage");
+  static_assert(CA == 0 || CA == 1, "clusters along M (0) or N (1)");
+  static_assert(TA || A_PIECE_SPAN % 8 == 0, "K-major A slabs are whole 8-row swizzle atoms");
+  static_assert(!TB || B_PIECE_SPAN % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
+  static_assert(A_PIECES * A_PIECE_BYTES == A_BYTES && B_PIECES * B_PIECE_BYTES == B_BYTES,
+                "the pieces make up the operand tiles");
+  static_assert((!SHARE_A || A_PIECES >= CL) && (!SHARE_B || B_PIECES >= CL),
+                "every block of a cluster issues a piece of the shared operand per stage");
   static_assert(EP == 0 || (SK == 1 && OT != kTF32 && BN % kMnChunk == 0),
                 "staged TMA stores write 16-bit C in whole 64-column boxes, without split-K");
   constexpr int STAGING_BYTES = staging_bytes(BM, CW, PE, EP);
@@ -749,9 +802,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
   unsigned const rank = CL > 1 ? cluster::rank() : 0;
   long long const tiles_m = (args.M + BM - 1) / BM;
-  long long const groups_m = (tiles_m + CL - 1) / CL;  // rows of cluster tiles
   long long const tiles_n = (args.N + BN - 1) / BN;
-  long long const units = groups_m * tiles_n * SK;
+  // Rows and columns of work units (block_tile): one of them groups the cluster's CL tiles.
+  long long const units_m = SHARE_A ? tiles_m : (tiles_m + CL - 1) / CL;
+  long long const units_n = SHARE_A ? (tiles_n + CL - 1) / CL : tiles_n;
+  long long const units = units_m * units_n * SK;
   long long const kb_total = (args.K + BK - 1) / BK;
   long long const first_unit = blockIdx.x / CL;
   long long const unit_step = PE ? gridDim.x / CL : units;  // PE = 0: one unit per cluster
@@ -769,25 +824,26 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       unsigned phase = 0;  // parity of n = it / ST
       for (long long u = first_unit; u < units; u += unit_step) {
         int slice;
-        long long gm, tn, kb, kb_end;
-        unit_coords<GM>(u, groups_m, tiles_n, slice, gm, tn);
+        long long tm, tn, kb, kb_end;
+        block_tile<GM, CL, SHARE_A>(u, units_m, units_n, rank, slice, tm, tn);
         slice_range<SK>(kb_total, slice, kb, kb_end);
-        // A block whose tile lies below the matrix (odd tile rows with CL = 2) loads the last
-        // tile's A instead (its results are never stored) and still issues its share of B.
-        long long const tm = gm * CL + rank < tiles_m ? gm * CL + rank : tiles_m - 1;
+        // A block whose tile lies past the matrix (an odd count of tile rows or columns in a
+        // cluster) loads the last tile's operand instead (its results are never stored) and
+        // still issues its share of the shared one.
+        if (tm >= tiles_m) tm = tiles_m - 1;
+        if (tn >= tiles_n) tn = tiles_n - 1;
         int const m0 = static_cast<int>(tm * BM), n0 = static_cast<int>(tn * BN);
-        // Without clusters, pieces that start past the matrix edge are not issued (their rows or
-        // columns of C are never stored, so stale shared memory there is harmless) and the
-        // barrier expects exactly the bytes of the pieces issued. In a cluster every block
-        // issues its share of B pieces for every stage, so each block's full barrier depends on
-        // every producer of the cluster: a consumer can then never arrive for use n + 1 on a
-        // peer's empty barrier before that barrier's phase n is over. Pieces past the edge load
-        // the tile's first piece again instead (landing in columns that are never stored).
-        int const a_boxes = TA ? boxes_in(args.M - m0, BM) : 1;
+        // Pieces of a block's own operand that start past the matrix edge are not issued (their
+        // rows or columns of C are never stored, so stale shared memory there is harmless) and
+        // the barrier expects exactly the bytes of the pieces issued. Of the shared operand
+        // every block issues its share of the pieces for every stage (load_pieces), so every
+        // block receives all of them: a consumer can then never arrive for use n + 1 on a peer's
+        // empty barrier before that barrier's phase n is over.
+        int const a_pieces =
+            SHARE_A ? A_PIECES : pieces_in(args.M - m0, A_PIECE_SPAN, A_PIECES);
         int const b_pieces =
-            CL > 1 ? B_PIECES : pieces_in(args.N - n0, B_PIECE_SPAN, B_PIECES);
-        unsigned const bytes =
-            (TA ? a_boxes * kMnBoxBytes : A_BYTES) + b_pieces * B_PIECE_BYTES;
+            SHARE_B ? B_PIECES : pieces_in(args.N - n0, B_PIECE_SPAN, B_PIECES);
+        unsigned const bytes = a_pieces * A_PIECE_BYTES + b_pieces * B_PIECE_BYTES;
         for (; kb < kb_end; ++kb) {
           int const k0 = static_cast<int>(kb * BK);
           unsigned const full = full0 + 8 * s;
@@ -797,25 +853,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           unsigned const b = a + A_BYTES;
           if (issuer) {
             mbarrier::arrive_expect_tx(full, bytes);
-            if constexpr (TA) {
-              for (int c = 0; c < a_boxes; ++c) {
-                tma::load(a + c * kMnBoxBytes, &maps.a, full, m0 + c * kMnChunk, k0);
-              }
-            } else {
-              tma::load(a, &maps.a, full, k0, m0);
-            }
-            for (int p = static_cast<int>(rank); p < b_pieces; p += CL) {
-              int const start = n0 + p * B_PIECE_SPAN;
-              int const n = start < args.N ? start : n0;  // n0 always lies inside
-              int const c0 = TB ? k0 : n;
-              int const c1 = TB ? n : k0;
-              if constexpr (CL > 1) {
-                tma::load_multicast(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1,
-                                    static_cast<unsigned short>((1u << CL) - 1));
-              } else {
-                tma::load(b + p * B_PIECE_BYTES, &maps.b, full, c0, c1);
-              }
-            }
+            load_pieces<SHARE_A, !TA, CL, A_PIECE_SPAN, A_PIECE_BYTES>(
+                a, &maps.a, full, a_pieces, m0, args.M, k0, rank);
+            load_pieces<SHARE_B, TB, CL, B_PIECE_SPAN, B_PIECE_BYTES>(
+                b, &maps.b, full, b_pieces, n0, args.N, k0, rank);
           }
           if (++s == ST) {
             s = 0;
@@ -859,10 +900,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     unsigned staged_rounds = 0;  // EP > 0: staging rounds of this warpgroup (store_tile_tma)
     for (long long u = first_unit; u < units; u += unit_step, ++turn) {
       int slice;
-      long long gm, tn, kb, kb_end;
-      unit_coords<GM>(u, groups_m, tiles_n, slice, gm, tn);
+      long long tm, tn, kb, kb_end;
+      block_tile<GM, CL, SHARE_A>(u, units_m, units_n, rank, slice, tm, tn);
       slice_range<SK>(kb_total, slice, kb, kb_end);
-      long long const tm = gm * CL + rank;  // may lie below the matrix: nothing is stored
+      // A tile past the matrix (clusters) computes on clamped loads and stores nothing.
+      bool const inside = tm < tiles_m && tn < tiles_n;
       bool const next_exists = u + unit_step < units;
       if constexpr (PINGPONG) {
         if ((turn & 1) != wg - 1) {
@@ -886,7 +928,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       int prev = -1;  // stage whose wgmma may still be in flight, released after the next wait
       int const r = row0 + 16 * warp + lane / 4, c = 2 * (lane % 4);
       // Block scales: where the tile's B scales lie, once per unit.
-      BlockScaleTile const scale_tile = block_scale_tile(args, tn * BN);
+      BlockScaleTile const scale_tile =
+          block_scale_tile(args, (SHARE_A && tn >= tiles_n ? tiles_n - 1 : tn) * BN);
       // One k block: wait for its stage, issue its wgmma, and (block scales) promote its
       // products with `scales`, or (otherwise) release the previous stage.
       auto k_block = [&](BlockScales<MI> const& scales) {
@@ -970,7 +1013,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if constexpr (scaling(T) == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
       if constexpr (EP > 0) {
         if (eargs.beta == 0.f) {  // uniform over the block
-          if (tm < tiles_m) {
+          if (inside) {
             unsigned const box0 = staging + (wg - 1) * EP * WM * kSwizzleRow;
             long long const row_c = tm * BM + row0, col_c = tn * BN;
             if (eargs.alpha == 1.f) {
@@ -986,8 +1029,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       }
       store_tile<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, slice, r, c);
       if constexpr (LAST_SLICE_SUMS) {
-        // A tile below the matrix (clusters) stores nothing and counts nothing, in every slice.
-        if (tm < tiles_m) {
+        // A tile past the matrix (clusters) stores nothing and counts nothing, in every slice.
+        if (inside) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
           int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
@@ -1014,28 +1057,28 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #endif
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
-          bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
+          bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, T, TA, TB>(args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int T, bool TA,
-          bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
+          bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, T, TA, TB>(args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, T, TA, TB>(args, maps)));
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

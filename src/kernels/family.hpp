@@ -52,7 +52,9 @@ struct RooflineTraits {
   /// Multiply-adds one SM retires per clock at best with this config (0: the family has no
   /// estimate, and its configs are not ranked by it).
   double fma_per_clock = 0.0;
-  /// Blocks that share each tile of B they load (TMA multicast within a cluster).
+  /// Blocks that share each tile of A they load (TMA multicast within a cluster along N).
+  int a_shared_by = 1;
+  /// Blocks that share each tile of B they load (TMA multicast within a cluster along M).
   int b_shared_by = 1;
   /// Whether split-K slices sum on chip in the same launch (no partials through L2).
   bool split_sums_on_chip = false;

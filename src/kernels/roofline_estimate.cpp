@@ -52,11 +52,14 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   if (!bm || !bn || *bm < 1 || *bn < 1 || family.threads(cfg) < 1) return r;
   RooflineTraits const traits = family.roofline_traits(cfg, problem);
   if (!(traits.fma_per_clock > 0)) return r;
-  std::int64_t const share = std::max(1, traits.b_shared_by);
+  std::int64_t const share_a = std::max(1, traits.a_shared_by);
+  std::int64_t const share_b = std::max(1, traits.b_shared_by);
   std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
-  // Blocks sharing B come in groups along M: a group's last rows may lie below the matrix.
-  std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share) * share;
-  r.units = static_cast<double>(tiles_m * ceil_div(problem.n, *bn) * sk);
+  // Blocks sharing B come in groups along M, blocks sharing A along N: a group's last tiles may
+  // lie past the matrix.
+  std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share_b) * share_b;
+  std::int64_t const tiles_n = ceil_div(ceil_div(problem.n, *bn), share_a) * share_a;
+  r.units = static_cast<double>(tiles_m * tiles_n * sk);
   double const slots =
       static_cast<double>(sms) * resident_blocks(family, cfg, problem, limits);
   r.waves = std::ceil(r.units / slots);
@@ -65,7 +68,8 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   double const k_slice = static_cast<double>(ceil_div(problem.k, sk));
   double const bytes = input_bytes(problem.precision);
   double const unit_bytes =
-      (static_cast<double>(*bm) + static_cast<double>(*bn) / static_cast<double>(share)) *
+      (static_cast<double>(*bm) / static_cast<double>(share_a) +
+       static_cast<double>(*bn) / static_cast<double>(share_b)) *
       k_slice * bytes;
   r.compute = per_sm * static_cast<double>(*bm) * static_cast<double>(*bn) * k_slice /
               traits.fma_per_clock;

@@ -23,7 +23,10 @@ constexpr int kMnChunk = 64;        // 16-bit elements of an MN-major box row
 constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setmaxnreg 224
 // Block-scaled FP8 holds a K block's products beside the sums: both sets together, per thread.
 constexpr int kMaxBlockScaledAccumulators = 160;
-constexpr std::int64_t kMinStages = 3;  // the ST value list's range
+constexpr std::int64_t kMinStages = 3;  // the ST value list's first
+/// The deepest ring the search times. Deeper ones (to 8: the vendor's 64-wide tiles keep 8
+/// stages in flight) run when named; the stages rule keeps only the deepest ring that fits,
+/// so raising this would replace every measured ring depth of the search at once.
 constexpr std::int64_t kMaxStages = 6;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -181,7 +184,7 @@ std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
 
 std::string_view WgmmaFamily::description() const {
   return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
-         "wgmma consumer warpgroups with setmaxnreg, 2-block clusters with B multicast, "
+         "wgmma consumer warpgroups with setmaxnreg, 2-block clusters with B or A multicast, "
          "persistent grouped raster, split-K";
 }
 
@@ -195,9 +198,10 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
   return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
           {"BN", {64, 96, 128, 160, 192, 208, 224, 256},
            "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
-          {"ST", {3, 4, 5, 6}, "shared-memory pipeline stages"},
+          {"ST", {3, 4, 5, 6, 7, 8},
+           "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)"},
           {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
-          {"CL", {1, 2}, "cluster size along M: blocks share B through TMA multicast"},
+          {"CL", {1, 2}, "cluster size: its blocks share one operand through TMA multicast"},
           {"PE", {0, 1, 2},
            "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
@@ -208,6 +212,10 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "epilogue: 0 = stores from registers; E = C staged in shared memory, E boxes of 64 "
            "columns per consumer warpgroup, written by TMA stores that drain while the next "
            "tile runs (16-bit C, SK=1)",
+           0},
+          {"CA", {0, 1},
+           "cluster axis (CL=2): 0 = tiles stacked along M share B, 1 = side by side along N "
+           "share A",
            0}};
 }
 
@@ -229,7 +237,11 @@ RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem con
   double const fma = problem.precision == Precision::kTF32 ? 1024.0
                      : is_fp8(problem.precision)           ? 4096.0
                                                            : 2048.0;
-  return {.fma_per_clock = fma, .b_shared_by = static_cast<int>(cfg.at("CL"))};
+  int const cl = static_cast<int>(cfg.at("CL"));
+  bool const shares_a = shares_a_tiles(cfg);
+  return {.fma_per_clock = fma,
+          .a_shared_by = shares_a ? cl : 1,
+          .b_shared_by = shares_a ? 1 : cl};
 }
 
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
@@ -237,8 +249,14 @@ std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
 }
 
 std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const cl = cfg.at("CL");
-  return ceil_div(ceil_div(p.m, cfg.at("BM")), cl) * ceil_div(p.n, cfg.at("BN")) * cfg.at("SK");
+  std::int64_t const cl = cfg.at("CL"), tm = ceil_div(p.m, cfg.at("BM")),
+                     tn = ceil_div(p.n, cfg.at("BN"));
+  bool const along_n = shares_a_tiles(cfg);
+  return (along_n ? tm * ceil_div(tn, cl) : ceil_div(tm, cl) * tn) * cfg.at("SK");
+}
+
+bool WgmmaFamily::shares_a_tiles(KernelConfig const& cfg) {
+  return cfg.at("CL") > 1 && cfg.get("CA").value_or(0) == 1;
 }
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
@@ -373,23 +391,49 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"cluster_pieces",
                  [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    // Each block's full barrier must depend on every producer of the cluster
-                   // (the template asserts it), so every block issues a piece of B per stage.
+                   // (the template asserts it), so every block issues a piece of the shared
+                   // operand per stage.
                    std::int64_t const cl = c.at("CL");
-                   if (cl == 1 || !b_mn_major(p) ||
-                       round_up(c.at("BN"), kMnChunk) / kMnChunk >= cl) {
+                   if (cl == 1) return std::string();
+                   bool const shares_a = shares_a_tiles(c);
+                   bool const mn_major = shares_a ? a_mn_major(p) : b_mn_major(p);
+                   std::int64_t const extent = c.at(shares_a ? "BM" : "BN");
+                   if (!mn_major || round_up(extent, kMnChunk) / kMnChunk >= cl) {
                      return std::string();
                    }
-                   return "with B stored K×N the " + str(cl) +
-                          " blocks of a cluster each issue 64-wide boxes of B; BN=" +
-                          str(c.at("BN")) + " has fewer boxes than blocks";
+                   std::string const op = shares_a ? "A" : "B";
+                   return "with " + op + " stored " + (shares_a ? "K×M" : "K×N") + " the " +
+                          str(cl) + " blocks of a cluster each issue 64-wide boxes of " + op +
+                          "; " + (shares_a ? "BM=" : "BN=") + str(extent) +
+                          " has fewer boxes than blocks";
                  }});
   out.push_back({"cluster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
-                   std::int64_t const cl = c.at("CL"), tm = ceil_div(p.m, c.at("BM"));
-                   if (cl == 1 || tm >= 2 * cl) return std::string();
-                   return "CL=" + str(cl) + " groups tile rows that share B, but M=" + str(p.m) +
-                          " has only " + str(tm) + " tile rows of BM=" + str(c.at("BM")) +
-                          " (fewer than " + str(2 * cl) +
+                   std::int64_t const cl = c.at("CL");
+                   if (cl == 1) return std::string();
+                   bool const shares_a = shares_a_tiles(c);
+                   std::string const dim = shares_a ? "N" : "M", tile = shares_a ? "BN" : "BM";
+                   std::int64_t const extent = shares_a ? p.n : p.m;
+                   std::int64_t const tiles = ceil_div(extent, c.at(tile));
+                   if (tiles >= 2 * cl) return std::string();
+                   return "CL=" + str(cl) + " groups tile " + (shares_a ? "columns" : "rows") +
+                          " that share " + (shares_a ? "A" : "B") + ", but " + dim + "=" +
+                          str(extent) + " has only " + str(tiles) + " of " + tile + "=" +
+                          str(c.at(tile)) + " (fewer than " + str(2 * cl) +
                           "): padding blocks and multicast would cost more than they share";
+                 },
+                 true});
+  out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("CA") == 0) return std::string();
+                   if (c.at("CL") == 1) {
+                     return std::string("CA=1 lays a cluster's tiles along N; CL=1 has no "
+                                        "cluster (the same kernel as CA=0)");
+                   }
+                   // A cluster reads one tile of the operand it shares instead of CL: sharing
+                   // the larger one saves the most L2 traffic.
+                   if (c.at("BM") > c.at("BN")) return std::string();
+                   return "CA=1 shares A tiles of BM=" + str(c.at("BM")) +
+                          " rows, no larger than the B tiles of BN=" + str(c.at("BN")) +
+                          " columns that CA=0 shares";
                  },
                  true});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
@@ -451,6 +495,10 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // One block per SM (registers): a deeper ring costs nothing but shared
                    // memory the block has to itself, and hides more load latency.
                    std::int64_t const st = c.at("ST"), kb = unit_k_blocks(c, p);
+                   if (st > kMaxStages) {
+                     return "ST=" + str(st) + " is deeper than the " + str(kMaxStages) +
+                            " stages the search times (deeper rings run when named)";
+                   }
                    if (st > kMinStages && kb <= st - 1) {
                      return "a unit walks " + str(kb) + " K blocks: ST=" + str(st - 1) +
                             " stages already hold them all";
@@ -576,12 +624,14 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   Problem const p = problem.resolved();
   int const bk = block_k(p.precision);
   int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
-  // K-major A: one box of BK columns (128 bytes) × the tile's rows. MN-major: boxes of 64
+  // K-major: one box of BK columns (128 bytes) × the tile's rows, or, for the operand a
+  // cluster shares, CL slabs of 1/CL of them, one per block (multicast). MN-major: boxes of 64
   // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
-  TensorMapSpec a{TmaOperand::kA, bm, bk, kSwizzleBytes};
+  int const cl = static_cast<int>(cfg.at("CL"));
+  bool const shares_a = shares_a_tiles(cfg);
+  TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? cl : 1), bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
-  // K-major B comes in CL slabs of BN/CL rows, one per block of the cluster (multicast).
-  TensorMapSpec b{TmaOperand::kB, bn / static_cast<int>(cfg.at("CL")), bk, kSwizzleBytes};
+  TensorMapSpec b{TmaOperand::kB, bn / (shares_a ? 1 : cl), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);

@@ -1,10 +1,10 @@
 // Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
 // TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
 // wgmma consumer warpgroups (cooperative or ping-pong), 2-block clusters with TMA multicast of
-// B, persistent grouped-raster scheduling, split-K, K-major workspace copies of tf32
-// operands stored MN-major, and padded copies of 16-bit operands TMA cannot read in place
-// (alignment below 16 bytes). The registry
-// (family.cpp) lists it.
+// one operand (B along M, A along N), persistent grouped-raster scheduling, split-K, K-major
+// workspace copies of tf32 and FP8 operands stored MN-major, and padded copies of 16-bit
+// operands TMA cannot read in place (alignment below 16 bytes). The registry (family.cpp)
+// lists it.
 #pragma once
 
 #include <cstdint>
@@ -39,13 +39,18 @@ class WgmmaFamily final : public Family {
   static int block_k(Precision p);
   /// Tiles of C: ceil(M/BM)·ceil(N/BN).
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
-  /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK.
+  /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK, or with clusters
+  /// along N (CA=1) tile rows · ceil(tile columns / CL) · SK.
   static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
+  /// Whether a cluster's blocks lie side by side along N and share A (CL > 1, CA = 1); else
+  /// they are stacked along M and share B. An id without CA means 0.
+  static bool shares_a_tiles(KernelConfig const& cfg);
   /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,T,TA,TB>" (wgmma_gemm_cluster when CL > 1).
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,EP,CA,T,TA,TB>" (wgmma_gemm_cluster when
+  /// CL > 1).
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.

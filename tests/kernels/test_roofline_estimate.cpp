@@ -62,6 +62,22 @@ TEST(RooflineEstimate, MulticastOfBCutsTheBytesOfAnL2BoundGrid) {
   EXPECT_LT(clocks(wgmma(64, 128, 1, 2, 1), p), clocks(wgmma(64, 128, 1, 1, 1), p));
 }
 
+TEST(RooflineEstimate, ClustersAlongNShareTheTallerTileOfA) {
+  // 128×64 tiles at 1024³: a pair along M shares the 64 columns of B, a pair along N the 128
+  // rows of A, so the second reads fewer bytes per tile (128/2 + 64 against 128 + 64/2).
+  Problem const p = bf16(1024, 1024, 1024);
+  std::string const along_n = wgmma(128, 64, 2, 2, 1) + ",CA=1";
+  Family const& w = *find_family("wgmma");
+  EXPECT_EQ(w.roofline_traits(parse_kernel_id(along_n), p).a_shared_by, 2);
+  EXPECT_EQ(w.roofline_traits(parse_kernel_id(along_n), p).b_shared_by, 1);
+  RooflineBreakdown const m = roofline_breakdown(parse_kernel_id(wgmma(128, 64, 2, 2, 1)), p,
+                                                 hopper());
+  RooflineBreakdown const n = roofline_breakdown(parse_kernel_id(along_n), p, hopper());
+  EXPECT_EQ(m.units, n.units);
+  EXPECT_LT(n.l2, m.l2);
+  EXPECT_NEAR(n.l2 / m.l2, (64.0 + 64.0) / (128.0 + 32.0), 1e-9);
+}
+
 TEST(RooflineEstimate, OneMoreUnitThanTheSmsHoldStartsASecondWave) {
   // 128-row tiles over one 128-column tile row: 132 tiles are one wave, 133 two.
   std::string const id = wgmma(128, 128, 2, 1, 1);

@@ -28,15 +28,15 @@ DeviceLimits sm90() { return *arch_limits("sm_90"); }
 
 WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
 
-/// A config in canonical order; the cluster size and epilogue last here because most cases
-/// leave them 1 and 0.
+/// A config in canonical order; the cluster size, epilogue and cluster axis last here because
+/// most cases leave them 1, 0 and 0.
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
                  std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
-                 std::int64_t ep = 0) {
+                 std::int64_t ep = 0, std::int64_t ca = 0) {
   KernelConfig c;
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl},
-              {"PE", pe}, {"GM", gm}, {"SK", sk}, {"EP", ep}};
+              {"PE", pe}, {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}};
   return c;
 }
 
@@ -59,10 +59,14 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   EXPECT_FALSE(wgmma().supports(Precision::kFP32));
   EXPECT_EQ(wgmma().min_arch(), 90);
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
-  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0");
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0");
   EXPECT_EQ(wgmma().canonical(c), c);
-  // Ids stored before the epilogue knob existed name the register-store kernel they named then.
+  // Ids stored before the epilogue and cluster-axis knobs existed name the register-store,
+  // M-clustered kernel they named then.
   EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1")),
+            c);
+  EXPECT_EQ(wgmma().canonical(
+                parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0")),
             c);
   EXPECT_THROW(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8")),
                UsageError);
@@ -97,8 +101,8 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
         EXPECT_EQ(c.at("SK"), 1) << c.id();  // 1024 tiles fill the SMs
       }
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
-      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"));
-      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"));
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0"));
+      EXPECT_TRUE(ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -160,7 +164,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     LaunchPlan const plan = wgmma().launch_plan(c, p);
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
-    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,2,false,true>")
+    EXPECT_EQ(main.name_expression, "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -251,6 +255,14 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 6, 2, 0, 1, 1), make(512, 512, 256), "stages"},
       {cfg(128, 192, 5, 2, 1, 8, 1), big, "wave_fill"},
       {cfg(128, 64, 4, 2, 0, 1, 1, 2), make(1024, 512, 4096), "cluster_pieces"},
+      // Clusters along N: A stored K×M comes in 64-wide boxes, one for BM = 64.
+      {cfg(64, 128, 6, 1, 0, 1, 1, 2, 0, 1), make(1024, 1024, 1024, Precision::kBF16, Layout::kTN),
+       "cluster_pieces"},
+      {cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1), make(4096, 100, 4096), "cluster"},
+      {cfg(128, 64, 6, 2, 0, 1, 1, 1, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
+      {cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
+      {cfg(128, 128, 8, 2, 0, 1, 1), make(1024, 1024, 4096, Precision::kBF16, Layout::kNT),
+       "stages"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
        "epilogue"},
       {cfg(128, 128, 6, 2, 0, 1, 4, 1, 2), make(1024, 1024, 16384), "epilogue"},
@@ -490,7 +502,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -528,11 +540,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(r.arch, "sm_90a");
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
-  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,1,true,false>");
+  EXPECT_EQ(r.name_expressions[0], "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -578,7 +590,43 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,1,false,false>");
+}
+
+TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
+  // 1024³ in 128×64 tiles: 8 tile rows × 16 columns, paired along N into 8 × 8 cluster units.
+  Problem const p = make(1024, 1024, 1024, Precision::kBF16, Layout::kNT);
+  KernelConfig const along_n = cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1);
+  ASSERT_EQ(wgmma().reject_reason(along_n, p, sm90()), "");
+  EXPECT_TRUE(WgmmaFamily::shares_a_tiles(along_n));
+  EXPECT_FALSE(WgmmaFamily::shares_a_tiles(cfg(128, 64, 6, 2, 0, 1, 1, 2)));
+  EXPECT_FALSE(WgmmaFamily::shares_a_tiles(cfg(128, 64, 6, 2, 0, 1, 1, 1, 0, 1)));
+  EXPECT_EQ(WgmmaFamily::units(along_n, p), 64);
+  EXPECT_EQ(wgmma().launch_plan(along_n, p).launches[0].grid, (Dim3{128, 1, 1}));
+  EXPECT_EQ(wgmma().main_expression(along_n, p),
+            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,1,false,true>");
+  // K-major A (NT) comes as 2 slabs of 64 rows, one per block, multicast; B whole per block.
+  EXPECT_EQ(wgmma().launch_plan(along_n, p).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 64, 64, 128},
+                                        {TmaOperand::kB, 64, 64, 128}}));
+  // MN-major A (TN) keeps its 64-wide boxes, which the two blocks take turns issuing.
+  Problem const tn = make(1024, 1024, 1024, Precision::kBF16, Layout::kTN);
+  EXPECT_EQ(wgmma().launch_plan(along_n, tn).tensor_maps[0],
+            (TensorMapSpec{TmaOperand::kA, 64, 64, 128}));
+  // An odd number of tile columns pads the last pair with a block past the matrix: 17 → 9.
+  Problem const odd = make(1024, 1088, 1024, Precision::kBF16, Layout::kNT);
+  EXPECT_EQ(WgmmaFamily::units(along_n, odd), 8 * 9);
+  EXPECT_EQ(wgmma().launch_plan(along_n, odd).launches[0].grid.x, 2 * 8 * 9);
+  // The estimate counts the shared A once per cluster and B once per block.
+  RooflineTraits const t = wgmma().roofline_traits(along_n, p);
+  EXPECT_EQ(t.a_shared_by, 2);
+  EXPECT_EQ(t.b_shared_by, 1);
+  // The search tries it where A's tile is the larger; an id without CA is clustered along M.
+  std::set<std::string> ids;
+  for (KernelConfig const& c : valid(p)) ids.insert(c.id());
+  EXPECT_TRUE(ids.count(along_n.id())) << along_n.id();
+  EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1")),
+            cfg(128, 64, 6, 2, 0, 1, 1, 2));
 }
 
 }  // namespace

@@ -309,6 +309,36 @@ TEST(WgmmaCompile, UnalignedSixteenBitPaddedCopies) {
   compile_all(all);
 }
 
+// Clusters along N sharing A (CA=1): A in K-major slabs (NN, NT) and in MN-major boxes (TN,
+// TT), a tile count along N that leaves the cluster's last tile past the matrix, split-K summed
+// in the last slice, the staged epilogue, tf32 (K-major copies) and block-scaled e4m3 (whose
+// scale reads are clamped for the tile past the edge); and the deepest rings (ST=7, 8), which
+// run when named.
+TEST(WgmmaCompile, ClustersAlongNAndDeepRings) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"),
+                   make(1024, 1088, 1024, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=1"),
+                   make(4096, 4096, 4096, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=1"),
+                 make(256, 1024, 8192, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=1"),
+                 make(2048, 2048, 1024, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"),
+                 make(1024, 1024, 1024, Precision::kTF32, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"),
+                 make(1024, 1088, 1024, Precision::kE4M3Blk, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=64,BN=128,ST=8,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0"),
+                 make(1024, 1024, 1024, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=8,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"),
+                 make(1024, 1024, 1024, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=7,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"),
+                 make(4096, 4096, 4096, Precision::kBF16, Layout::kTN)});
+  compile_all(all);
+}
+
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
 /// bytes of alignment slack): a static_assert per config and layout, compiled by NVRTC.
 TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
@@ -320,7 +350,8 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
                            "wgmma:BM=64,BN=96,ST=6,CW=1,CL=1,PE=0,GM=1,SK=1,EP=0",
                            "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
                            "wgmma:BM=128,BN=256,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=4",
-                           "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=1"}) {
+                           "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=1",
+                           "wgmma:BM=64,BN=128,ST=8,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0"}) {
       KernelConfig const c = parse(id);
       Problem const p = make(4096, 4096, 4096, Precision::kBF16, layout);
       source += "static_assert(gemmtune::wgmma_detail::smem_bytes(" +
@@ -341,7 +372,7 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
   r.arch = "sm_90a";
   CompileResult const result = Compiler(CompilerSettings{}).compile(r);
   EXPECT_TRUE(result.ok) << result.log;
-  EXPECT_EQ(checks, 20);
+  EXPECT_EQ(checks, 24);
 }
 
 }  // namespace

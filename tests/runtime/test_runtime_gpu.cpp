@@ -374,9 +374,9 @@ TEST_F(RuntimeGpu, OtherPrecisionsFallBackToCublas) {
 
 /// Exact bf16/fp16 entries at ragged shapes: wgmma kernels with the staged epilogue (TMA stores
 /// of C) with one tile of C staged whole, box by box in one or two buffers, in ping-pong, and in
-/// 2-block clusters whose last tile row lies below the matrix, with alpha = 1 (no multiply) and
-/// alpha ≠ 1; mma kernels whose split-K slices sum
-/// through distributed shared memory in clusters of 4 and 8.
+/// 2-block clusters whose last tile row (or column) lies past the matrix, with alpha = 1 (no
+/// multiply) and alpha ≠ 1; mma kernels whose split-K slices sum through distributed shared
+/// memory in clusters of 4 and 8.
 struct StagedCase {
   Precision precision;
   Layout layout;
@@ -398,6 +398,17 @@ constexpr StagedCase kStaged[] = {
      "wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2"},
     {Precision::kFP16, Layout::kNT, 1800, 2200, 128,
      "wgmma:BM=128,BN=192,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=2"},
+    // Clusters along N sharing A: K-major slabs (NT, NN) and MN-major boxes (TN, TT) of A, an
+    // odd count of tile columns (the last pair's second block lies past the matrix), the staged
+    // epilogue, persistence, split-K summed in the last slice, and the deepest ring.
+    {Precision::kBF16, Layout::kNT, 520, 1080, 384,
+     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"},
+    {Precision::kFP16, Layout::kTN, 304, 936, 256,
+     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=1"},
+    {Precision::kBF16, Layout::kNN, 1100, 1400, 640,
+     "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=1"},
+    {Precision::kFP16, Layout::kTT, 200, 680, 2048,
+     "wgmma:BM=128,BN=64,ST=8,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=1"},
     {Precision::kBF16, Layout::kNN, 40, 1000, 2048,
      "mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1"},
     {Precision::kFP16, Layout::kTT, 72, 520, 1032,
@@ -458,6 +469,8 @@ constexpr UnalignedCase kUnaligned[] = {
      "wgmma:BM=64,BN=128,ST=4,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0"},
     {Precision::kBF16, Layout::kTN, 1537, 999, 777, 0, 0,
      "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=2,GM=8,SK=1,EP=0"},
+    {Precision::kFP16, Layout::kNT, 390, 950, 513, 0, 0,
+     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"},
 };
 
 TEST(RuntimeGpuUnaligned, WgmmaReadsPaddedCopiesOfWhatTmaCannotLoad) {
