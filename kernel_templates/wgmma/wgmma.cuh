@@ -8,7 +8,7 @@
 //            wgmma of N = BN)
 //   ST       shared-memory stages
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
-//   CL       cluster size (1 or 2): the CL blocks of a cluster compute adjacent tiles that
+//   CL       cluster size (1, 2 or 4): the CL blocks of a cluster compute adjacent tiles that
 //            share one operand; each loads its own tile of the other and 1/CL of the shared
 //            one, multicast to all (kernel wgmma_gemm_cluster; wgmma_gemm for CL = 1 has no
 //            cluster attribute)
@@ -735,7 +735,7 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 ///            have completed (wgmma.wait_group). A producer refills stage s in every block it
 ///            multicasts to, so it waits until all of them have released it: parity (n & 1) ^ 1
 ///            (for n = 0 the fresh barrier's preceding phase counts as complete: no wait).
-/// Clusters (CL = 2) also sync all threads once after the barriers are initialised (a peer may
+/// Clusters (CL > 1) also sync all threads once after the barriers are initialised (a peer may
 /// arrive or multicast into them) and once at the end (a block's barriers must outlive its
 /// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
 namespace wgmma_detail {
@@ -776,7 +776,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(!BLOCK_SCALED || BN <= 128 + ((BN & -BN) < 128 ? (BN & -BN) : 128),
                 "a tile's columns lie in at most two 128-wide N blocks of the B scales");
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
-  static_assert(CL == 1 || CL == 2, "clusters of 1 or 2 blocks");
+  static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(CA == 0 || CA == 1, "clusters along M (0) or N (1)");
   static_assert(TA || A_PIECE_SPAN % 8 == 0, "K-major A slabs are whole 8-row swizzle atoms");

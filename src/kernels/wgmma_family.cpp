@@ -184,7 +184,7 @@ std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
 
 std::string_view WgmmaFamily::description() const {
   return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
-         "wgmma consumer warpgroups with setmaxnreg, 2-block clusters with B or A multicast, "
+         "wgmma consumer warpgroups with setmaxnreg, 2- and 4-block clusters with B or A multicast, "
          "persistent grouped raster, split-K";
 }
 
@@ -201,7 +201,9 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"ST", {3, 4, 5, 6, 7, 8},
            "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)"},
           {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
-          {"CL", {1, 2}, "cluster size: its blocks share one operand through TMA multicast"},
+          {"CL", {1, 2, 4},
+           "cluster size: its blocks share one operand through TMA multicast (the search "
+           "pairs blocks; 4 runs when named)"},
           {"PE", {0, 1, 2},
            "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
@@ -214,7 +216,7 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "tile runs (16-bit C, SK=1)",
            0},
           {"CA", {0, 1},
-           "cluster axis (CL=2): 0 = tiles stacked along M share B, 1 = side by side along N "
+           "cluster axis (CL>1): 0 = tiles stacked along M share B, 1 = side by side along N "
            "share A",
            0}};
 }
@@ -420,6 +422,15 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           str(extent) + " has only " + str(tiles) + " of " + tile + "=" +
                           str(c.at(tile)) + " (fewer than " + str(2 * cl) +
                           "): padding blocks and multicast would cost more than they share";
+                 },
+                 true});
+  out.push_back({"cluster_size", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   // A cluster's blocks each take a whole SM and must be scheduled together on
+                   // one GPC; four of them leave a GPC's odd SMs idle, and a persistent grid of
+                   // 33 such clusters may not be resident at once.
+                   if (c.at("CL") <= 2) return std::string();
+                   return "CL=" + str(c.at("CL")) + " blocks per cluster: the search's clusters "
+                          "are pairs (larger ones run when named)";
                  },
                  true});
   out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {

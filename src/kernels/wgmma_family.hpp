@@ -1,10 +1,10 @@
 // Descriptor of the `wgmma` family (kernel_templates/wgmma/wgmma.cuh): Hopper sm_90a GEMM with
 // TMA loads into an mbarrier-guarded shared-memory ring, a producer warpgroup and one or two
-// wgmma consumer warpgroups (cooperative or ping-pong), 2-block clusters with TMA multicast of
-// one operand (B along M, A along N), persistent grouped-raster scheduling, split-K, K-major
-// workspace copies of tf32 and FP8 operands stored MN-major, and padded copies of 16-bit
-// operands TMA cannot read in place (alignment below 16 bytes). The registry (family.cpp)
-// lists it.
+// wgmma consumer warpgroups (cooperative or ping-pong), 2- and 4-block clusters with TMA
+// multicast of one operand (B along M, A along N), persistent grouped-raster scheduling,
+// split-K, K-major workspace copies of tf32 and FP8 operands stored MN-major, and padded copies
+// of 16-bit operands TMA cannot read in place (alignment below 16 bytes). The registry
+// (family.cpp) lists it.
 #pragma once
 
 #include <cstdint>

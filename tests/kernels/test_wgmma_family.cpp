@@ -260,6 +260,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "cluster_pieces"},
       {cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1), make(4096, 100, 4096), "cluster"},
       {cfg(128, 64, 6, 2, 0, 1, 1, 1, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
+      {cfg(128, 64, 6, 2, 0, 1, 2, 4, 0, 1), make(128, 4096, 4096), "cluster_size"},
       {cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
       {cfg(128, 128, 8, 2, 0, 1, 1), make(1024, 1024, 4096, Precision::kBF16, Layout::kNT),
        "stages"},
@@ -627,6 +628,32 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_TRUE(ids.count(along_n.id())) << along_n.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1")),
             cfg(128, 64, 6, 2, 0, 1, 1, 2));
+}
+
+TEST(WgmmaFamily, ClustersOfFourRunWhenNamed) {
+  // 128x4096x4096 in 128×64 tiles, 2 slices: one tile row, 64 columns in 16 clusters of 4.
+  Problem const p = make(128, 4096, 4096, Precision::kBF16, Layout::kNT);
+  KernelConfig const four = cfg(128, 64, 6, 2, 0, 1, 2, 4, 0, 1);
+  EXPECT_EQ(rule(wgmma().reject_reason(four, p, sm90())), "cluster_size");
+  ASSERT_EQ(wgmma().reject_reason(four, p, sm90(), RejectScope::kRun), "");
+  EXPECT_EQ(WgmmaFamily::units(four, p), 16 * 2);
+  EXPECT_EQ(wgmma().launch_plan(four, p).launches[0].grid, (Dim3{128, 1, 1}));
+  // A's K-major slabs are a quarter of the tile's rows; B is whole per block.
+  EXPECT_EQ(wgmma().launch_plan(four, p).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 32, 64, 128},
+                                        {TmaOperand::kB, 64, 64, 128}}));
+  EXPECT_EQ(wgmma().roofline_traits(four, p).a_shared_by, 4);
+  // Along M with B stored K×N, four blocks need four 64-wide boxes of B: BN = 256.
+  Problem const nn = make(1024, 1024, 1024, Precision::kBF16, Layout::kNN);
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1, 4), nn, sm90(),
+                                       RejectScope::kRun)),
+            "cluster_pieces");
+  EXPECT_EQ(wgmma().reject_reason(cfg(64, 256, 4, 1, 0, 1, 1, 4), nn, sm90(), RejectScope::kRun),
+            "");
+  // The persistent grid holds whole clusters: 33 of 4 blocks.
+  EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1, 4), make(4096, 4096, 4096))
+                .launches[0].grid.x,
+            132);
 }
 
 }  // namespace

@@ -312,8 +312,8 @@ TEST(WgmmaCompile, UnalignedSixteenBitPaddedCopies) {
 // Clusters along N sharing A (CA=1): A in K-major slabs (NN, NT) and in MN-major boxes (TN,
 // TT), a tile count along N that leaves the cluster's last tile past the matrix, split-K summed
 // in the last slice, the staged epilogue, tf32 (K-major copies) and block-scaled e4m3 (whose
-// scale reads are clamped for the tile past the edge); and the deepest rings (ST=7, 8), which
-// run when named.
+// scale reads are clamped for the tile past the edge); and the deepest rings (ST=7, 8) and
+// clusters of four, which run when named.
 TEST(WgmmaCompile, ClustersAlongNAndDeepRings) {
   std::vector<Candidate> all;
   for (Layout layout : kAllLayouts) {
@@ -336,6 +336,11 @@ TEST(WgmmaCompile, ClustersAlongNAndDeepRings) {
                  make(1024, 1024, 1024, Precision::kBF16, Layout::kNT)});
   all.push_back({parse("wgmma:BM=128,BN=128,ST=7,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"),
                  make(4096, 4096, 4096, Precision::kBF16, Layout::kTN)});
+  // Clusters of four, along N (A in quarter slabs) and along M (B in 64-wide boxes).
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=4,PE=0,GM=1,SK=2,EP=0,CA=1"),
+                 make(128, 4096, 4096, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=64,BN=256,ST=4,CW=1,CL=4,PE=1,GM=8,SK=1,EP=0,CA=0"),
+                 make(2048, 2048, 2048, Precision::kFP16, Layout::kNN)});
   compile_all(all);
 }
 

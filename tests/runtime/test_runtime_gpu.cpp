@@ -409,6 +409,11 @@ constexpr StagedCase kStaged[] = {
      "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=1"},
     {Precision::kFP16, Layout::kTT, 200, 680, 2048,
      "wgmma:BM=128,BN=64,ST=8,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=1"},
+    // Clusters of four: along N past the matrix by three tiles (25 tile columns), and along M.
+    {Precision::kBF16, Layout::kNT, 136, 1560, 1024,
+     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=4,PE=0,GM=1,SK=1,EP=0,CA=1"},
+    {Precision::kFP16, Layout::kNN, 600, 1032, 512,
+     "wgmma:BM=64,BN=256,ST=4,CW=1,CL=4,PE=1,GM=8,SK=1,EP=0,CA=0"},
     {Precision::kBF16, Layout::kNN, 40, 1000, 2048,
      "mma:BM=64,BN=64,BK=64,WM=32,WN=32,ST=3,SW=1,SK=8,CR=1"},
     {Precision::kFP16, Layout::kTT, 72, 520, 1032,
