@@ -15,6 +15,10 @@
 //   CA       cluster axis (CL > 1): 0 stacks the cluster's tiles along M, sharing B; 1 sets them
 //            side by side along N, sharing A. Sharing the larger operand tile (A where BM > BN)
 //            cuts the bytes a cluster reads from L2 the most
+//   TU       block-scaled FP8 with two consumer warpgroups on one tile (CW = 2, PE ≠ 2): 1 makes
+//            them take turns issuing each k block's wgmma (named barriers hand the turn over),
+//            so one's promotion on the CUDA cores overlaps the other's wgmma instead of both
+//            promoting at once while the tensor cores idle
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -137,7 +141,8 @@ __device__ __forceinline__ unsigned smem_addr(void const* p) {
 }
 
 /// Named barriers (common/named_barrier.cuh): kTurnBarrier + w is the turn of consumer
-/// warpgroup w in ping-pong, kStagingBarrier + w guards warpgroup w's C staging boxes.
+/// warpgroup w in ping-pong (a unit's main loop) or under TU = 1 (a k block's wgmma issue),
+/// kStagingBarrier + w guards warpgroup w's C staging boxes.
 constexpr int kTurnBarrier = 1;
 constexpr int kStagingBarrier = 3;
 // ---- wgmma ------------------------------------------------------------------------------
@@ -739,8 +744,8 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 /// arrive or multicast into them) and once at the end (a block's barriers must outlive its
 /// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
 namespace wgmma_detail {
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
-          bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
+          int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
@@ -772,6 +777,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
   constexpr int OT = out_type(T);  // the storage type of C
   constexpr bool BLOCK_SCALED = scaling(T) == kE4M3Blk;
+  // The consumer warpgroups take turns issuing each k block's wgmma (TU): the turn barriers of
+  // ping-pong, which these configs do not use.
+  constexpr bool TAKE_TURNS = BLOCK_SCALED && TU == 1 && CW == 2 && !PINGPONG;
+  static_assert(TU == 0 || TU == 1, "free issue (0) or turns (1)");
   static_assert(!BLOCK_SCALED || BK == 128, "one stage is one 128-deep block of the K scales");
   static_assert(!BLOCK_SCALED || BN <= 128 + ((BN & -BN) < 128 ? (BN & -BN) : 128),
                 "a tile's columns lie in at most two 128-wide N blocks of the B scales");
@@ -898,6 +907,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     unsigned phase = 0;
     int turn = 0;  // ping-pong: index of the unit among this block's units
     unsigned staged_rounds = 0;  // EP > 0: staging rounds of this warpgroup (store_tile_tma)
+    // Turns (TU): warpgroup 1 issues first. Each warpgroup waits on its own turn barrier before
+    // a k block's wgmma and hands the turn to the other after issuing them, so each turn
+    // barrier holds at most one arrival ahead. The second warpgroup's arrivals outnumber the
+    // first's waits by this one; the first waits once more after its last unit.
+    if constexpr (TAKE_TURNS) {
+      if (wg == 2) named_barrier::arrive<kTurnBarrier, 2 * kWarpgroup>(0);
+    }
     for (long long u = first_unit; u < units; u += unit_step, ++turn) {
       int slice;
       long long tm, tn, kb, kb_end;
@@ -935,6 +951,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       auto k_block = [&](BlockScales<MI> const& scales) {
         mbarrier::wait(full0 + 8 * s, phase);
         __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
+        if constexpr (TAKE_TURNS) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
         float (&acc)[MI][ACC] = BLOCK_SCALED ? kblock : d;
 #pragma unroll
@@ -953,11 +970,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         wgmma_commit();
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) fence_regs(acc[mi]);
+        if constexpr (TAKE_TURNS) named_barrier::arrive<kTurnBarrier, 2 * kWarpgroup>(2 - wg);
         if constexpr (BLOCK_SCALED) {
           // The block's products must be complete before they are scaled: no group stays in
-          // flight. Nothing makes the other consumer warpgroup's wgmma fill this gap: the
+          // flight. Issuing freely, both consumer warpgroups wait and promote at once: the
           // tensor pipe was active 51% of the time here against 78% with per-tensor scales
-          // (ncu, H100; bench/results/2026-12-05-h100-fp8-blk-feed.md).
+          // (ncu, H100; bench/results/2026-12-05-h100-fp8-blk-feed.md). Turns (TU) let the
+          // other warpgroup's wgmma run through this one's wait and promotion.
           wgmma_wait<0>();
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
@@ -1038,6 +1057,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
         }
       }
     }
+    // Turns: the second warpgroup's last hand-over (or, without units, its first) is still
+    // pending on the first's barrier.
+    if constexpr (TAKE_TURNS) {
+      if (wg == 1) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(0);
+    }
     // The block's shared memory must outlive the TMA stores that read the staging boxes.
     if constexpr (EP > 0) {
       if (t == 0) tma::bulk_wait_all();
@@ -1057,28 +1081,30 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #endif
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
-          bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
+          int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, T, TA, TB>(args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
+                                                                                        maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
-template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int T,
-          bool TA, bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
+          int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, T, TA, TB>(args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
+                                                                                        maps)));
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

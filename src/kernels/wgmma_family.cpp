@@ -218,6 +218,10 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"CA", {0, 1},
            "cluster axis (CL>1): 0 = tiles stacked along M share B, 1 = side by side along N "
            "share A",
+           0},
+          {"TU", {0, 1},
+           "block-scaled FP8 with CW=2 (PE≠2): 1 = the consumer warpgroups take turns issuing "
+           "each K block's wgmma, so one's promotion overlaps the other's wgmma",
            0}};
 }
 
@@ -319,6 +323,18 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    if (c.at("BN") % kMnChunk != 0) {
                      return "EP=" + str(ep) + " stores boxes of 64 columns; BN=" +
                             str(c.at("BN")) + " is not a multiple of 64";
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"turns", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (c.at("TU") == 0) return std::string();
+                   if (!block_scaled(p.precision)) {
+                     return "TU=1 interleaves block scales' promotions with wgmma; " +
+                            std::string(to_string(p.precision)) + " has none";
+                   }
+                   if (c.at("CW") != 2 || c.at("PE") == 2) {
+                     return "TU=1 takes turns between two consumer warpgroups on one tile; CW=" +
+                            str(c.at("CW")) + ", PE=" + str(c.at("PE")) + " has no such pair";
                    }
                    return std::string();
                  }});

@@ -196,7 +196,7 @@ TEST(WgmmaCompile, E4m3RowEveryStorePathWithoutSpills) {
 
 // Block-scaled e4m3: the second set of accumulators and the promotion every K block, at the
 // widest tiles the family allows (BN = 160 with 64 rows per warpgroup, BN = 64 with 128), with
-// every store path and split-K, without spills.
+// every store path and split-K, and with the consumer warpgroups taking turns, without spills.
 TEST(WgmmaCompile, E4m3BlockScaledPromotionWithoutSpills) {
   Problem const big = make(4096, 7168, 16384, Precision::kE4M3Blk, Layout::kNT);
   std::vector<Candidate> all = spread(big, 4);
@@ -211,6 +211,17 @@ TEST(WgmmaCompile, E4m3BlockScaledPromotionWithoutSpills) {
                  make(1000, 1008, 4096, Precision::kE4M3Blk, Layout::kNT)});
   all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"),
                  make(512, 512, 8192, Precision::kE4M3Blk, Layout::kNT)});
+  // The consumer warpgroups taking turns at the wgmma (TU=1): clustered and persistent, the
+  // widest tile, split-K, and e5m2.
+  for (char const* id : {"wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=1",
+                         "wgmma:BM=128,BN=160,ST=5,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=1",
+                         "wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=1,GM=8,SK=1,EP=2,CA=0,TU=1"}) {
+    all.push_back({parse(id), big});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=96,ST=4,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,CA=0,TU=1"),
+                 make(1000, 1008, 4096, Precision::kE4M3Blk, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=1"),
+                 make(4096, 7168, 4096, Precision::kE5M2Blk, Layout::kNT)});
   compile_all(all);
 }
 

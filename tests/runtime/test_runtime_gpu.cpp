@@ -628,6 +628,10 @@ TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
     entries.push_back(table_entry(name, "NT", 128, 256, 512, "cublas:default"));
     entries.back()["vendor"] = true;
     entries.back()["cublas_version"] = cublas_version();
+    // Block scales: the consumer warpgroups taking turns at the wgmma, in a cluster, over more
+    // tiles than SMs' worth of clusters (persistent), with a ragged edge.
+    char const* const turns = "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=1";
+    if (block_scaled(p)) entries.push_back(table_entry(name, "NT", 2056, 2176, 1024, turns));
     std::string const file = "gemmtune_rt_gpu_" + name + "_table.json";
     Runtime rt(write_table_file(prop, std::move(entries), file.c_str()), o);
     for (float alpha : {1.0f, 2.0f}) {
@@ -640,6 +644,11 @@ TEST(RuntimeGpuFp8, ScaledCallsRunTheTablesKernelOrCublasLtsHeuristic) {
       info = run_fp8(rt, 128, 256, 512, alpha, 0.0f, p);
       EXPECT_EQ(info.path, GemmPath::kCublasLt) << info.detail;
       EXPECT_EQ(info.kernel, "cublas:default");
+      if (block_scaled(p)) {
+        info = run_fp8(rt, 2056, 2176, 1024, alpha, 0.0f, p);
+        EXPECT_EQ(info.path, GemmPath::kTuned) << info.detail;
+        EXPECT_EQ(info.kernel, turns);
+      }
     }
   }
 }
