@@ -727,14 +727,13 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 /// same units and k ranges); stage s = it % ST, and n = it / ST is the use of stage s.
 ///   full[s]  count 1: the block's own producer arrive.expect_tx(bytes of the whole stage, its
 ///            own tile of one operand plus every piece of the shared one, whichever block of
-///            the cluster issues it); completes
-///            when those bytes have landed. Consumers wait for parity n & 1. A peer's multicast
-///            bytes may land before the local expect_tx: the phase still cannot complete without
-///            the local arrival, and they cannot belong to use n + 1 (the peer issues those only
-///            after this block's consumers released use n). Every block of a cluster issues at
-///            least one piece of the shared operand into every block per stage, so use n of
-///            full[s] completes in
-///            a block only after every producer of the cluster saw its empty[s] phase n - 1 end.
+///            the cluster issues it); completes when those bytes have landed. Consumers wait for
+///            parity n & 1. A peer's multicast bytes may land before the local expect_tx: the
+///            phase still cannot complete without the local arrival, and they cannot belong to
+///            use n + 1 (the peer issues those only after this block's consumers released use
+///            n). Every block of a cluster issues at least one piece of the shared operand into
+///            every block per stage, so use n of full[s] completes in a block only after every
+///            producer of the cluster saw its empty[s] phase n - 1 end.
 ///   empty[s] count 4·CW·CL: lane 0 of every consumer warp of every block of the cluster arrives
 ///            (on its own block's barrier and on each peer's) once the wgmma reading stage s
 ///            have completed (wgmma.wait_group). A producer refills stage s in every block it
