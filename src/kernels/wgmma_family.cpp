@@ -185,8 +185,7 @@ std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
 std::string_view WgmmaFamily::description() const {
   return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
          "wgmma consumer warpgroups with setmaxnreg, 2- and 4-block clusters with B or A "
-         "multicast, "
-         "persistent grouped raster, split-K";
+         "multicast, persistent grouped raster, split-K";
 }
 
 bool WgmmaFamily::supports(Precision p) const {

@@ -49,8 +49,8 @@ class WgmmaFamily final : public Family {
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,EP,CA,T,TA,TB>" (wgmma_gemm_cluster when
-  /// CL > 1).
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,EP,CA,TU,T,TA,TB>" (wgmma_gemm_cluster
+  /// when CL > 1).
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
