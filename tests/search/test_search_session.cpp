@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <functional>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/core/error.hpp"
@@ -207,6 +210,57 @@ int first_tiles_of_64(bool roofline_start) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The scripted GPU, each evaluation taking `ms` of wall time.
+class SlowGpu : public ScriptedGpu {
+ public:
+  explicit SlowGpu(int ms) : ms_(ms) {}
+  EvalResult evaluate(EvalJob const& job, double timeout_s) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    return ScriptedGpu::evaluate(job, timeout_s);
+  }
+
+ private:
+  int ms_;
+};
+
+}  // namespace
+
+TEST(SearchSession, AShortTimeBudgetStillTimesTheFirstProposalWhoseCompileIsSlow) {
+  // The first proposal compiles for 400 ms, the others at once; each evaluation takes 100 ms
+  // and the budget is 250 ms. The quick compiles are timed while the first one builds, the
+  // budget runs out, and the first is still timed once it is built.
+  TestFamily fam;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    MemoryStore store;
+    SlowGpu gpu(100);
+    SearchOptions o = options_for(fam);
+    o.seed = seed;
+    o.budget.seconds = 0.25;
+    std::string first;
+    CompileFn const quick = fake_compile();
+    CompileFn const compile = [&](CompileRequest req) {
+      if (!first.empty()) return quick(std::move(req));
+      first = req.source;
+      return std::async(std::launch::async, [quick, req]() mutable {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        return quick(std::move(req)).get();
+      });
+    };
+    ProblemOutcome const out = SearchSession(gpu, store, compile, "/tmp").run(o).problems.front();
+    ASSERT_FALSE(first.empty());
+    std::vector<std::string> timed;
+    for (Trial const& t : store.trials) timed.push_back(t.config.id());
+    EXPECT_NE(std::find(timed.begin(), timed.end(), first), timed.end())
+        << "seed " << seed << ": the first proposal " << first << " was never timed";
+    // Timed last, after the budget ran out: the quick ones went first.
+    ASSERT_GE(timed.size(), 2u);
+    EXPECT_EQ(timed.back(), first);
+    EXPECT_LE(out.evaluated, 6);
+  }
+}
 
 TEST(SearchSession, TheSearchStartsFromTheConfigsTheRooflinePredictsFastest) {
   // The session hands the strategy each candidate's estimate: every first trial is a BM = 16
