@@ -114,6 +114,39 @@ TEST(Replay, SimulatedTimeOverlapsCompilesWithTheGpu) {
   EXPECT_NEAR(later.sim_s[3], 2.0 + 4.0 + 0.5 + 0.008, 1e-9);
 }
 
+TEST(Replay, ATimeBudgetStillTakesTheFirstProposalAsTheSearchDoes) {
+  // Exhaustive order: X=0 (the fastest kernel) first, compiling for 5 s; X=1..7 compile in
+  // 0.1 s and run while it builds. A 2 s budget ends before X=0 is built, yet it is timed, as
+  // the search session times its first proposal whatever the time budget.
+  ReplayProblem p;
+  p.problem = parse_shape("64x64x64");
+  p.records.push_back(record("f:X=0", 1.0, 5000));
+  for (int i = 1; i < 8; ++i) p.records.push_back(record("f:X=" + std::to_string(i), 2.0 + i, 100));
+  ReplayCost cost;
+  cost.compile_threads = 4;
+  cost.compile_ahead = 4;
+  cost.eval_fixed_s = 0.5;
+  cost.verify_s_per_element = 0;
+  cost.setup_s = 0;
+  cost.setup_s_per_element = 0;
+  cost.early_stop_factor = 0;
+  cost.timing.warmup_ms = 0;
+  cost.timing.repeats = 1;
+  cost.timing.target_ms = 0;
+  ReplayRun const run = replay_once(p, "exhaustive", 1, 0, cost, {}, 2.0);
+  // X=1..4 by 0.1 + 4·0.5 s (past the budget), then only X=0, once built at 5 s.
+  ASSERT_EQ(run.sim_s.size(), 5u);
+  EXPECT_GT(run.sim_s[3], 2.0);
+  EXPECT_GT(run.sim_s[4], 5.0);
+  EXPECT_EQ(run.first_eval, 4);
+  EXPECT_DOUBLE_EQ(run.first_ms, 1.0);
+  EXPECT_DOUBLE_EQ(run.best_ms.back(), 1.0);
+  // Read at 1 s (one evaluation done) the budget's result already counts the first proposal.
+  auto const [best, n] = run.best_within(1.0);
+  EXPECT_DOUBLE_EQ(best, 1.0);
+  EXPECT_EQ(n, 2);
+}
+
 TEST(Replay, CostFollowsTheH200RunsShapeByShape) {
   // Seconds per candidate between consecutive trials of the exhaustive H200 runs
   // (bench/results/raw/2026-11-29-h200-bf16-exhaustive.txt and the fp32 ladder run): the model

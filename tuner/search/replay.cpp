@@ -8,8 +8,10 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
+#include <utility>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -188,6 +190,17 @@ double ReplayCost::eval_seconds(Problem const& problem, ReplayRecord const& r,
   }
 }
 
+std::pair<double, long long> ReplayRun::best_within(double t) const {
+  long long n = 0;
+  while (n < static_cast<long long>(sim_s.size()) && sim_s[static_cast<std::size_t>(n)] <= t) ++n;
+  double best = n ? best_ms[static_cast<std::size_t>(n - 1)] : 0.0;
+  if (first_eval >= n) {
+    ++n;
+    if (first_ms > 0 && (best == 0.0 || first_ms < best)) best = first_ms;
+  }
+  return {best, n};
+}
+
 double optimum_fraction(double optimum_ms, double best_ms) {
   return best_ms > 0 && optimum_ms > 0 ? std::min(1.0, optimum_ms / best_ms) : 0.0;
 }
@@ -218,6 +231,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (int i = 0; i < std::max(1, cost.compile_threads); ++i) free_at.push(0.0);
   std::vector<InFlight> pending;
+  std::optional<std::size_t> first;  // the record of the first proposal
   long long proposed = 0;
   int unreported = 0;
   bool done = false;
@@ -239,6 +253,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
       double const ready = start + problem.records[it->second].compile_ms / 1000.0;
       free_at.push(ready);
       pending.push_back({it->second, ready});
+      if (!first) first = it->second;
       ++proposed;
     }
   };
@@ -249,17 +264,19 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
   refill(gpu_free);  // the session proposes once the baseline is done
   while (!pending.empty()) {
     long long const evals = static_cast<long long>(run.best_ms.size());
+    std::size_t pick = pending.size();
     if ((budget > 0 || until_s > 0) && (budget <= 0 || evals >= budget) &&
         (until_s <= 0 || gpu_free >= until_s)) {
-      break;
+      // Past the budget only the first proposal is still timed, if it has not been.
+      if (run.first_eval >= 0 || until_s <= 0) break;
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        if (pending[i].record == first) pick = i;
+      }
+      if (pick == pending.size()) break;
     }
     // The oldest proposal compiled by the time the GPU is free, else the first to finish.
-    std::size_t pick = pending.size();
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (pending[i].ready_s <= gpu_free) {
-        pick = i;
-        break;
-      }
+    for (std::size_t i = 0; i < pending.size() && pick == pending.size(); ++i) {
+      if (pending[i].ready_s <= gpu_free) pick = i;
     }
     if (pick == pending.size()) {
       pick = 0;
@@ -278,6 +295,10 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
     s->report(r.config, ok ? std::optional<double>(r.time_ms) : std::nullopt);
     --unreported;
     if (ok && (best == 0.0 || r.time_ms < best)) best = r.time_ms;
+    if (first && job.record == *first) {
+      run.first_eval = static_cast<long long>(run.best_ms.size());
+      run.first_ms = ok ? r.time_ms : 0.0;
+    }
     run.best_ms.push_back(best);
     run.sim_s.push_back(gpu_free);
     refill(gpu_free);
@@ -387,9 +408,8 @@ std::vector<ReplayCell> run_replay_study(std::vector<ReplayProblem> const& probl
             to->sim_at[b].push_back(n ? run.sim_s[n - 1] : 0.0);
           }
           for (double t : study.time_budgets_s) {
-            std::size_t n = 0;
-            while (n < timed.sim_s.size() && timed.sim_s[n] <= t) ++n;
-            to->frac_in[t].push_back(n ? optimum_fraction(optimum, timed.best_ms[n - 1]) : 0.0);
+            auto const [best, n] = timed.best_within(t);
+            to->frac_in[t].push_back(n ? optimum_fraction(optimum, best) : 0.0);
             to->evals_in[t].push_back(static_cast<double>(n));
           }
         }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/core/disposition.hpp"
@@ -87,6 +88,14 @@ struct ReplayCost {
 struct ReplayRun {
   std::vector<double> best_ms;  ///< 0 until something verified
   std::vector<double> sim_s;
+  /// The evaluation (index into best_ms) of the strategy's first proposal, -1 if none, and its
+  /// time (0 unless verified): a time budget that ends before it is reached still takes it,
+  /// as the search session does.
+  long long first_eval = -1;
+  double first_ms = 0.0;
+  /// The best within a time budget of `t` simulated seconds and the evaluations it took:
+  /// those finished by then, and the first proposal's if it was not among them.
+  std::pair<double, long long> best_within(double t) const;
 };
 
 /// Replays `strategy` with `seed` on one problem for at most `budget` evaluations (0 = all),
