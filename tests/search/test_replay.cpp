@@ -24,6 +24,23 @@ ReplayRecord record(std::string const& id, double ms, double compile_ms,
   return {parse_kernel_id(id), d, d == Disposition::kOk ? ms : 0.0, compile_ms};
 }
 
+/// Four compile threads and four compiles ahead; 0.5 s per evaluation plus the kernel's own
+/// time (one warm-up and one timed call), nothing for set-up, verification or early stops.
+ReplayCost flat_cost() {
+  ReplayCost cost;
+  cost.compile_threads = 4;
+  cost.compile_ahead = 4;
+  cost.eval_fixed_s = 0.5;
+  cost.verify_s_per_element = 0;
+  cost.setup_s = 0;
+  cost.setup_s_per_element = 0;
+  cost.early_stop_factor = 0;
+  cost.timing.warmup_ms = 0;
+  cost.timing.repeats = 1;
+  cost.timing.target_ms = 0;
+  return cost;
+}
+
 }  // namespace
 
 TEST(Replay, LoadsTheLadderDataAsTwoExhaustiveProblems) {
@@ -87,17 +104,7 @@ TEST(Replay, SimulatedTimeOverlapsCompilesWithTheGpu) {
   ReplayProblem p;
   p.problem = parse_shape("64x64x64");
   for (int i = 0; i < 4; ++i) p.records.push_back(record("f:X=" + std::to_string(i), 1.0 + i, 1000));
-  ReplayCost cost;
-  cost.compile_threads = 4;
-  cost.compile_ahead = 4;
-  cost.eval_fixed_s = 0.5;
-  cost.verify_s_per_element = 0;
-  cost.setup_s = 0;
-  cost.setup_s_per_element = 0;
-  cost.early_stop_factor = 0;
-  cost.timing.warmup_ms = 0;
-  cost.timing.repeats = 1;
-  cost.timing.target_ms = 0;
+  ReplayCost cost = flat_cost();
   ReplayRun const run = replay_once(p, "exhaustive", 1, 0, cost);
   ASSERT_EQ(run.sim_s.size(), 4u);
   // All four compile at once (1 s); the GPU then runs them back to back, each kernel twice (a
@@ -122,17 +129,7 @@ TEST(Replay, ATimeBudgetStillTakesTheFirstProposalAsTheSearchDoes) {
   p.problem = parse_shape("64x64x64");
   p.records.push_back(record("f:X=0", 1.0, 5000));
   for (int i = 1; i < 8; ++i) p.records.push_back(record("f:X=" + std::to_string(i), 2.0 + i, 100));
-  ReplayCost cost;
-  cost.compile_threads = 4;
-  cost.compile_ahead = 4;
-  cost.eval_fixed_s = 0.5;
-  cost.verify_s_per_element = 0;
-  cost.setup_s = 0;
-  cost.setup_s_per_element = 0;
-  cost.early_stop_factor = 0;
-  cost.timing.warmup_ms = 0;
-  cost.timing.repeats = 1;
-  cost.timing.target_ms = 0;
+  ReplayCost cost = flat_cost();
   ReplayRun const run = replay_once(p, "exhaustive", 1, 0, cost, {}, 2.0);
   // X=1..4 by 0.1 + 4·0.5 s (past the budget), then only X=0, once built at 5 s.
   ASSERT_EQ(run.sim_s.size(), 5u);

@@ -73,6 +73,7 @@ struct Pending {
   Family const* family = nullptr;
   KernelConfig config;
   std::future<CompileResult> compiled;
+  bool first = false;  ///< the strategy's first proposal of the problem
 };
 
 }  // namespace
@@ -472,7 +473,7 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
   // whatever the time budget: its compile can outlast a short budget on a large problem, and
   // the quick compile of a later, worse proposal would otherwise be all the search measured
   // (fp32 8192³ under --budget 3s timed one ladder kernel, at 0.29 of the vendor).
-  std::optional<std::string> first_proposal;
+  bool first_proposed = false;
   bool first_timed = false;
   int planned = outcome.candidates;
   if (eval_cap > 0 && eval_cap < planned) planned = static_cast<int>(eval_cap);
@@ -507,7 +508,8 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
       Pending p;
       p.family = fam;
       p.config = *cfg;
-      if (!first_proposal) first_proposal = cfg->id();
+      p.first = !first_proposed;
+      first_proposed = true;
       p.compiled = compile_(fam->compile_request(*cfg, problem, device_.limits.arch));
       pending.push_back(std::move(p));
     }
@@ -519,9 +521,9 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     // Past the budget only the first proposal is still to be timed, if it has not been.
     std::size_t only = pending.size();
     if (!budget_left()) {
-      if (first_timed || !first_proposal) break;
+      if (first_timed) break;
       for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (pending[i].config.id() == *first_proposal) only = i;
+        if (pending[i].first) only = i;
       }
       if (only == pending.size()) break;
     }
@@ -546,7 +548,7 @@ ProblemOutcome SearchSession::tune_problem(Problem const& problem, SearchOptions
     Pending p = std::move(pending[pick]);
     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(pick));
     ++unreported;
-    if (first_proposal && p.config.id() == *first_proposal) first_timed = true;
+    first_timed = first_timed || p.first;
 
     Trial trial;
     trial.search_id = search_id;
