@@ -29,6 +29,19 @@ __device__ __forceinline__ void sync() {
 #endif
 }
 
+/// Every thread of every block of the cluster, after barriers were initialised and released to
+/// the cluster by fence.mbarrier_init: the arrival need order nothing else. sync()'s release
+/// arrival compiles to MEMBAR.ALL.GPU and ERRBAR, which held every warp of a 1024^3 bf16 launch
+/// at its start for about as long as its first k block (ncu, H100).
+__device__ __forceinline__ void sync_after_barrier_init() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;" :::
+                   "memory");
+#else
+  __builtin_trap();
+#endif
+}
+
 /// The shared-memory address `addr` (of this block's own window) in block `peer` of the cluster.
 __device__ __forceinline__ unsigned map(unsigned addr, unsigned peer) {
   unsigned r = 0;

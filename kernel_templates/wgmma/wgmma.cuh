@@ -713,7 +713,7 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
     mbarrier::fence_init();
   }
   if constexpr (CL > 1) {
-    cluster::sync();
+    cluster::sync_after_barrier_init();
   } else {
     __syncthreads();
   }
@@ -740,8 +740,13 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
 ///            multicasts to, so it waits until all of them have released it: parity (n & 1) ^ 1
 ///            (for n = 0 the fresh barrier's preceding phase counts as complete: no wait).
 /// Clusters (CL > 1) also sync all threads once after the barriers are initialised (a peer may
-/// arrive or multicast into them) and once at the end (a block's barriers must outlive its
-/// peers' last remote arrivals). Without clusters the producer's idle threads simply exit.
+/// arrive or multicast into them). A block's barriers must outlive its peers' last remote
+/// arrivals: its producer warp, after its last copy, waits for every stage's last use to be
+/// released (the wait a next refill would make), which takes every consumer of the cluster.
+/// Every other thread exits when done, as without clusters. (A cluster barrier at the end held
+/// every consumer at MEMBAR.ALL.GPU until its stores were acknowledged, then at the barrier until
+/// the peer's were.) A peer's multicast into this block is consumed by this block's consumers
+/// before they finish, so it cannot land after the block exits.
 namespace wgmma_detail {
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
           int T, bool TA, bool TB>
@@ -824,8 +829,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // ---------------- producer ----------------
     if constexpr (CW == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
     // The whole of warp 0 walks the loop and polls the empty barriers; lane 0 issues. Its other
-    // lanes must not wait elsewhere (at the final cluster barrier): a warp split between a
-    // blocking barrier and the issuing lane delays every copy the cluster waits for.
+    // lanes must not wait elsewhere: a warp split between a blocking barrier and the issuing
+    // lane delays every copy the cluster waits for.
     if (threadIdx.x < 32) {
       bool const issuer = threadIdx.x == 0;
       int s = 0;
@@ -866,6 +871,17 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
             load_pieces<SHARE_B, TB, CL, B_PIECE_SPAN, B_PIECE_BYTES>(
                 b, &maps.b, full, b_pieces, n0, args.N, k0, rank);
           }
+          if (++s == ST) {
+            s = 0;
+            phase ^= 1;
+          }
+        }
+      }
+      if constexpr (CL > 1) {
+        // Peers arrive on this block's empty barriers: the block stays until each stage's last
+        // use is released (a stage never used passes at once, as for its first refill).
+        for (int i = 0; i < ST; ++i) {
+          mbarrier::wait(empty0 + 8 * s, phase ^ 1);
           if (++s == ST) {
             s = 0;
             phase ^= 1;
@@ -1066,7 +1082,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       if (t == 0) tma::bulk_wait_all();
     }
   }
-  if constexpr (CL > 1) cluster::sync();
 }
 }  // namespace wgmma_detail
 

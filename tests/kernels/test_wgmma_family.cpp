@@ -265,6 +265,8 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 4, 2, 2, 8, 1, 2, 0, 0, 1),
        make(4096, 4096, 512, Precision::kE4M3Blk, Layout::kNT), "turns"},
       {cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
+      {cfg(128, 128, 6, 2, 1, 8, 1, 2, 0, 0, 1),
+       make(4096, 7168, 16384, Precision::kE4M3Blk, Layout::kNT), "turn_taking"},
       {cfg(128, 128, 8, 2, 0, 1, 1), make(1024, 1024, 4096, Precision::kBF16, Layout::kNT),
        "stages"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
