@@ -5,6 +5,7 @@
 # the checkout). Relative paths in the steps are relative to the checkout.
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests (or tests=session,cli,runtime,faults), faults, ladder, profile=KERNEL[@PREC],
+# details=TAG:KERNEL[@PREC] (SHAPE=..., LAYOUT=..., FILTER=...),
 # stalls=KERNEL[@PREC] (SHAPE=..., LAYOUT=...),
 # memory=KERNEL[@PREC] (SHAPE=..., LAYOUT=...), kernels=KERNEL[@PREC] (SHAPE=..., LAYOUT=...,
 # LAUNCHES=...),
@@ -118,6 +119,29 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
             continue
         if v >= 0.01:
             print(f"{v:8.3f}  {name}")' | sort -nr | head -20 ;;
+    details=*)
+      # One ncu --set full pass kept as text: details=TAG:KERNEL[@PRECISION] at $SHAPE (default
+      # 4096³) and $LAYOUT writes $OUT/prof/TAG-details.txt (every section), TAG-sass.csv (warp
+      # samples per SASS instruction) and TAG-raw.csv (every metric), then prints the stall
+      # summary (tools/gpu-lab/stall_top.py). FILTER=regex:^nvjet profiles the first vendor
+      # kernel the same bench launches instead of ours.
+      spec=${what#details=}
+      tag=${spec%%:*}
+      kernel_spec "${spec#*:}"
+      shape=${SHAPE:-4096x4096x4096}
+      step "details of $kernel ($precision) at $shape as $tag"
+      mkdir -p "$out/prof"
+      rep=$(mktemp -d)/$tag
+      ncu --clock-control none --target-processes all --set full --import-source no \
+        -k "${FILTER:-$main_kernel}" -c 1 -o "$rep" \
+        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+        --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
+      ncu -i "$rep.ncu-rep" --page details > "$out/prof/$tag-details.txt" 2>&1
+      ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$out/prof/$tag-sass.csv" 2>&1
+      ncu -i "$rep.ncu-rep" --page raw --csv > "$out/prof/$tag-raw.csv" 2>&1
+      grep -E "^  [a-zA-Z_].*\(|Duration|Max Active Clusters|Warp Cycles Per Issued" \
+        "$out/prof/$tag-details.txt" | head -6
+      python3 "$root/tools/gpu-lab/stall_top.py" "$out/prof/$tag-sass.csv" 10 ;;
     memory=*)
       # One ncu pass of a kernel's memory and tensor figures: memory=KERNEL[@PRECISION] at $SHAPE
       # (default 4096³): duration, L2 hit rate, DRAM bytes read, tensor-pipe activity.
