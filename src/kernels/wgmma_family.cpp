@@ -452,7 +452,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"turn_taking", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    // Measured (H100, bench/results/2026-12-06-h100-wgmma-cluster-tail.md): turns
                    // ran 3-7% slower than free issue on four of five block-scaled configs and
-                   // 4% faster on the fifth, so the search's budget goes to other knobs.
+                   // 3.6% faster on the fifth, so the search's budget goes to other knobs.
                    if (c.at("TU") == 0) return std::string();
                    return std::string("TU=1 measured slower than free issue on most block-scaled "
                                       "configs: the search issues freely (TU=1 runs when named)");
