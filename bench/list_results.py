@@ -199,8 +199,9 @@ def ab_markdown(rows):
             continue
         o, n = p["old"], p["new"]
         best = lambda r: min(r["ratio_cublas"], r["ratio_cublaslt"])  # noqa: E731
+        change = 100 * (n["gpu_us"] / o["gpu_us"] - 1)
         out.append(f"| {shape} | {precision} | {short(kernel)} | {o['gpu_us']:.1f} ({o['spread']}) "
-                   f"| {n['gpu_us']:.1f} ({n['spread']}) | {100 * (n['gpu_us'] / o['gpu_us'] - 1):+.1f}% "
+                   f"| {n['gpu_us']:.1f} ({n['spread']}) | {change:+.1f}% "
                    f"| {best(o):.2f} → {best(n):.2f} |")
     return "\n".join(out) + "\n"
 

@@ -205,7 +205,11 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
         res=$("$G" -q bench --shape "$shape" --kernel "$kernel" $rest 2>&1)
         # A failed line (a kernel id the family refuses) prints its error, not just nothing.
         if [[ $? -ne 0 ]]; then echo "$shape $kernel: $res"; else sed -n '2,$p' <<< "$res"; fi
-      done | tee "$out/bench-$(basename "$list" .txt).txt" ;;
+      done | tee "$out/bench-$(basename "$list" .txt).txt"
+      # The same rows as JSON and a Markdown table (graph protocol) for the write-up.
+      stem=$out/bench-$(basename "$list" .txt)
+      python3 "$root/bench/list_results.py" "$stem.txt" --json "$stem.json" \
+        --markdown "$stem.md" || true ;;
     ab-list=*)
       # A/B of two builds: each line of FILE (as bench-list) benched by .gpu-old/gemmtune (staged
       # by tools/gpu-lab/stage_old.sh) and by this build, the order swapped every line so drift falls
@@ -227,7 +231,10 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
           echo "$side $(GEMMTUNE_CUBIN_CACHE=$tmp/gemmtune-cubins-$side "$bin" -q bench \
             --shape "$shape" --kernel "$kernel" $rest 2>&1 | sed -n 3p)"
         done
-      done | tee "$out/ab-$(basename "$list" .txt)-$(basename "$old").txt" ;;
+      done | tee "$out/ab-$(basename "$list" .txt)-$(basename "$old").txt"
+      stem=$out/ab-$(basename "$list" .txt)
+      python3 "$root/bench/list_results.py" --ab "$stem-$(basename "$old").txt" \
+        --json "$stem.json" --markdown "$stem.md" || true ;;
     ladder)
       step ladder 4096
       "$G" ladder --shape 4096x4096x4096 --markdown "$out/ladder.md" --json-out "$out/ladder.json" ;;

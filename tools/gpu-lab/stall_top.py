@@ -42,8 +42,8 @@ def main():
     for samples, address, source, executed, by_reason in per_instruction[:top_n]:
         top = sorted(by_reason.items(), key=lambda kv: -kv[1])[:2]
         why = ", ".join(f"{k[6:]} {v}" for k, v in top if v)
-        print(f"{samples:6d} {100 * samples / total:5.1f}%  {address[-5:]}  executed {executed:>8s}  "
-              f"{source[:60]:60s} {why}")
+        print(f"{samples:6d} {100 * samples / total:5.1f}%  {address[-5:]}  "
+              f"executed {executed:>8s}  {source[:60]:60s} {why}")
 
 
 if __name__ == "__main__":
