@@ -54,6 +54,14 @@ kernel_spec() {
   family=${kernel%%:*}
   main_kernel="regex:^(${family}|${family}_gemm|${family}_gemm_cluster)\$"
 }
+# One ncu --set full pass of the first launch matching FILTER in a bench of $kernel/$precision
+# (kernel_spec) at $shape, saved as the report REP.ncu-rep: full_pass REP FILTER.
+full_pass() {
+  ncu --clock-control none --target-processes all --set full --import-source no \
+    -k "$2" -c 1 -o "$1" \
+    "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+    --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
+}
 for what in "$@"; do
   case "$what" in
     devices)
@@ -102,10 +110,7 @@ for what in "$@"; do
       shape=${SHAPE:-4096x4096x4096}
       step "stalls of $kernel ($precision) at $shape"
       rep=$(mktemp -d)/stalls
-      ncu --clock-control none --target-processes all --set full --import-source no \
-        -k "$main_kernel" -c 1 -o "$rep" \
-        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
-        --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
+      full_pass "$rep" "$main_kernel"
       ncu -i "$rep.ncu-rep" --page source --csv --print-source sass \
         > "$out/stalls-$family-$precision.csv" 2>&1
       ncu -i "$rep.ncu-rep" --page raw --csv 2>/dev/null | python3 -c '
@@ -132,10 +137,7 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       step "details of $kernel ($precision) at $shape as $tag"
       mkdir -p "$out/prof"
       rep=$(mktemp -d)/$tag
-      ncu --clock-control none --target-processes all --set full --import-source no \
-        -k "${FILTER:-$main_kernel}" -c 1 -o "$rep" \
-        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
-        --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
+      full_pass "$rep" "${FILTER:-$main_kernel}"
       ncu -i "$rep.ncu-rep" --page details > "$out/prof/$tag-details.txt" 2>&1
       ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$out/prof/$tag-sass.csv" 2>&1
       ncu -i "$rep.ncu-rep" --page raw --csv > "$out/prof/$tag-raw.csv" 2>&1

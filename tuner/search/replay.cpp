@@ -227,11 +227,11 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
   struct InFlight {
     std::size_t record;
     double ready_s;
+    bool first;  // the strategy's first proposal, as the search session's Pending::first
   };
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (int i = 0; i < std::max(1, cost.compile_threads); ++i) free_at.push(0.0);
   std::vector<InFlight> pending;
-  std::optional<std::size_t> first;  // the record of the first proposal
   long long proposed = 0;
   int unreported = 0;
   bool done = false;
@@ -252,8 +252,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
       free_at.pop();
       double const ready = start + problem.records[it->second].compile_ms / 1000.0;
       free_at.push(ready);
-      pending.push_back({it->second, ready});
-      if (!first) first = it->second;
+      pending.push_back({it->second, ready, proposed == 0});
       ++proposed;
     }
   };
@@ -270,7 +269,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
       // Past the budget only the first proposal is still timed, if it has not been.
       if (run.first_eval >= 0 || until_s <= 0) break;
       for (std::size_t i = 0; i < pending.size(); ++i) {
-        if (pending[i].record == first) pick = i;
+        if (pending[i].first) pick = i;
       }
       if (pick == pending.size()) break;
     }
@@ -295,7 +294,7 @@ ReplayRun replay_once(ReplayProblem const& problem, std::string const& strategy,
     s->report(r.config, ok ? std::optional<double>(r.time_ms) : std::nullopt);
     --unreported;
     if (ok && (best == 0.0 || r.time_ms < best)) best = r.time_ms;
-    if (first && job.record == *first) {
+    if (job.first) {
       run.first_eval = static_cast<long long>(run.best_ms.size());
       run.first_ms = ok ? r.time_ms : 0.0;
     }
