@@ -5,7 +5,7 @@
 # the checkout). Relative paths in the steps are relative to the checkout.
 #   tools/gpu-lab/gpu_check.sh devices tests ladder search
 # Steps: devices, tests (or tests=session,cli,runtime,faults), faults, ladder, profile=KERNEL[@PREC],
-# details=TAG:KERNEL[@PREC] (SHAPE=..., LAYOUT=..., FILTER=...),
+# details=TAG:KERNEL[@PREC] (SHAPE=..., LAYOUT=..., FILTER=...), feed=TAG,TAG,... (after details),
 # stalls=KERNEL[@PREC] (SHAPE=..., LAYOUT=...),
 # memory=KERNEL[@PREC] (SHAPE=..., LAYOUT=...), kernels=KERNEL[@PREC] (SHAPE=..., LAYOUT=...,
 # LAUNCHES=...),
@@ -138,12 +138,31 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       mkdir -p "$out/prof"
       rep=$(mktemp -d)/$tag
       full_pass "$rep" "${FILTER:-$main_kernel}"
+      if [[ ! -f "$rep.ncu-rep" ]]; then
+        # Nothing matched the filter: say why (a kernel the bench rejects never launches).
+        echo "no profile of $tag; the bench says:"
+        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
+          --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 | grep -E "rejected|failed|error" |
+          head -3
+        continue
+      fi
       ncu -i "$rep.ncu-rep" --page details > "$out/prof/$tag-details.txt" 2>&1
       ncu -i "$rep.ncu-rep" --page source --csv --print-source sass > "$out/prof/$tag-sass.csv" 2>&1
       ncu -i "$rep.ncu-rep" --page raw --csv > "$out/prof/$tag-raw.csv" 2>&1
       grep -E "^  [a-zA-Z_].*\(|Duration|Max Active Clusters|Warp Cycles Per Issued" \
         "$out/prof/$tag-details.txt" | head -6
       python3 "$root/tools/gpu-lab/stall_top.py" "$out/prof/$tag-sass.csv" 10 ;;
+    feed=*)
+      # How the kernels of earlier details= steps were fed, side by side: feed=TAG,TAG,... prints
+      # tools/gpu-lab/feed_metrics.py over $OUT/prof/TAG-raw.csv of each and writes the same as
+      # $OUT/feed-TAG,TAG,....json.
+      step "feed of ${what#feed=}"
+      feed_args=()
+      IFS=, read -ra feed_tags <<< "${what#feed=}"
+      for t in "${feed_tags[@]}"; do feed_args+=("$t=$out/prof/$t-raw.csv"); done
+      python3 "$root/tools/gpu-lab/feed_metrics.py" "${feed_args[@]}"
+      python3 "$root/tools/gpu-lab/feed_metrics.py" --json "${feed_args[@]}" \
+        > "$out/feed-${what#feed=}.json" ;;
     memory=*)
       # One ncu pass of a kernel's memory and tensor figures: memory=KERNEL[@PRECISION] at $SHAPE
       # (default 4096³): duration, L2 hit rate, DRAM bytes read, tensor-pipe activity.
