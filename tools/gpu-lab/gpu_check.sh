@@ -71,7 +71,9 @@ for what in "$@"; do
     tests|tests=*)
       # Whole logs to $OUT/tests.txt; the console gets each binary's verdict lines.
       # tests=NAME,... runs only those binaries (session, cli, runtime, faults), so a run's time
-      # limit can split them; GTEST_FILTER narrows them further.
+      # limit can split them; GTEST_FILTER narrows them further. TESTS_TIMEOUT=SECONDS stops a
+      # binary that runs longer (its log keeps the tests it finished) so that the steps after
+      # this one, pack among them, still run.
       step gpu tests
       wanted=,${what#tests=},
       for t in tests/gpu/test_gpu_session tests/cli/test_cli_gpu tests/runtime/test_runtime_gpu \
@@ -83,9 +85,16 @@ for what in "$@"; do
         [[ -x "$build_root/build/$t" ]] || continue
         echo "--- $t" >> "$out/tests.txt"
         # The runtime library beside the staged test: a build elsewhere baked its own path in.
+        started=$(date +%s)
         LD_LIBRARY_PATH="$build_root/build/src/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-          "$build_root/build/$t" >> "$out/tests.txt" 2>&1
-        echo "$t: exit $?"
+          timeout "${TESTS_TIMEOUT:-0}" "$build_root/build/$t" >> "$out/tests.txt" 2>&1
+        rc=$?
+        took=$(($(date +%s) - started))
+        if [[ $rc -eq 124 ]]; then
+          echo "$t: stopped after ${took} s (TESTS_TIMEOUT); the tests it finished are in tests.txt"
+        else
+          echo "$t: exit $rc (${took} s)"
+        fi
       done
       grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \]' "$out/tests.txt" ;;
     faults)
