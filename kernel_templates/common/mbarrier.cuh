@@ -40,7 +40,11 @@ __device__ __forceinline__ void arrive_cluster(unsigned bar, unsigned rank) {
 }
 /// Returns once the phase with this parity has completed. A barrier in phase n (none of its
 /// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
-/// waiting for parity 1 on a fresh barrier returns at once.
+/// waiting for parity 1 on a fresh barrier returns at once. Every lane of the warp calls it:
+/// the loop ends on a warp vote, so the compiler sees the warp leave it together and keeps the
+/// loop state of the ring (stage, phase, descriptors) in uniform registers. Ended per lane, the
+/// one-consumer-warpgroup kernels carried that state in per-thread registers and moved each
+/// wgmma descriptor across with R2UR (four per wgmma).
 __device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
   unsigned done = 0;
   do {
@@ -50,7 +54,7 @@ __device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
         : "=r"(done)
         : "r"(bar), "r"(parity)
         : "memory");
-  } while (!done);
+  } while (!__all_sync(0xffffffffu, done));
 }
 
 }  // namespace mbarrier

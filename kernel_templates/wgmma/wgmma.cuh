@@ -861,7 +861,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           int const k0 = static_cast<int>(kb * BK);
           unsigned const full = full0 + 8 * s;
           mbarrier::wait(empty0 + 8 * s, phase ^ 1);
-          __syncwarp();
           unsigned const a = ring + s * STAGE_BYTES;
           unsigned const b = a + A_BYTES;
           if (issuer) {
@@ -906,7 +905,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     constexpr int MBLOCK = 64 * kSwizzleRow;
     // Descriptor low words of this warpgroup's A and of B in stage 0 (desc_lo); stage s adds
     // s·STAGE_BYTES >> 4, a k step and an m64 block their bytes >> 4, all compile-time steps.
-    unsigned const a_lo = desc_lo(ring + row0 * kSwizzleRow, A_LBO);
+    // Lane 0's copy: the compiler cannot tell that a value derived from threadIdx is the same in
+    // every lane, and kept A's descriptors in per-thread registers, two R2UR before each wgmma.
+    unsigned const a_lo =
+        __shfl_sync(0xffffffffu, desc_lo(ring + row0 * kSwizzleRow, A_LBO), 0);
     unsigned const b_lo = desc_lo(ring + A_BYTES, B_LBO);
     constexpr unsigned STAGE_LO = STAGE_BYTES >> 4;
 
@@ -964,8 +966,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       // One k block: wait for its stage, issue its wgmma, and (block scales) promote its
       // products with `scales`, or (otherwise) release the previous stage.
       auto k_block = [&](BlockScales<MI> const& scales) {
-        mbarrier::wait(full0 + 8 * s, phase);
-        __syncwarp();  // lanes may leave the polling loop apart; wgmma.* are warp-aligned
+        mbarrier::wait(full0 + 8 * s, phase);  // the warp leaves it together: wgmma.* are aligned
         if constexpr (TAKE_TURNS) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
         float (&acc)[MI][ACC] = BLOCK_SCALED ? kblock : d;
