@@ -164,14 +164,15 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
     feed=*)
       # How the kernels of earlier details= steps were fed, side by side: feed=TAG,TAG,... prints
       # tools/gpu-lab/feed_metrics.py over $OUT/prof/TAG-raw.csv of each and writes the same as
-      # $OUT/feed-TAG,TAG,....json.
+      # $OUT/feed-TAG-TAG-....json (no commas: the transfer back skips such names).
       step "feed of ${what#feed=}"
       feed_args=()
       IFS=, read -ra feed_tags <<< "${what#feed=}"
       for t in "${feed_tags[@]}"; do feed_args+=("$t=$out/prof/$t-raw.csv"); done
       python3 "$root/tools/gpu-lab/feed_metrics.py" "${feed_args[@]}"
+      feed_name=${what#feed=}
       python3 "$root/tools/gpu-lab/feed_metrics.py" --json "${feed_args[@]}" \
-        > "$out/feed-${what#feed=}.json" ;;
+        > "$out/feed-${feed_name//,/-}.json" ;;
     memory=*)
       # One ncu pass of a kernel's memory and tensor figures: memory=KERNEL[@PRECISION] at $SHAPE
       # (default 4096³): duration, L2 hit rate, DRAM bytes read, tensor-pipe activity.
