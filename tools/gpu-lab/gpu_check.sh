@@ -57,10 +57,15 @@ kernel_spec() {
 # One ncu --set full pass of the first launch matching FILTER in a bench of $kernel/$precision
 # (kernel_spec) at $shape, saved as the report REP.ncu-rep: full_pass REP FILTER.
 full_pass() {
+  short_bench
   ncu --clock-control none --target-processes all --set full --import-source no \
-    -k "$2" -c 1 -o "$1" \
-    "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
-    --kernel "$kernel" --repeats 1 --target-ms 1 > /dev/null 2>&1
+    -k "$2" -c 1 -o "$1" "${bench_cmd[@]}" > /dev/null 2>&1
+}
+# bench_cmd: one short bench of $kernel/$precision at $shape and $LAYOUT, the launches
+# full_pass profiles (an array: ncu runs it as a program, not as a shell function).
+short_bench() {
+  bench_cmd=("$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}"
+    --kernel "$kernel" --repeats 1 --target-ms 1)
 }
 for what in "$@"; do
   case "$what" in
@@ -150,9 +155,7 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       if [[ ! -f "$rep.ncu-rep" ]]; then
         # Nothing matched the filter: say why (a kernel the bench rejects never launches).
         echo "no profile of $tag; the bench says:"
-        "$G" -q bench --shape "$shape" --precision "$precision" --layout "${LAYOUT:-NN}" \
-          --kernel "$kernel" --repeats 1 --target-ms 1 2>&1 | grep -E "rejected|failed|error" |
-          head -3
+        "${bench_cmd[@]}" 2>&1 | grep -E "^gemmtune:|rejected|failed" | head -3
         continue
       fi
       ncu -i "$rep.ncu-rep" --page details > "$out/prof/$tag-details.txt" 2>&1
