@@ -36,6 +36,7 @@ OWN_KERNELS = ("simt", "simt_reduce", "mma_gemm", "mma_reduce", "wgmma_gemm", "w
 # ncu's units, to microseconds, bytes and plain numbers.
 TIME_US = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
 BYTES = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
+GHZ = {"hz": 1e-9, "Khz": 1e-6, "Mhz": 1e-3, "Ghz": 1.0}
 
 
 def number(text):
@@ -48,19 +49,25 @@ def number(text):
 
 
 def normalise(metric, unit, value):
+    """ncu's value in microseconds (durations), bytes (sizes: a per-something unit such as
+    Kbyte/block scales by its prefix) or GHz (clock rates); other values as they come."""
     if value is None:
         return None
+    base = (unit or "").split("/")[0]
     if metric.startswith("gpu__time_duration"):
-        return value * TIME_US.get(unit, 1.0)
-    if metric.endswith("bytes.sum") or metric.endswith("bytes_read.sum"):
-        return value * BYTES.get(unit, 1.0)
+        return value * TIME_US.get(base, 1.0)
+    if base in BYTES:
+        return value * BYTES[base]
+    if base in GHZ:
+        return value * GHZ[base]
     return value
 
 
-def parse_ncu_csv(text):
-    """Launches in order, each {"kernel": name, metric: value}: ncu --csv in its long form (a row
-    per metric: "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value") or its raw page
-    (a row per launch, metric columns, a row of units first)."""
+def parse_ncu_csv(text, metrics=METRICS):
+    """Launches in order, each {"kernel": name, metric: value} (normalise()): ncu --csv in its
+    long form (a row per metric: "ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric
+    Value") or its raw page (a row per launch, metric columns, a row of units first; only
+    `metrics` are read)."""
     lines = [line for line in text.splitlines() if line.startswith('"')]
     if not lines:
         return []
@@ -88,7 +95,7 @@ def parse_ncu_csv(text):
         if len(row) < len(header) or "Kernel Name" not in col:
             continue
         launch = {"kernel": row[col["Kernel Name"]]}
-        for metric in METRICS:
+        for metric in metrics:
             if metric in col:
                 unit = units[col[metric]] if col[metric] < len(units) else ""
                 launch[metric] = normalise(metric, unit, number(row[col[metric]]))

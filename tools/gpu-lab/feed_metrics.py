@@ -6,19 +6,24 @@ RAW_CSV is `ncu -i REPORT --page raw --csv` (the details= step of gpu_check.sh w
 $OUT/prof/TAG-raw.csv). Prints one column per kernel: time and clock, tensor-pipe activity, the
 bytes the SMs received from the crossbar against the sectors the L2 slices sent (their ratio is
 what the L2 request coalescer merged: requests of several SMs for one sector served once), the
-L2 and DRAM load, and the launch shape (--json: the same as one object per kernel). Tells apart a kernel bound by the L2's read bandwidth
-from one that waits on its copies for another reason."""
-import csv
+L2 and DRAM load, and the launch shape (--json: the same as one object per kernel). Tells apart
+a kernel bound by the L2's read bandwidth from one that waits on its copies for another reason.
+The CSV and its units are read by bench/diagnose_losses.py's parser."""
 import json
+import os
 import sys
 
-# (label, metric, scale, unit): the value printed is metric / scale.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from diagnose_losses import parse_ncu_csv  # noqa: E402  ncu's CSV and its units, read once
+
+# (label, metric, scale, unit): the value printed is the metric, as parse_ncu_csv normalises it
+# (microseconds, bytes, GHz), divided by scale.
 ROWS = [
     ("duration", "gpu__time_duration.sum", 1.0, "us"),
     ("SM clock", "gpc__cycles_elapsed.avg.per_second", 1.0, "GHz"),
-    ("tensor pipe active", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
-     1.0, "%"),
-    ("SM <- xbar bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", 1.0, "MB"),
+    ("tensor pipe active",
+     "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed", 1.0, "%"),
+    ("SM <- xbar bytes", "l1tex__m_xbar2l1tex_read_bytes.sum", 1e6, "MB"),
     ("coalescer -> SMs sectors", "lrc__xbar2gpc_sectors_op_read.sum", 1e6, "M"),
     ("L2 -> coalescer sectors", "lrc__lts2lrc_sectors_op_read.sum", 1e6, "M"),
     ("L2 -> coalescer % peak", "lrc__lts2lrc_sectors_op_read.sum.pct_of_peak_sustained_elapsed",
@@ -26,52 +31,25 @@ ROWS = [
     ("L2 throughput", "lts__throughput.avg.pct_of_peak_sustained_elapsed", 1.0, "%"),
     ("L2 read hit rate", "lts__t_sector_op_read_hit_rate.pct", 1.0, "%"),
     ("L2 fabric sectors", "lts__t_sectors_srcunit_ltcfabric.sum", 1e6, "M"),
-    ("DRAM read", "dram__bytes_read.sum", 1.0, "MB"),
+    ("DRAM read", "dram__bytes_read.sum", 1e6, "MB"),
     ("shared wavefronts % peak",
      "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", 1.0, "%"),
     ("TMA loads issued", "smsp__inst_executed_op_tma_ld.sum", 1.0, ""),
     ("grid", "launch__grid_size", 1.0, ""),
     ("cluster", "launch__cluster_size", 1.0, ""),
-    ("shared KB per block", "launch__shared_mem_per_block_dynamic", 1.0, "KB"),
+    ("shared KB per block", "launch__shared_mem_per_block_dynamic", 1e3, "KB"),
 ]
 
 
-def number(text):
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def read(path):
-    """{metric: (unit, value)} of the first kernel in an ncu raw CSV."""
-    rows = list(csv.reader(open(path, encoding="utf-8")))
-    start = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
-    header, units, first = rows[start], rows[start + 1], rows[start + 2]
-    return {h: (units[i], first[i]) for i, h in enumerate(header) if i < len(first)}
-
-
-def in_unit(unit, value, want):
-    """value (in ncu's unit) in the unit the row prints, for the prefixes ncu picks."""
-    scale = {"": 1, "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
-             "usecond": 1, "nsecond": 1e-3, "msecond": 1e3, "us": 1, "ns": 1e-3, "ms": 1e3,
-             "Ghz": 1, "Mhz": 1e-3, "hz": 1e-9, "Khz": 1e-6}
-    unit = unit.split("/")[0]  # Kbyte/block, Gbyte/s: the prefix is what scales
-    if want == "MB":
-        return value * scale.get(unit, 1) / 1e6
-    if want == "KB":
-        return value * scale.get(unit, 1) / 1e3
-    return value * scale.get(unit, 1)
-
-
-def figures(data):
-    """{label: value in the row's unit, or None} of one kernel."""
-    out = {}
-    for label, metric, scale, unit in ROWS:
-        unit_in, text = data.get(metric, ("", ""))
-        value = number(text)
-        out[label] = None if value is None else in_unit(unit_in, value, unit) / scale
-    return out
+def figures(path):
+    """{label: value in the row's unit, or None} of the first kernel of an ncu raw page."""
+    with open(path, encoding="utf-8") as f:
+        launches = parse_ncu_csv(f.read(), [metric for _, metric, _, _ in ROWS])
+    if not launches:
+        raise ValueError("no kernel in it")
+    first = launches[0]
+    return {label: None if first.get(metric) is None else first[metric] / scale
+            for label, metric, scale, _ in ROWS}
 
 
 def main():
@@ -81,8 +59,8 @@ def main():
     for arg in (a for a in args if a != "--json"):
         tag, _, path = arg.partition("=")
         try:
-            runs.append((tag, figures(read(path))))
-        except (OSError, StopIteration) as e:
+            runs.append((tag, figures(path)))
+        except (OSError, ValueError) as e:
             print(f"{tag}: cannot read {path}: {e}", file=sys.stderr)
     if not runs:
         sys.exit("usage: feed_metrics.py [--json] TAG=RAW_CSV [TAG=RAW_CSV ...]")
