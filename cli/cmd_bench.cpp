@@ -1,4 +1,5 @@
-// `gemmtune bench`: re-run one kernel (by id, or the cached best) against cuBLAS and cuBLASLt.
+// `gemmtune bench`: re-run one kernel (by id, or the cached best; ours or a vendor candidate)
+// against cuBLAS and cuBLASLt.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -29,10 +30,19 @@ struct BenchArgs {
   std::uint64_t seed = 1;
 };
 
-/// The kernel to bench for a problem: --kernel, or the cached best.
+/// The --kernel id, checked before any GPU work: a bad id is the user's error, said at once.
+KernelConfig given_kernel(BenchArgs const& a) {
+  KernelConfig const cfg = parse_kernel_id(a.kernel);
+  if (std::string const why = unknown_kernel_reason(cfg); !why.empty()) {
+    throw UsageError(why + " in " + cfg.id());
+  }
+  return canonical_kernel(cfg);
+}
+
+/// The kernel to bench for a problem: --kernel, or the cached best (a vendor pick included).
 KernelConfig kernel_for(BenchArgs const& a, AppContext& ctx, DeviceReport const& dev,
                         Problem const& problem) {
-  if (!a.kernel.empty()) return parse_kernel_id(a.kernel);
+  if (!a.kernel.empty()) return given_kernel(a);
   std::optional<Trial> best = ctx.store_for_reading().best(dev.gpu, problem);
   if (!best) {
     throw Error("no tuned kernel for " + problem.describe() + " on " + dev.gpu.describe() +
@@ -109,6 +119,7 @@ struct ProtocolRun {
 
 void run_bench(BenchArgs const& a, AppContext& ctx) {
   std::vector<Problem> const problems = a.problem.collect();
+  if (!a.kernel.empty()) given_kernel(a);
   DeviceReport const& dev = ctx.require_gpu();
   std::vector<TimingProtocol> protocols;
   if (a.protocol == "both") {
@@ -123,9 +134,10 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
   for (Problem const& raw : problems) {
     Problem const problem = raw.resolved();
     KernelConfig cfg = kernel_for(a, ctx, dev, problem);
-    Family const* family = find_family(cfg.family);
-    if (!family) throw UsageError("unknown kernel family '" + cfg.family + "' in " + cfg.id());
-    cfg = family->canonical(cfg);
+    if (std::string const why = unknown_kernel_reason(cfg); !why.empty()) {
+      throw Error("the cached best for " + problem.describe() + " is " + cfg.id() + ": " + why, 3);
+    }
+    cfg = canonical_kernel(cfg);
     // Rounds alternate cuBLAS and the kernel (B C B C ...), each protocol in turn, so with long
     // repeats both run after the other as often and see the same power and thermal history;
     // the figures are the medians over the rounds, the spread their min and max, the sensors
@@ -140,7 +152,7 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
         timing.protocol = protocols[pi];
         ProtocolRun& run = runs[pi];
         run.last_base = ctx.gpu().baseline(BaselineJob{problem, a.seed, timing, {}, false}, a.timeout_s);
-        run.last = run_candidate(ctx, *family, cfg, problem, timing, a.seed, a.timeout_s).result;
+        run.last = run_any_candidate(ctx, cfg, problem, timing, a.seed, a.timeout_s).result;
         run.rounds.push_back({{"baseline", run.last_base}, {"result", run.last}});
         if (run.last_base.ok) {
           run.cublas.push_back(run.last_base.cublas_ms);
@@ -227,7 +239,9 @@ void setup_bench(CLI::App& app, AppContext& ctx) {
   auto a = std::make_shared<BenchArgs>();
   CLI::App* sub = app.add_subcommand("bench", "Verify and time one kernel (or the cached best) against cuBLAS");
   add_problem_options(*sub, a->problem, true);
-  sub->add_option("--kernel", a->kernel, "Kernel id (default: the cached best for the shape)");
+  sub->add_option("--kernel", a->kernel,
+                  "Kernel id, ours or a vendor candidate (cublas:default, cublaslt:...; default: "
+                  "the cached best for the shape)");
   add_timing_options(*sub, a->timeout_s, a->target_ms, a->repeats, "Timing", "Deadline in seconds");
   sub->add_option("--rounds", a->rounds,
                   "Time cuBLAS and the kernel this many times in alternation; report medians "

@@ -26,7 +26,6 @@
 #include "src/core/tuning_table.hpp"
 #include "src/core/vendor_kernel.hpp"
 #include "src/kernels/family.hpp"
-#include "tuner/search/eval_job_builder.hpp"
 #include "tuner/shapes/shape_sweep.hpp"
 #include "tuner/search/worker_evaluator.hpp"
 
@@ -148,12 +147,7 @@ void run_regret(RegretArgs const& a, AppContext& ctx) {
     }
     for (std::string const& id : near) {
       KernelConfig const cfg = parse_kernel_id(id);
-      EvalResult r;
-      if (is_vendor(cfg)) {
-        r = ctx.gpu().evaluate(make_vendor_eval_job(cfg, p, a.seed, timing), a.timeout_s);
-      } else if (Family const* f = find_family(cfg.family)) {
-        r = run_candidate(ctx, *f, f->canonical(cfg), p, timing, a.seed, a.timeout_s).result;
-      }
+      EvalResult const r = run_any_candidate(ctx, cfg, p, timing, a.seed, a.timeout_s).result;
       if (r.disposition == Disposition::kOk && r.median_ms > 0) times[id] = r.median_ms;
       else failed[id] = std::string(to_string(r.disposition));
     }

@@ -288,6 +288,10 @@ TEST(Cli, UsageErrorsAreOneClearLineWithExitTwo) {
       {{"search", "--shape", "8x8x8", "--dry-run", "--repeats", "0"}, "--repeats"},
       {{"bench", "--shape", "8x8x8", "--timeout", "inf"}, "--timeout"},
       {{"bench", "--shape", "8x8x8", "--protocol", "loop"}, "--protocol"},
+      // A bad --kernel is refused before any GPU work, vendor ids included.
+      {{"bench", "--shape", "8x8x8", "--kernel", "nosuch:BM=1"}, "unknown kernel family 'nosuch'"},
+      {{"bench", "--shape", "8x8x8", "--kernel", "cublaslt:ALGO=1"}, "a cublaslt id has the"},
+      {{"bench", "--shape", "8x8x8", "--kernel", "cublas:X=1"}, "takes no parameters"},
       {{"nosuchcommand"}, ""},
       {{"search", "--no-such-flag"}, ""},
       // An empty --db must not quietly mean $GEMMTUNE_DB.

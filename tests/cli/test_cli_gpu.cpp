@@ -129,6 +129,36 @@ TEST_F(CliGpu, BenchRoundsAlternateAndReportMedians) {
   EXPECT_DOUBLE_EQ(row["baseline"]["cublas_ms"].get<double>(), cublas[1]);
 }
 
+// A vendor candidate benches like our kernels: cublas:default, then the cuBLASLt algorithm the
+// baseline's autotuning picked, by its id, each verified and timed in both protocols.
+TEST_F(CliGpu, BenchRunsVendorCandidatesByTheirIds) {
+  std::string const dir = temp_dir("gpu-vendor-bench");
+  auto bench = [&](std::string const& id) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--shape",
+                        "256x512x384", "--precision", "bf16", "--target-ms", "2", "--repeats",
+                        "2"},
+                       dir + "/cache.db");
+    EXPECT_EQ(r.exit_code, 0) << id << "\n" << r.err << r.out;
+    auto const rows = nlohmann::json::parse(r.out.empty() ? "[{}]" : r.out);
+    EXPECT_EQ(rows.size(), 1u);
+    return rows[0];
+  };
+  nlohmann::json const plain = bench("cublas:default");
+  ASSERT_TRUE(plain.contains("result")) << plain.dump();
+  EXPECT_EQ(plain["kernel"], "cublas:default");
+  EXPECT_EQ(plain["result"]["disposition"], "ok") << plain["result"]["reason"];
+  EXPECT_GT(plain["result"]["median_ms"].get<double>(), 0.0);
+  std::string const lt = plain["baseline"].value("cublaslt_kernel", std::string());
+  ASSERT_EQ(lt.rfind("cublaslt:ALGO=", 0), 0u) << plain["baseline"].dump();
+  nlohmann::json const tuned = bench(lt);
+  ASSERT_TRUE(tuned.contains("result")) << tuned.dump();
+  EXPECT_EQ(tuned["kernel"], lt);
+  EXPECT_EQ(tuned["result"]["disposition"], "ok") << tuned["result"]["reason"];
+  for (char const* p : {"graph", "stream"}) {
+    EXPECT_GT(tuned["protocols"][p]["kernel"]["median_ms"].get<double>(), 0.0) << p;
+  }
+}
+
 TEST_F(CliGpu, SearchQueryExportQueryTable) {
   std::string const dir = temp_dir("gpu-e2e");
   std::string const db = dir + "/cache.db";
