@@ -5,7 +5,9 @@
 //
 //   BM, BN   tile of C of one work unit; each consumer warpgroup owns WM = BM/CW rows (PE = 2:
 //            WM = BM) (64 or 128: one or two m64 wgmma per k16 step) and all BN columns (one
-//            wgmma of N = BN)
+//            wgmma of N = BN). Two consumer warpgroups on a 64-row tile (BM = 64, CW = 2, PE ≠ 2)
+//            split it by columns instead: each owns all 64 rows and WN = BN/2 columns (a wgmma
+//            of N = BN/2), so a one-m64 tile still has two warpgroups' wgmma in flight
 //   ST       shared-memory stages
 //   CW       consumer warpgroups (1 or 2); block = (CW + 1)·128 threads
 //   CL       cluster size (1, 2 or 4): the CL blocks of a cluster compute adjacent tiles that
@@ -120,9 +122,14 @@ __host__ __device__ constexpr int tile_extent(int X, bool mn_major) {
 __host__ __device__ constexpr int tile_bytes(int X, bool mn_major) {
   return tile_extent(X, mn_major) * kSwizzleRow;
 }
-/// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2).
+/// Whether two consumer warpgroups split a 64-row tile by columns (BM = 64, CW = 2, PE ≠ 2).
+__host__ __device__ constexpr bool splits_columns(int BM, int CW, int PE) {
+  return BM == 64 && CW == 2 && PE != 2;
+}
+/// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2) and where
+/// the warpgroups split the columns.
 __host__ __device__ constexpr int warpgroup_rows(int BM, int CW, int PE) {
-  return PE == 2 ? BM : BM / CW;
+  return PE == 2 || splits_columns(BM, CW, PE) ? BM : BM / CW;
 }
 /// Bytes of the C staging boxes of all consumer warpgroups (EP > 0).
 __host__ __device__ constexpr int staging_bytes(int BM, int CW, int PE, int EP) {
@@ -377,21 +384,22 @@ __device__ __forceinline__ bool c_rows_aligned(GemmArgs const& args, int bytes) 
 
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][ACC],
-                                           long long tm, long long tn, int slice, int r, int c) {
+                                           long long tm, long long tn, int slice, int r, int c,
+                                           int wcol) {
   long long const M = args.M, N = args.N;
   if constexpr (SK == 1 && T != kTF32) {
     // Uniform over the block: every lane of a warp takes the same path (the exchange needs all).
     if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N &&
         c_rows_aligned<T>(args, 16)) {
       if (args.alpha == 1.f) {
-        store_tile_vec<BN, false, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+        store_tile_vec<2 * ACC, false, T, MI, ACC>(args, d, tm * BM + r, tn * BN + wcol, c / 2);
       } else {
-        store_tile_vec<BN, true, T, MI, ACC>(args, d, tm * BM + r, tn * BN, c / 2);
+        store_tile_vec<2 * ACC, true, T, MI, ACC>(args, d, tm * BM + r, tn * BN + wcol, c / 2);
       }
       return;
     }
   }
-  long long const mbase = tm * BM + r, nbase = tn * BN + c;
+  long long const mbase = tm * BM + r, nbase = tn * BN + wcol + c;
   float const alpha = args.alpha, beta = args.beta;
   // Columns are even, so a pair is one aligned access wherever rows start on a pair boundary.
   bool const pairs = SK > 1 || c_rows_aligned<T>(args, 2 * elem_bytes(out_type(T)));
@@ -576,7 +584,7 @@ __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, 
 template <int BM, int BN, int SK, int T, int MI, int ACC>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long tm, long long tn, int r, int c,
-                                               unsigned* counter, int lane) {
+                                               int wcol, unsigned* counter, int lane) {
   __syncwarp();
   unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, SK)) : 0u;
   last = __shfl_sync(0xffffffffu, last, 0);
@@ -584,8 +592,8 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   if (!last) return;
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
   float const* const w = static_cast<float const*>(args.workspace) + (tm * BM + r) * ldw +
-                         tn * BN + c;
-  long long const rows_left = M - (tm * BM + r), cols_left = N - (tn * BN + c);
+                         tn * BN + wcol + c;
+  long long const rows_left = M - (tm * BM + r), cols_left = N - (tn * BN + wcol + c);
   if ((tm + 1) * BM <= M && (tn + 1) * BN <= N) {  // uniform over the warp
     add_slice<false, true>(d, w, ldw, rows_left, cols_left);
 #pragma unroll 1
@@ -599,7 +607,7 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
       add_slice<true, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
     }
   }
-  store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c);
+  store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c, wcol);
 }
 
 /// Work unit u → split-K slice and tile (tm, tn): units run slice after slice, and a slice's
@@ -771,13 +779,21 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   constexpr int B_PIECES = TB ? (SHARE_B ? CL : 1) : tile_extent(BN, true) / kMnChunk;
   constexpr int B_PIECE_SPAN = TB ? BN / (SHARE_B ? CL : 1) : kMnChunk;  // columns per piece
   constexpr int B_PIECE_BYTES = TB ? B_PIECE_SPAN * kSwizzleRow : kMnBoxBytes;
-  constexpr int ACC = BN / 2;          // accumulators per thread per m64 block
+  // Two warpgroups on a 64-row tile split its columns: each runs wgmma of N = WN = BN/2.
+  constexpr bool SPLIT_N = splits_columns(BM, CW, PE);
+  constexpr int WN = SPLIT_N ? BN / 2 : BN;  // columns per consumer warpgroup
+  constexpr int ACC = WN / 2;          // accumulators per thread per m64 block
   // The last slice sums at SK = 2 unless its warps hold more than 64 accumulators per thread:
   // one consumer warpgroup of 128×128 (128 accumulators) spilled with the sum's registers.
   // Must match WgmmaFamily's last_slice_sums(cfg).
   constexpr bool LAST_SLICE_SUMS = split_k::last_slice_sums(SK) && MI * ACC <= 64;
   static_assert(WM == 64 || WM == 128, "a consumer warpgroup owns 64 or 128 rows");
   static_assert(BN % 16 == 0 && BN >= 64 && BN <= 256, "wgmma N");
+  static_assert(WN % 16 == 0 && WN >= 64, "a column half is a wgmma N the wrappers spell out");
+  static_assert(!SPLIT_N || TB || WN % kMnChunk == 0,
+                "MN-major B halves are whole 64-wide boxes (a descriptor starts at a box)");
+  static_assert(!SPLIT_N || (EP == 0 && scaling(T) != kE4M3Blk),
+                "column halves store from registers and take no block scales");
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
   constexpr int OT = out_type(T);  // the storage type of C
   constexpr bool BLOCK_SCALED = scaling(T) == kE4M3Blk;
@@ -893,7 +909,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     if constexpr (CW == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kConsumerRegs));
     int const t = threadIdx.x % kWarpgroup;
     int const warp = t / 32, lane = t % 32;
-    int const row0 = PINGPONG ? 0 : (wg - 1) * WM;  // first row of this warpgroup in the tile
+    int const row0 = PINGPONG || SPLIT_N ? 0 : (wg - 1) * WM;  // the warpgroup's first row
+    int const wcol = SPLIT_N ? (wg - 1) * WN : 0;                // and first column in the tile
     // Descriptor strides: K-major SBO = 1024, LBO unused (16 by convention); MN-major LBO =
     // one 64-wide box (BK rows of 128 bytes), SBO = 1024.
     constexpr unsigned A_LBO = TA ? BK * kSwizzleRow : 16, B_LBO = !TB ? BK * kSwizzleRow : 16;
@@ -909,7 +926,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // every lane, and kept A's descriptors in per-thread registers, two R2UR before each wgmma.
     unsigned const a_lo =
         __shfl_sync(0xffffffffu, desc_lo(ring + row0 * kSwizzleRow, A_LBO), 0);
-    unsigned const b_lo = desc_lo(ring + A_BYTES, B_LBO);
+    // B's column half starts WN K-major rows in, or WN/64 MN-major boxes (lane 0's, as for A).
+    constexpr int B_HALF = TB ? WN * kSwizzleRow : WN / kMnChunk * kMnBoxBytes;
+    unsigned const b_lo = __shfl_sync(
+        0xffffffffu, desc_lo(ring + A_BYTES + (SPLIT_N ? (wg - 1) * B_HALF : 0), B_LBO), 0);
     constexpr unsigned STAGE_LO = STAGE_BYTES >> 4;
 
     // alpha with the FP8 scales folded in; the other types use the kernel parameters directly.
@@ -980,7 +1000,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           for (int mi = 0; mi < MI; ++mi) {
             unsigned long long const da =
                 desc_of(a_lo + stage_lo + ((mi * MBLOCK + ks * A_KSTEP) >> 4));
-            Mma<BN>::template run<T, TA, !TB>(acc[mi], da, db, BLOCK_SCALED && ks == 0 ? 0 : 1);
+            Mma<WN>::template run<T, TA, !TB>(acc[mi], da, db, BLOCK_SCALED && ks == 0 ? 0 : 1);
           }
         }
         wgmma_commit();
@@ -1045,7 +1065,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
       if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
-      if constexpr (scaling(T) == kE4M3Row) scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + c);
+      if constexpr (scaling(T) == kE4M3Row) {
+        scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + wcol + c);
+      }
       if constexpr (EP > 0) {
         if (eargs.beta == 0.f) {  // uniform over the block
           if (inside) {
@@ -1062,14 +1084,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           continue;
         }
       }
-      store_tile<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, slice, r, c);
+      store_tile<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, slice, r, c, wcol);
       if constexpr (LAST_SLICE_SUMS) {
         // A tile past the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (inside) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
           int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
-          finish_split_k<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, r, c, counter, lane);
+          finish_split_k<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, r, c, wcol, counter, lane);
         }
       }
     }

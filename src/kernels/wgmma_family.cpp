@@ -127,10 +127,26 @@ std::int64_t tile_rows(std::int64_t x, bool mn_major) {
   return mn_major ? round_up(x, kMnChunk) : x;
 }
 
+/// = wgmma_detail::splits_columns: two consumer warpgroups on a 64-row tile each take all its
+/// rows and half its columns (BM/CW = 32 rows would be no wgmma).
+bool splits_columns(KernelConfig const& c) {
+  return c.at("BM") == 64 && c.at("CW") == 2 && c.at("PE") != 2;
+}
+
 /// Rows of C one consumer warpgroup computes: BM/CW, or all BM in ping-pong (PE = 2), where
-/// the two warpgroups take whole tiles in turn.
+/// the two warpgroups take whole tiles in turn, and where they split the columns.
 std::int64_t warpgroup_rows(KernelConfig const& c) {
-  return c.at("PE") == 2 ? c.at("BM") : c.at("BM") / c.at("CW");
+  return c.at("PE") == 2 || splits_columns(c) ? c.at("BM") : c.at("BM") / c.at("CW");
+}
+
+/// Columns of C one consumer warpgroup computes (its wgmma N): BN, or BN/2 split.
+std::int64_t warpgroup_cols(KernelConfig const& c) {
+  return splits_columns(c) ? c.at("BN") / 2 : c.at("BN");
+}
+
+/// FP32 accumulators a consumer thread holds: (rows/64 m64 blocks) × (columns/2).
+std::int64_t accumulators_per_thread(KernelConfig const& c) {
+  return warpgroup_rows(c) / 64 * (warpgroup_cols(c) / 2);
 }
 
 /// Large problems fill the SMs twice even with 128×128 tiles: compute-bound.
@@ -306,6 +322,23 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           " consumer warpgroups gives " + str(wm) +
                           " rows each; a warpgroup runs one or two m64 wgmma (64 or 128 rows)";
                  }});
+  out.push_back({"column_halves", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (!splits_columns(c)) return std::string();
+                   std::int64_t const wn = warpgroup_cols(c);
+                   std::string const what = "BM=64 with CW=2 gives each warpgroup BN/2 = " +
+                                            str(wn) + " columns";
+                   if (wn % 16 != 0 || wn < 64) {
+                     return what + "; a warpgroup's wgmma N is a multiple of 16 from 64 up";
+                   }
+                   if (b_mn_major(p) && wn % kMnChunk != 0) {
+                     return what + "; MN-major B halves must be whole 64-wide boxes";
+                   }
+                   if (c.at("EP") != 0) {
+                     return what + "; column halves store C from registers (EP=0), not EP=" +
+                            str(c.at("EP"));
+                   }
+                   return std::string();
+                 }});
   out.push_back({"epilogue", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const ep = c.at("EP");
                    if (ep == 0) return std::string();
@@ -344,17 +377,22 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "BN=" + str(bn) + " is not a wgmma N (multiple of 16, at most 256)";
                  }});
   out.push_back({"accumulators", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
-                   std::int64_t const acc = warpgroup_rows(c) / 64 * c.at("BN") / 2;
+                   std::int64_t const acc = accumulators_per_thread(c);
                    if (acc <= kMaxAccumulators) return std::string();
                    return str(acc) + " FP32 accumulators per consumer thread (" +
-                          str(warpgroup_rows(c)) + " rows × BN=" + str(c.at("BN")) +
-                          " / 128 threads) > " + str(kMaxAccumulators) +
+                          str(warpgroup_rows(c)) + " rows × " + str(warpgroup_cols(c)) +
+                          " columns / 128 threads) > " + str(kMaxAccumulators) +
                           "; they would spill past the 224 registers a consumer gets";
                  }});
   out.push_back({"block_scales", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    if (!block_scaled(p.precision)) return std::string();
                    std::int64_t const bn = c.at("BN");
-                   std::int64_t const acc = 2 * (warpgroup_rows(c) / 64 * bn / 2);
+                   if (splits_columns(c)) {
+                     return std::string(
+                         "BM=64 with CW=2 splits the columns between the warpgroups; the "
+                         "promotion of block scales reads whole tiles' columns");
+                   }
+                   std::int64_t const acc = 2 * accumulators_per_thread(c);
                    if (acc > kMaxBlockScaledAccumulators) {
                      return str(acc) + " FP32 registers per consumer thread for the sums and one "
                             "K block's products (" + str(warpgroup_rows(c)) + " rows × BN=" +
@@ -630,9 +668,7 @@ std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const&
 }
 
 bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
-  std::int64_t const rows = cfg.at("PE") == 2 ? cfg.at("BM") : cfg.at("BM") / cfg.at("CW");
-  std::int64_t const accumulators = rows / 64 * (cfg.at("BN") / 2);
-  return last_slice_sums(cfg.at("SK")) && accumulators <= 64;
+  return last_slice_sums(cfg.at("SK")) && accumulators_per_thread(cfg) <= 64;
 }
 
 std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {

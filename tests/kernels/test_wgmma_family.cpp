@@ -227,7 +227,12 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "alignment"},
       {cfg(128, 256, 3, 2, 1, 8, 1, 1, 4),
        make(4096, 4096, 4096, Precision::kBF16, Layout::kNN, 8), "epilogue"},
-      {cfg(64, 128, 4, 2, 0, 1, 1), make(512, 512, 512), "warpgroups"},
+      // Two warpgroups on a 64-row tile split its columns: each half a wgmma N of 64 or more,
+      // whole 64-wide boxes where B is MN-major, stored from registers.
+      {cfg(64, 96, 6, 2, 0, 1, 1), make(512, 512, 512, Precision::kBF16, Layout::kNT, 16),
+       "column_halves"},
+      {cfg(64, 160, 6, 2, 0, 1, 1), make(512, 512, 512), "column_halves"},
+      {cfg(64, 128, 6, 2, 0, 1, 1, 1, 2), make(512, 512, 512), "column_halves"},
       {cfg(256, 128, 4, 1, 0, 1, 1), make(512, 512, 512), "warpgroups"},
       // Ping-pong: each warpgroup takes the whole BM rows, so BM = 256 is too tall and
       // 128×256 holds too many accumulators; it needs two consumer warpgroups.
@@ -302,7 +307,8 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
   std::set<std::string> hard, preference;
   for (Constraint const& k : wgmma().constraints()) (k.prunes ? preference : hard).insert(k.name);
   EXPECT_EQ(hard, (std::set<std::string>{"arch", "alignment", "pingpong",
-                                         "warpgroups", "wgmma_n", "accumulators",
+                                         "warpgroups", "column_halves", "wgmma_n",
+                                         "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
                                          "block_scales", "turns"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
