@@ -926,10 +926,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // every lane, and kept A's descriptors in per-thread registers, two R2UR before each wgmma.
     unsigned const a_lo =
         __shfl_sync(0xffffffffu, desc_lo(ring + row0 * kSwizzleRow, A_LBO), 0);
-    // B's column half starts WN K-major rows in, or WN/64 MN-major boxes (lane 0's, as for A).
+    // A column half of B starts WN K-major rows in, or WN/64 MN-major boxes; it depends on the
+    // warpgroup, so it is lane 0's as for A. Without halves B's base is the same in every
+    // thread and is left as it was (a shuffle there tipped a block-scaled tile into spilling).
     constexpr int B_HALF = TB ? WN * kSwizzleRow : WN / kMnChunk * kMnBoxBytes;
-    unsigned const b_lo = __shfl_sync(
-        0xffffffffu, desc_lo(ring + A_BYTES + (SPLIT_N ? (wg - 1) * B_HALF : 0), B_LBO), 0);
+    unsigned const b_lo =
+        SPLIT_N ? __shfl_sync(0xffffffffu, desc_lo(ring + A_BYTES + (wg - 1) * B_HALF, B_LBO), 0)
+                : desc_lo(ring + A_BYTES, B_LBO);
     constexpr unsigned STAGE_LO = STAGE_BYTES >> 4;
 
     // alpha with the FP8 scales folded in; the other types use the kernel parameters directly.
