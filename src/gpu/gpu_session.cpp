@@ -23,6 +23,7 @@
 #include "src/gpu/host_inputs.hpp"
 #include "src/gpu/host_parallel.hpp"
 #include "src/gpu/problem_data.hpp"
+#include "src/gpu/profile_range.hpp"
 #include "src/gpu/timing_protocol.hpp"
 #include "src/gpu/verifier.hpp"
 #include "src/launch/cuda_errors.hpp"
@@ -805,6 +806,7 @@ bool GpuSession::poisoned() const { return impl_->poisoned; }
 std::vector<PhaseTime> const& GpuSession::last_phases() const { return impl_->phases; }
 
 EvalResult GpuSession::evaluate(EvalJob const& job) {
+  ProfileRange const range(kCandidateRange);
   if (impl_->poisoned) {
     impl_->phases.clear();
     EvalResult r;
@@ -829,6 +831,7 @@ EvalResult GpuSession::evaluate(EvalJob const& job) {
 }
 
 RetimeResult GpuSession::retime(RetimeJob const& job) {
+  ProfileRange const range(kRetimeRange);
   RetimeResult out;
   if (!impl_->poisoned) {
     try {
@@ -848,6 +851,7 @@ RetimeResult GpuSession::retime(RetimeJob const& job) {
 }
 
 BaselineResult GpuSession::baseline(BaselineJob const& job) {
+  ProfileRange const range(kBaselineRange);
   if (impl_->poisoned) {
     BaselineResult r;
     r.reason = impl_->poisoned_reason();

@@ -56,9 +56,14 @@ kernel_spec() {
 }
 # One ncu --set full pass of the first launch matching FILTER in a bench of $kernel/$precision
 # (kernel_spec) at $shape, saved as the report REP.ncu-rep: full_pass REP FILTER.
+# NVTX_RANGE=candidate (or baseline) narrows it to the launches inside the worker's NVTX range of
+# that name (src/gpu/profile_range.hpp): a vendor candidate's kernel, not the same-named ones its
+# baseline's autotuning launches first.
 full_pass() {
   short_bench
-  ncu --clock-control none --target-processes all --set full --import-source no \
+  local nvtx=()
+  [[ -n "${NVTX_RANGE:-}" ]] && nvtx=(--nvtx --nvtx-include "gemmtune@${NVTX_RANGE}/")
+  ncu --clock-control none --target-processes all --set full --import-source no "${nvtx[@]}" \
     -k "$2" -c 1 -o "$1" "${bench_cmd[@]}" > /dev/null 2>&1
 }
 # bench_cmd: one short bench of $kernel/$precision at $shape and $LAYOUT, the launches
@@ -143,7 +148,8 @@ for name, unit, value in zip(rows[0], rows[1], rows[2]):
       # 4096³) and $LAYOUT writes $OUT/prof/TAG-details.txt (every section), TAG-sass.csv (warp
       # samples per SASS instruction) and TAG-raw.csv (every metric), then prints the stall
       # summary (tools/gpu-lab/stall_top.py). FILTER=regex:^nvjet profiles the first vendor
-      # kernel the same bench launches instead of ours.
+      # kernel the same bench launches instead of ours; with a vendor id as KERNEL, add
+      # NVTX_RANGE=candidate so that kernel is the candidate's, not a baseline's.
       spec=${what#details=}
       tag=${spec%%:*}
       kernel_spec "${spec#*:}"
