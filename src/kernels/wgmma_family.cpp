@@ -216,7 +216,8 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
           {"ST", {3, 4, 5, 6, 7, 8},
            "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)"},
-          {"CW", {1, 2}, "consumer warpgroups (block = (CW+1)·128 threads)"},
+          {"CW", {1, 2},
+           "consumer warpgroups (block = (CW+1)·128 threads; two on BM=64 split its columns)"},
           {"CL", {1, 2, 4},
            "cluster size: its blocks share one operand through TMA multicast (the search "
            "pairs blocks; 4 runs when named)"},
