@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -39,16 +40,22 @@ KernelConfig given_kernel(BenchArgs const& a) {
   return canonical_kernel(cfg);
 }
 
-/// The kernel to bench for a problem: --kernel, or the cached best (a vendor pick included).
-KernelConfig kernel_for(BenchArgs const& a, AppContext& ctx, DeviceReport const& dev,
-                        Problem const& problem) {
-  if (!a.kernel.empty()) return given_kernel(a);
+/// The kernel to bench for a problem, canonical: --kernel (`given`), or the cached best (a
+/// vendor pick included).
+KernelConfig kernel_for(std::optional<KernelConfig> const& given, AppContext& ctx,
+                        DeviceReport const& dev, Problem const& problem) {
+  if (given) return *given;
   std::optional<Trial> best = ctx.store_for_reading().best(dev.gpu, problem);
   if (!best) {
     throw Error("no tuned kernel for " + problem.describe() + " on " + dev.gpu.describe() +
                 " in " + ctx.db_path() + "; give --kernel ID or run search first", 3);
   }
-  return best->config;
+  if (std::string const why = unknown_kernel_reason(best->config); !why.empty()) {
+    throw Error("the cached best for " + problem.describe() + " is " + best->config.id() +
+                    ": " + why,
+                3);
+  }
+  return canonical_kernel(best->config);
 }
 
 /// The sensors' figures of one timed run in a cell: energy per launch, mean power, SM clock and
@@ -119,7 +126,8 @@ struct ProtocolRun {
 
 void run_bench(BenchArgs const& a, AppContext& ctx) {
   std::vector<Problem> const problems = a.problem.collect();
-  if (!a.kernel.empty()) given_kernel(a);
+  std::optional<KernelConfig> const given =
+      a.kernel.empty() ? std::nullopt : std::optional<KernelConfig>(given_kernel(a));
   DeviceReport const& dev = ctx.require_gpu();
   std::vector<TimingProtocol> protocols;
   if (a.protocol == "both") {
@@ -133,11 +141,7 @@ void run_bench(BenchArgs const& a, AppContext& ctx) {
   bool all_ok = true;
   for (Problem const& raw : problems) {
     Problem const problem = raw.resolved();
-    KernelConfig cfg = kernel_for(a, ctx, dev, problem);
-    if (std::string const why = unknown_kernel_reason(cfg); !why.empty()) {
-      throw Error("the cached best for " + problem.describe() + " is " + cfg.id() + ": " + why, 3);
-    }
-    cfg = canonical_kernel(cfg);
+    KernelConfig const cfg = kernel_for(given, ctx, dev, problem);
     // Rounds alternate cuBLAS and the kernel (B C B C ...), each protocol in turn, so with long
     // repeats both run after the other as often and see the same power and thermal history;
     // the figures are the medians over the rounds, the spread their min and max, the sensors
