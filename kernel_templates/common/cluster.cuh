@@ -1,6 +1,6 @@
 // Thread-block clusters (sm_90+): the rank of a block in its cluster, the cluster-wide barrier
-// and loads from a peer block's shared memory (distributed shared memory), shared by the
-// families that launch clusters. Compiled as host C++ (the CPU emulation of a template that
+// and loads from and stores to a peer block's shared memory (distributed shared memory), shared
+// by the families that launch clusters. Compiled as host C++ (the CPU emulation of a template that
 // also has a clustered path it never runs) they trap.
 #pragma once
 
@@ -68,6 +68,19 @@ __device__ __forceinline__ float4 load4(unsigned cluster_addr) {
   __builtin_trap();
 #endif
   return v;
+}
+
+/// Stores four floats at a cluster shared-memory address (16-byte aligned) from map().
+__device__ __forceinline__ void store4(unsigned cluster_addr, float4 v) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(cluster_addr),
+               "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+#else
+  (void)cluster_addr;
+  (void)v;
+  __builtin_trap();
+#endif
 }
 
 }  // namespace cluster

@@ -38,22 +38,51 @@ __device__ __forceinline__ void arrive_cluster(unsigned bar, unsigned rank) {
       "r"(rank)
       : "memory");
 }
-/// Returns once the phase with this parity has completed. A barrier in phase n (none of its
-/// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
-/// waiting for parity 1 on a fresh barrier returns at once. Every lane of the warp calls it:
-/// the loop ends on a warp vote, so the compiler sees the warp leave it together and keeps the
-/// loop state of the ring (stage, phase, descriptors) in uniform registers. Ended per lane, the
-/// one-consumer-warpgroup kernels carried that state in per-thread registers and moved each
-/// wgmma descriptor across with R2UR (four per wgmma).
-__device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
+/// Arrives on the barrier at this offset in cluster block `rank` with release at cluster scope:
+/// the peer that acquires the phase (wait<true>) sees this thread's earlier writes,
+/// distributed shared-memory stores into that block included.
+__device__ __forceinline__ void arrive_remote_release(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+/// Whether the phase with this parity has completed (one poll, which may suspend the thread for
+/// a while first). ACQUIRE_CLUSTER: acquire at cluster scope, so what peer blocks' threads wrote
+/// before their release arrival (arrive_remote_release) is visible after it; else at CTA scope.
+template <bool ACQUIRE_CLUSTER>
+__device__ __forceinline__ unsigned try_wait(unsigned bar, unsigned parity) {
   unsigned done = 0;
-  do {
+  if constexpr (ACQUIRE_CLUSTER) {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } else {
     asm volatile(
         "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
         "selp.u32 %0, 1, 0, p; }"
         : "=r"(done)
         : "r"(bar), "r"(parity)
         : "memory");
+  }
+  return done;
+}
+/// Returns once the phase with this parity has completed. A barrier in phase n (none of its
+/// phases completed yet when n = 0) counts the phase of parity (n - 1) & 1 as completed, so
+/// waiting for parity 1 on a fresh barrier returns at once. Every lane of the warp calls it:
+/// the loop ends on a warp vote, so the compiler sees the warp leave it together and keeps the
+/// loop state of the ring (stage, phase, descriptors) in uniform registers. Ended per lane, the
+/// one-consumer-warpgroup kernels carried that state in per-thread registers and moved each
+/// wgmma descriptor across with R2UR (four per wgmma). ACQUIRE_CLUSTER as for try_wait.
+template <bool ACQUIRE_CLUSTER = false>
+__device__ __forceinline__ void wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    done = try_wait<ACQUIRE_CLUSTER>(bar, parity);
   } while (!__all_sync(0xffffffffu, done));
 }
 

@@ -16,7 +16,15 @@
 //            cluster attribute)
 //   CA       cluster axis (CL > 1): 0 stacks the cluster's tiles along M, sharing B; 1 sets them
 //            side by side along N, sharing A. Sharing the larger operand tile (A where BM > BN)
-//            cuts the bytes a cluster reads from L2 the most (measured within 3% of CA = 0 so far)
+//            cuts the bytes a cluster reads from L2 the most (measured within 3% of CA = 0 so far).
+//            2 splits K instead (CL = 2, CW = 2, PE = 0, SK = 1, EP = 0): both blocks of a pair
+//            take the same tile, each half of its k blocks with its own loads (no multicast),
+//            and hand half of their sums to each other through distributed shared memory
+//            (hand_over): the consumer warpgroup w of rank w - 1 receives the peer's
+//            warpgroup w's accumulators, adds them and stores those rows or columns of C. A
+//            block then reads a 2·BM·BN tile's operands per k block of work where two
+//            unclustered BM×BN tiles would read twice as many, and the sum never leaves the
+//            pair (split-K's FP32 partials go through global memory)
 //   TU       block-scaled FP8 with two consumer warpgroups on one tile (CW = 2, PE ≠ 2): 1 makes
 //            them take turns issuing each k block's wgmma (named barriers hand the turn over),
 //            meant to overlap one's promotion on the CUDA cores with the other's wgmma (measured
@@ -135,23 +143,41 @@ __host__ __device__ constexpr int warpgroup_rows(int BM, int CW, int PE) {
 __host__ __device__ constexpr int staging_bytes(int BM, int CW, int PE, int EP) {
   return CW * EP * warpgroup_rows(BM, CW, PE) * kSwizzleRow;
 }
+/// Whether the blocks of a cluster split one tile's K range (CA = 2) instead of sharing an
+/// operand tile between adjacent tiles.
+__host__ __device__ constexpr bool splits_k(int CL, int CA) { return CL > 1 && CA == 2; }
+/// mbarriers after the ring's 2·ST: a K-split pair's two of the hand-over (hand_over).
+__host__ __device__ constexpr int hand_over_barriers(int CL, int CA) {
+  return splits_k(CL, CA) ? 2 : 0;
+}
 /// Dynamic shared memory of the main kernel: slack to align the base to 1024 bytes, the ring,
-/// the C staging boxes, then 2·ST mbarriers.
-__host__ __device__ constexpr int smem_bytes(int BM, int BN, int ST, int CW, int PE, int EP,
-                                             bool TA, bool TB) {
+/// the C staging boxes, then 2·ST mbarriers and those of the hand-over.
+__host__ __device__ constexpr int smem_bytes(int BM, int BN, int ST, int CW, int CL, int PE,
+                                             int EP, int CA, bool TA, bool TB) {
   return kSwizzleAtom + ST * (tile_bytes(BM, TA) + tile_bytes(BN, !TB)) +
-         staging_bytes(BM, CW, PE, EP) + 2 * ST * 8;
+         staging_bytes(BM, CW, PE, EP) + (2 * ST + hand_over_barriers(CL, CA)) * 8;
 }
 
 __device__ __forceinline__ unsigned smem_addr(void const* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
+/// Four floats at a 16-byte aligned address of the block's shared memory.
+__device__ __forceinline__ float4 shared_load4(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
 
 /// Named barriers (common/named_barrier.cuh): kTurnBarrier + w is the turn of consumer
 /// warpgroup w in ping-pong (a unit's main loop) or under TU = 1 (a k block's wgmma issue),
-/// kStagingBarrier + w guards warpgroup w's C staging boxes.
+/// kStagingBarrier + w guards warpgroup w's C staging boxes, kHandOverBarrier meets both consumer
+/// warpgroups once their wgmma are done with the ring (a K-split pair's hand-over).
 constexpr int kTurnBarrier = 1;
 constexpr int kStagingBarrier = 3;
+constexpr int kHandOverBarrier = 5;
 // ---- wgmma ------------------------------------------------------------------------------
 /// Shared-memory matrix descriptors, in two words. The low word holds the start address >> 4
 /// (bits 0–13) and LBO >> 4 (bits 16–29). The start address is the offset in the block's shared
@@ -634,17 +660,33 @@ __device__ __forceinline__ void slice_range(long long kb_total, int slice, long 
 }
 
 /// Work unit u → split-K slice and this block's tile (tm, tn). A unit is a cluster's CL tiles,
-/// stacked along M (units_m = ⌈tile rows / CL⌉) or, SHARE_A, side by side along N (units_n =
-/// ⌈tile columns / CL⌉); the block of cluster rank `rank` takes the rank-th. Its tile may lie
-/// past the matrix's last tile row or column: its loads are clamped and it stores nothing.
-template <int GM, int CL, bool SHARE_A>
+/// stacked along M (CA = 0: units_m = ⌈tile rows / CL⌉) or side by side along N (CA = 1:
+/// units_n = ⌈tile columns / CL⌉); the block of cluster rank `rank` takes the rank-th. Its tile
+/// may lie past the matrix's last tile row or column: its loads are clamped and it stores
+/// nothing. A K-split pair (CA = 2) takes one tile: the unit's, in both blocks.
+template <int GM, int CL, int CA>
 __device__ __forceinline__ void block_tile(long long u, long long units_m, long long units_n,
                                            unsigned rank, int& slice, long long& tm,
                                            long long& tn) {
   long long um, un;
   unit_coords<GM>(u, units_m, units_n, slice, um, un);
-  tm = SHARE_A ? um : um * CL + rank;
-  tn = SHARE_A ? un * CL + rank : un;
+  bool const along_m = CL > 1 && CA == 0, along_n = CL > 1 && CA == 1;
+  tm = along_m ? um * CL + rank : um;
+  tn = along_n ? un * CL + rank : un;
+}
+
+/// A K-split pair's share of a unit's k blocks [begin, end): rank 0 the first ⌈n/2⌉, rank 1
+/// the rest (CA = 2; other clusters keep the whole range).
+template <int CL, int CA>
+__device__ __forceinline__ void rank_k_range(unsigned rank, long long& begin, long long& end) {
+  if constexpr (splits_k(CL, CA)) {
+    long long const half = begin + (end - begin + 1) / 2;
+    if (rank == 0) {
+      end = half;
+    } else {
+      begin = half;
+    }
+  }
 }
 
 /// Issues this block's TMA loads of one operand tile for a stage, piece p at dst + p·BYTES, p
@@ -683,6 +725,8 @@ struct SharedLayout {
   unsigned staging;  ///< EP > 0: the consumer warpgroups' C boxes
   unsigned full0;    ///< full[s] at full0 + 8s
   unsigned empty0;   ///< empty[s] at empty0 + 8s
+  unsigned free;     ///< K-split pair: the peer's ring may take this block's hand-over
+  unsigned ready;    ///< K-split pair: the peer's hand-over has landed in this block's ring
 };
 template <int BM, int BN, int ST, int CW, int PE, int EP, int T, bool TA, bool TB>
 __device__ __forceinline__ SharedLayout shared_layout() {
@@ -696,6 +740,8 @@ __device__ __forceinline__ SharedLayout shared_layout() {
   l.staging = l.ring + ST * STAGE_BYTES;  // 1024-aligned, as the ring
   l.full0 = l.staging + staging_bytes(BM, CW, PE, EP);
   l.empty0 = l.full0 + 8 * ST;
+  l.free = l.empty0 + 8 * ST;
+  l.ready = l.free + 8;
   return l;
 }
 
@@ -704,11 +750,15 @@ __device__ __forceinline__ SharedLayout shared_layout() {
 /// then overlaps that kernel's tail instead of following it. Thread 0 fetches the TMA
 /// descriptors ahead (kernel parameters, which no earlier kernel writes) and initialises the
 /// barriers (full: the block's own producer; empty: every consumer warp that releases a stage, in
-/// every block of the cluster); then the block, or with clusters the cluster, syncs, since a
-/// peer may arrive on or multicast into them.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int T, bool TA, bool TB>
+/// every block of a cluster that shares an operand; a K-split pair's hand-over barriers); then
+/// the block, or with clusters the cluster, syncs, since a peer may arrive on or multicast into
+/// them.
+template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int CA, int T, bool TA,
+          bool TB>
 __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
   constexpr int RELEASERS = PE == 2 ? 1 : CW;  // consumer warpgroups that release each stage
+  // Blocks whose consumers release each stage: a K-split pair's blocks load their own stages.
+  constexpr int RELEASING_BLOCKS = splits_k(CL, CA) ? 1 : CL;
   SharedLayout const l = shared_layout<BM, BN, ST, CW, PE, EP, T, TA, TB>();
   if (threadIdx.x == 0) {
     tma::prefetch(&descriptors.a);
@@ -716,7 +766,11 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
     if constexpr (EP > 0) tma::prefetch(&descriptors.c);
     for (int s = 0; s < ST; ++s) {
       mbarrier::init(l.full0 + 8 * s, 1);
-      mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * CL);
+      mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * RELEASING_BLOCKS);
+    }
+    if constexpr (splits_k(CL, CA)) {
+      mbarrier::init(l.free, 1);            // the peer's first consumer thread
+      mbarrier::init(l.ready, kWarpgroup);  // every thread of the peer's sending warpgroup
     }
     mbarrier::fence_init();
   }
@@ -724,6 +778,55 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
     cluster::sync_after_barrier_init();
   } else {
     __syncthreads();
+  }
+}
+
+/// A K-split pair's exchange of sums (CA = 2), once both blocks' main loops are done: consumer
+/// warpgroup w of the block of rank w - 1 receives (adds the peer's warpgroup w's accumulators
+/// to its own, which hold the same elements of the tile), the other sends. Its ring is free
+/// once both of its warpgroups' wgmma have completed (every stage its producer filled was
+/// consumed): the block says so to the peer (`free`), whose sending warpgroup then writes its
+/// accumulators into this block's ring with distributed shared-memory stores and arrives on
+/// `ready` here. Each thread's floats go to float4 slots j·128 + t, so both the remote writes
+/// and the receiver's reads of a warp cover 512 consecutive bytes. A block stays until both of
+/// its barriers completed: the peer never touches its shared memory after that.
+template <int MI, int ACC>
+__device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout const& layout,
+                                          bool receives, unsigned rank, int t) {
+  static_assert(ACC % 4 == 0, "accumulators go over in float4s");
+  unsigned const peer = rank ^ 1u;
+  named_barrier::sync<kHandOverBarrier, 2 * kWarpgroup>(0);
+  if (t == 0 && receives) {
+    tma::fence_proxy_async();  // the ring's last reads were the async proxy's (wgmma)
+    mbarrier::arrive_remote_release(layout.free, peer);
+  }
+  if (receives) {
+    mbarrier::wait<true>(layout.ready, 0);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int j = 0; j < ACC; j += 4) {
+        int const slot = (mi * ACC + j) / 4 * kWarpgroup + t;
+        float4 const v = shared_load4(layout.ring + slot * 16);
+        d[mi][j] += v.x;
+        d[mi][j + 1] += v.y;
+        d[mi][j + 2] += v.z;
+        d[mi][j + 3] += v.w;
+      }
+    }
+  } else {
+    mbarrier::wait<true>(layout.free, 0);
+    unsigned const there = cluster::map(layout.ring, peer);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int j = 0; j < ACC; j += 4) {
+        int const slot = (mi * ACC + j) / 4 * kWarpgroup + t;
+        cluster::store4(there + slot * 16,
+                        make_float4(d[mi][j], d[mi][j + 1], d[mi][j + 2], d[mi][j + 3]));
+      }
+    }
+    mbarrier::arrive_remote_release(layout.ready, peer);
   }
 }
 }  // namespace wgmma_detail
@@ -771,6 +874,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   // The operand the cluster shares (CA): B for tiles stacked along M, A side by side along N.
   constexpr bool SHARE_A = CL > 1 && CA == 1;
   constexpr bool SHARE_B = CL > 1 && CA == 0;
+  // Or (CA = 2) the pair splits K and shares nothing: its stages are each block's own.
+  constexpr bool K_SPLIT = splits_k(CL, CA);
+  constexpr int RELEASING_BLOCKS = K_SPLIT ? 1 : CL;
   // Operand tiles arrive in pieces (load_pieces): MN-major, one per 64-wide box; K-major, one
   // box of the tile's rows, or CL slabs of 1/CL of them where the cluster shares the operand.
   constexpr int A_PIECES = TA ? BM / kMnChunk : (SHARE_A ? CL : 1);
@@ -807,7 +913,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
-  static_assert(CA == 0 || CA == 1, "clusters along M (0) or N (1)");
+  static_assert(CA == 0 || CA == 1 || CA == 2, "clusters along M (0), N (1) or K (2)");
+  static_assert(!K_SPLIT || (CL == 2 && CW == 2 && PE == 0 && SK == 1 && EP == 0),
+                "a K-split pair: two blocks, each with two consumer warpgroups (one of them "
+                "receives the other's hand-over), one tile per pair, C stored from registers");
   static_assert(TA || A_PIECE_SPAN % 8 == 0, "K-major A slabs are whole 8-row swizzle atoms");
   static_assert(!TB || B_PIECE_SPAN % 8 == 0, "K-major B slabs are whole 8-row swizzle atoms");
   static_assert(A_PIECES * A_PIECE_BYTES == A_BYTES && B_PIECES * B_PIECE_BYTES == B_BYTES,
@@ -817,8 +926,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(EP == 0 || (SK == 1 && OT != kTF32 && BN % kMnChunk == 0),
                 "staged TMA stores write 16-bit C in whole 64-column boxes, without split-K");
   constexpr int STAGING_BYTES = staging_bytes(BM, CW, PE, EP);
-  static_assert(smem_bytes(BM, BN, ST, CW, PE, EP, TA, TB) ==
-                    kSwizzleAtom + ST * STAGE_BYTES + STAGING_BYTES + 2 * ST * 8,
+  static_assert(smem_bytes(BM, BN, ST, CW, CL, PE, EP, CA, TA, TB) ==
+                    kSwizzleAtom + ST * STAGE_BYTES + STAGING_BYTES +
+                        (2 * ST + hand_over_barriers(CL, CA)) * 8,
                 "the dynamic shared memory the host asks for holds the aligned ring, the C "
                 "staging boxes and the barriers");
 
@@ -833,7 +943,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   long long const tiles_m = (args.M + BM - 1) / BM;
   long long const tiles_n = (args.N + BN - 1) / BN;
   // Rows and columns of work units (block_tile): one of them groups the cluster's CL tiles.
-  long long const units_m = SHARE_A ? tiles_m : (tiles_m + CL - 1) / CL;
+  long long const units_m = SHARE_B ? (tiles_m + CL - 1) / CL : tiles_m;
   long long const units_n = SHARE_A ? (tiles_n + CL - 1) / CL : tiles_n;
   long long const units = units_m * units_n * SK;
   long long const kb_total = (args.K + BK - 1) / BK;
@@ -854,8 +964,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       for (long long u = first_unit; u < units; u += unit_step) {
         int slice;
         long long tm, tn, kb, kb_end;
-        block_tile<GM, CL, SHARE_A>(u, units_m, units_n, rank, slice, tm, tn);
+        block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
         slice_range<SK>(kb_total, slice, kb, kb_end);
+        rank_k_range<CL, CA>(rank, kb, kb_end);
         // A block whose tile lies past the matrix (an odd count of tile rows or columns in a
         // cluster) loads the last tile's operand instead (its results are never stored) and
         // still issues its share of the shared one.
@@ -892,7 +1003,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           }
         }
       }
-      if constexpr (CL > 1) {
+      if constexpr (CL > 1 && !K_SPLIT) {
         // Peers arrive on this block's empty barriers: the block stays until each stage's last
         // use is released (a stage never used passes at once, as for its first refill).
         for (int i = 0; i < ST; ++i) {
@@ -957,8 +1068,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     for (long long u = first_unit; u < units; u += unit_step, ++turn) {
       int slice;
       long long tm, tn, kb, kb_end;
-      block_tile<GM, CL, SHARE_A>(u, units_m, units_n, rank, slice, tm, tn);
+      block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
       slice_range<SK>(kb_total, slice, kb, kb_end);
+      rank_k_range<CL, CA>(rank, kb, kb_end);
       // A tile past the matrix (clusters) computes on clamped loads and stores nothing.
       bool const inside = tm < tiles_m && tn < tiles_n;
       bool const next_exists = u + unit_step < units;
@@ -1019,12 +1131,12 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           wgmma_wait<0>();
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
-          release<CL>(empty0 + 8 * s, lane);
+          release<RELEASING_BLOCKS>(empty0 + 8 * s, lane);
           promote<MI, ACC>(d, kblock, scales, scale_tile.split);
         } else {
           // Keep this stage's group in flight; the previous group is complete after this wait.
           wgmma_wait<1>();
-          if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
+          if (prev >= 0) release<RELEASING_BLOCKS>(empty0 + 8 * prev, lane);
           prev = s;
         }
         stage_lo += STAGE_LO;
@@ -1067,7 +1179,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-      if (prev >= 0) release<CL>(empty0 + 8 * prev, lane);
+      if (prev >= 0) release<RELEASING_BLOCKS>(empty0 + 8 * prev, lane);
+      if constexpr (K_SPLIT) {
+        // Warpgroup w's rows or columns of the tile are summed and stored by rank w - 1.
+        bool const receives = wg - 1 == static_cast<int>(rank);
+        hand_over<MI, ACC>(d, layout, receives, rank, t);
+        if (!receives) continue;
+      }
       if constexpr (scaling(T) == kE4M3Row) {
         scale_rows_cols<MI, ACC>(args, d, tm * BM + r, tn * BN + wcol + c);
       }
@@ -1126,7 +1244,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
-  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
+  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
@@ -1140,7 +1258,7 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
-  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, T, TA, TB>(maps)));
+  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,

@@ -163,12 +163,15 @@ int ring_smem_bytes(KernelConfig const& cfg, Problem const& problem) {
   // = wgmma_detail::smem_bytes: alignment slack, the ring, the C staging boxes (EP per consumer
   // warpgroup, each its rows × 128 bytes), 2·ST mbarriers of 8 bytes.
   std::int64_t const staging = cfg.at("CW") * cfg.at("EP") * warpgroup_rows(cfg) * kSwizzleBytes;
-  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + staging + 2 * cfg.at("ST") * 8);
+  // = wgmma_detail::hand_over_barriers: a K-split pair's two.
+  std::int64_t const barriers = 2 * cfg.at("ST") + (WgmmaFamily::splits_k(cfg) ? 2 : 0);
+  return static_cast<int>(kSwizzleAtom + cfg.at("ST") * stage + staging + barriers * 8);
 }
 
-/// K blocks one work unit walks (its split-K slice).
+/// K blocks one block walks for a work unit: its split-K slice, or a K-split pair's half of it.
 std::int64_t unit_k_blocks(KernelConfig const& c, Problem const& p) {
-  return ceil_div(ceil_div(p.k, WgmmaFamily::block_k(p.precision)), c.at("SK"));
+  std::int64_t const slice = ceil_div(ceil_div(p.k, WgmmaFamily::block_k(p.precision)), c.at("SK"));
+  return WgmmaFamily::splits_k(c) ? ceil_div(slice, 2) : slice;
 }
 
 /// Ping-pong pays off only where the epilogue is a large share of a tile: main loops of at most
@@ -201,7 +204,7 @@ std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
 std::string_view WgmmaFamily::description() const {
   return "Hopper sm_90a: TMA (128B swizzle) into an mbarrier ring, producer warpgroup + 1–2 "
          "wgmma consumer warpgroups with setmaxnreg, 2- and 4-block clusters with B or A "
-         "multicast, persistent grouped raster, split-K";
+         "multicast or pairs splitting K, persistent grouped raster, split-K";
 }
 
 bool WgmmaFamily::supports(Precision p) const {
@@ -232,9 +235,9 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "columns per consumer warpgroup, written by TMA stores that drain while the next "
            "tile runs (16-bit C, SK=1)",
            0},
-          {"CA", {0, 1},
+          {"CA", {0, 1, 2},
            "cluster axis (CL>1): 0 = tiles stacked along M share B, 1 = side by side along N "
-           "share A",
+           "share A, 2 = a pair splits one tile's K and sums through distributed shared memory",
            0},
           {"TU", {0, 1},
            "block-scaled FP8 with CW=2 (PE≠2): 1 = the consumer warpgroups take turns issuing "
@@ -261,10 +264,9 @@ RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem con
                      : is_fp8(problem.precision)           ? 4096.0
                                                            : 2048.0;
   int const cl = static_cast<int>(cfg.at("CL"));
-  bool const shares_a = shares_a_tiles(cfg);
   return {.fma_per_clock = fma,
-          .a_shared_by = shares_a ? cl : 1,
-          .b_shared_by = shares_a ? 1 : cl};
+          .a_shared_by = shares_a_tiles(cfg) ? cl : 1,
+          .b_shared_by = shares_b_tiles(cfg) ? cl : 1};
 }
 
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
@@ -274,12 +276,21 @@ std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
 std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
   std::int64_t const cl = cfg.at("CL"), tm = ceil_div(p.m, cfg.at("BM")),
                      tn = ceil_div(p.n, cfg.at("BN"));
-  bool const along_n = shares_a_tiles(cfg);
-  return (along_n ? tm * ceil_div(tn, cl) : ceil_div(tm, cl) * tn) * cfg.at("SK");
+  std::int64_t const unit_rows = shares_b_tiles(cfg) ? ceil_div(tm, cl) : tm;
+  std::int64_t const unit_cols = shares_a_tiles(cfg) ? ceil_div(tn, cl) : tn;
+  return unit_rows * unit_cols * cfg.at("SK");
 }
 
 bool WgmmaFamily::shares_a_tiles(KernelConfig const& cfg) {
   return cfg.at("CL") > 1 && cfg.get("CA").value_or(0) == 1;
+}
+
+bool WgmmaFamily::shares_b_tiles(KernelConfig const& cfg) {
+  return cfg.at("CL") > 1 && cfg.get("CA").value_or(0) == 0;
+}
+
+bool WgmmaFamily::splits_k(KernelConfig const& cfg) {
+  return cfg.at("CL") > 1 && cfg.get("CA").value_or(0) == 2;
 }
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
@@ -451,7 +462,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // (the template asserts it), so every block issues a piece of the shared
                    // operand per stage.
                    std::int64_t const cl = c.at("CL");
-                   if (cl == 1) return std::string();
+                   if (cl == 1 || splits_k(c)) return std::string();
                    bool const shares_a = shares_a_tiles(c);
                    bool const mn_major = shares_a ? a_mn_major(p) : b_mn_major(p);
                    std::int64_t const extent = c.at(shares_a ? "BM" : "BN");
@@ -464,9 +475,41 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           "; " + (shares_a ? "BM=" : "BN=") + str(extent) +
                           " has fewer boxes than blocks";
                  }});
+  out.push_back({"k_split", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   // = the template's K_SPLIT assertion: the hand-over pairs warpgroup w of one
+                   // block with warpgroup w of the other, once, from registers.
+                   if (!splits_k(c)) return std::string();
+                   if (c.at("CL") == 2 && c.at("CW") == 2 && c.at("PE") == 0 &&
+                       c.at("SK") == 1 && c.at("EP") == 0) {
+                     return std::string();
+                   }
+                   return "CA=2 splits a tile's K between the two blocks of a pair, each with "
+                          "two consumer warpgroups, one tile per pair, C stored from registers: "
+                          "CL=2, CW=2, PE=0, SK=1, EP=0, not CL=" + str(c.at("CL")) + ", CW=" +
+                          str(c.at("CW")) + ", PE=" + str(c.at("PE")) + ", SK=" +
+                          str(c.at("SK")) + ", EP=" + str(c.at("EP"));
+                 }});
+  out.push_back({"k_split_fill",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // A pair per tile pays where single blocks would leave SMs idle and each
+                   // half still walks enough k blocks to keep its ring busy.
+                   if (!splits_k(c)) return std::string();
+                   std::int64_t const t = tiles(c, p);
+                   if (2 * t > sm_count(l)) {
+                     return str(t) + " tiles in pairs need " + str(2 * t) + " blocks, more than "
+                            "the " + str(sm_count(l)) + " SMs: CA=2 would add a wave";
+                   }
+                   std::int64_t const kb = unit_k_blocks(c, p);
+                   if (kb < 4) {
+                     return "K=" + str(p.k) + " leaves each block of a K-split pair " + str(kb) +
+                            " k blocks of " + str(block_k(p.precision)) + ", fewer than 4";
+                   }
+                   return std::string();
+                 },
+                 true});
   out.push_back({"cluster", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    std::int64_t const cl = c.at("CL");
-                   if (cl == 1) return std::string();
+                   if (cl == 1 || splits_k(c)) return std::string();
                    bool const shares_a = shares_a_tiles(c);
                    std::string const dim = shares_a ? "N" : "M", tile = shares_a ? "BN" : "BM";
                    std::int64_t const extent = shares_a ? p.n : p.m;
@@ -500,9 +543,11 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    if (c.at("CA") == 0) return std::string();
                    if (c.at("CL") == 1) {
-                     return std::string("CA=1 lays a cluster's tiles along N; CL=1 has no "
-                                        "cluster (the same kernel as CA=0)");
+                     return "CA=" + str(c.at("CA")) + (c.at("CA") == 1 ? " lays a cluster's "
+                            "tiles along N" : " splits K between a cluster's blocks") +
+                            "; CL=1 has no cluster (the same kernel as CA=0)";
                    }
+                   if (splits_k(c)) return std::string();
                    // A cluster reads one tile of the operand it shares instead of CL: sharing
                    // the larger one saves the most L2 traffic.
                    if (c.at("BM") > c.at("BN")) return std::string();
@@ -704,7 +749,7 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   bool const shares_a = shares_a_tiles(cfg);
   TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? cl : 1), bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
-  TensorMapSpec b{TmaOperand::kB, bn / (shares_a ? 1 : cl), bk, kSwizzleBytes};
+  TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? cl : 1), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);

@@ -40,11 +40,16 @@ class WgmmaFamily final : public Family {
   /// Tiles of C: ceil(M/BM)·ceil(N/BN).
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
   /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK, or with clusters
-  /// along N (CA=1) tile rows · ceil(tile columns / CL) · SK.
+  /// along N (CA=1) tile rows · ceil(tile columns / CL) · SK, or with K-split pairs (CA=2)
+  /// tiles · SK (both blocks of a pair take the same tile).
   static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
-  /// Whether a cluster's blocks lie side by side along N and share A (CL > 1, CA = 1); else
-  /// they are stacked along M and share B. An id without CA means 0.
+  /// Whether a cluster's blocks lie side by side along N and share A (CL > 1, CA = 1). An id
+  /// without CA means 0.
   static bool shares_a_tiles(KernelConfig const& cfg);
+  /// Whether a cluster's blocks are stacked along M and share B (CL > 1, CA = 0).
+  static bool shares_b_tiles(KernelConfig const& cfg);
+  /// Whether a cluster's blocks split one tile's K range and share nothing (CL > 1, CA = 2).
+  static bool splits_k(KernelConfig const& cfg);
   /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.

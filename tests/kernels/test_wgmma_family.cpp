@@ -265,6 +265,8 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "cluster_pieces"},
       {cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1), make(4096, 100, 4096), "cluster"},
       {cfg(128, 64, 6, 2, 0, 1, 1, 1, 0, 1), make(1024, 1024, 1024), "cluster_axis"},
+      {cfg(128, 128, 6, 1, 0, 1, 1, 2, 0, 2), make(1024, 1024, 1024), "k_split"},
+      {cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 2), make(1024, 1024, 1024), "k_split_fill"},
       {cfg(128, 64, 6, 2, 0, 1, 2, 4, 0, 1), make(128, 4096, 4096), "cluster_size"},
       {cfg(128, 128, 4, 2, 1, 8, 1, 2, 0, 0, 1), big, "turns"},
       {cfg(128, 128, 4, 2, 2, 8, 1, 2, 0, 0, 1),
@@ -310,7 +312,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "warpgroups", "column_halves", "wgmma_n",
                                          "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
-                                         "block_scales", "turns"}));
+                                         "block_scales", "turns", "k_split"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -639,6 +641,62 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_TRUE(ids.count(along_n.id())) << along_n.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1")),
             cfg(128, 64, 6, 2, 0, 1, 1, 2));
+}
+
+TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
+  // 1024³ in 128×128 tiles: 64 tiles, each computed by a pair over half of K apiece.
+  Problem const p = make(1024, 1024, 1024, Precision::kBF16, Layout::kNT);
+  KernelConfig const pair = cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 2);
+  ASSERT_EQ(wgmma().reject_reason(pair, p, sm90()), "");
+  EXPECT_TRUE(WgmmaFamily::splits_k(pair));
+  EXPECT_FALSE(WgmmaFamily::shares_a_tiles(pair));
+  EXPECT_FALSE(WgmmaFamily::shares_b_tiles(pair));
+  EXPECT_TRUE(WgmmaFamily::shares_b_tiles(cfg(128, 128, 6, 2, 0, 1, 1, 2)));
+  EXPECT_EQ(WgmmaFamily::units(pair, p), 64);
+  EXPECT_EQ(wgmma().launch_plan(pair, p).launches[0].grid, (Dim3{128, 1, 1}));
+  EXPECT_EQ(wgmma().main_expression(pair, p),
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,false,true>");
+  // Nothing is shared: each block loads whole tiles of both operands, no workspace.
+  EXPECT_EQ(wgmma().launch_plan(pair, p).tensor_maps,
+            (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
+                                        {TmaOperand::kB, 128, 64, 128}}));
+  EXPECT_EQ(wgmma().launch_plan(pair, p).workspace_bytes, 0);
+  RooflineTraits const t = wgmma().roofline_traits(pair, p);
+  EXPECT_EQ(t.a_shared_by, 1);
+  EXPECT_EQ(t.b_shared_by, 1);
+  // Two more mbarriers than the same ring in a pair sharing B: the hand-over's.
+  EXPECT_EQ(wgmma().smem_bytes(pair, p), wgmma().smem_bytes(cfg(128, 128, 6, 2, 0, 1, 1, 2), p) + 16);
+  // The search tries it where single blocks leave SMs idle.
+  std::set<std::string> ids;
+  for (KernelConfig const& c : valid(p)) ids.insert(c.id());
+  EXPECT_TRUE(ids.count(pair.id())) << pair.id();
+  EXPECT_EQ(wgmma().canonical(parse_kernel_id(
+                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0")),
+            pair);
+}
+
+TEST(WgmmaFamily, KSplitPairsRefuseWhatTheHandOverCannotDo) {
+  Problem const p = make(1024, 1024, 1024, Precision::kBF16, Layout::kNT);
+  auto run_rule = [&](KernelConfig const& c) {
+    return rule(wgmma().reject_reason(c, p, sm90(), RejectScope::kRun));
+  };
+  // The hand-over pairs the two consumer warpgroups of each block, once, from registers.
+  EXPECT_EQ(run_rule(cfg(128, 128, 6, 1, 0, 1, 1, 2, 0, 2)), "k_split");    // CW=1
+  EXPECT_EQ(run_rule(cfg(128, 128, 6, 2, 1, 1, 1, 2, 0, 2)), "k_split");    // PE=1
+  EXPECT_EQ(run_rule(cfg(128, 128, 6, 2, 0, 1, 2, 2, 0, 2)), "k_split");    // SK=2
+  EXPECT_EQ(run_rule(cfg(128, 128, 6, 2, 0, 1, 1, 2, 1, 2)), "k_split");    // EP=1
+  EXPECT_EQ(run_rule(cfg(128, 128, 6, 2, 0, 1, 1, 4, 0, 2)), "k_split");    // CL=4
+  // Without a cluster there is nothing to split: the search leaves CA=2 at CL=1 out.
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1, 1, 0, 2), p, sm90())),
+            "cluster_axis");
+  // 128 tiles of 128×64 in pairs would need 256 blocks: a second wave. It still runs named.
+  KernelConfig const wide = cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 2);
+  EXPECT_EQ(rule(wgmma().reject_reason(wide, p, sm90())), "k_split_fill");
+  EXPECT_EQ(run_rule(wide), "");
+  // K = 384 is 6 k blocks: 3 per block of a pair, too few to fill a ring.
+  Problem const shallow = make(1024, 1024, 384, Precision::kBF16, Layout::kNT);
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 2), shallow, sm90())),
+            "k_split_fill");
 }
 
 TEST(WgmmaFamily, ClustersOfFourRunWhenNamed) {

@@ -138,7 +138,9 @@ void compile_all(std::vector<Candidate> const& candidates) {
     // FP8 wgmma is QGMMA in SASS, which names the input types; the 16-bit and tf32 ones are
     // HGMMA.
     Precision const p = c.problem.precision;
-    std::string const n = std::to_string(c.config.at("BN"));
+    // Two consumer warpgroups on a 64-row tile split its columns: each wgmma is N = BN/2.
+    bool const halves = c.config.at("BM") == 64 && c.config.at("CW") == 2 && c.config.at("PE") != 2;
+    std::string const n = std::to_string(c.config.at("BN") / (halves ? 2 : 1));
     std::string const mma = !is_fp8(p)    ? "HGMMA.64x" + n
                             : a_is_e5m2(p) ? "QGMMA.64x" + n + "x32.F32.E5M2.E4M3"
                                            : "QGMMA.64x" + n + "x32.F32.E4M3.E4M3";
@@ -355,6 +357,30 @@ TEST(WgmmaCompile, ClustersAlongNAndDeepRings) {
   compile_all(all);
 }
 
+TEST(WgmmaCompile, KSplitPairsInEveryLayoutAndPrecision) {
+  // Both tile shapes of two consumer warpgroups (rows: 128-row tiles; columns: 64-row ones),
+  // ragged edges, an odd k-block count, tf32 through its K-major copy, FP8 with row and block
+  // scales (summed before the row scales apply), and unaligned fp16 through the padded copy.
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                   make(1000, 1000, 1000, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                   make(200, 384, 4160, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                 make(512, 1024, 8192, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                 make(256, 1024, 4096, Precision::kTF32, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                 make(512, 512, 4096, Precision::kE4M3Row, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                 make(512, 512, 4096, Precision::kE4M3Blk, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"),
+                 make(999, 1001, 2047, Precision::kFP16, Layout::kNN, 2)});
+  compile_all(all);
+}
+
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
 /// bytes of alignment slack): a static_assert per config and layout, compiled by NVRTC.
 TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
@@ -367,14 +393,16 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
                            "wgmma:BM=256,BN=128,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
                            "wgmma:BM=128,BN=256,ST=3,CW=2,CL=2,PE=1,GM=8,SK=1,EP=4",
                            "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=2,GM=8,SK=1,EP=1",
-                           "wgmma:BM=64,BN=128,ST=8,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0"}) {
+                           "wgmma:BM=64,BN=128,ST=8,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0",
+                           "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2"}) {
       KernelConfig const c = parse(id);
       Problem const p = make(4096, 4096, 4096, Precision::kBF16, layout);
       source += "static_assert(gemmtune::wgmma_detail::smem_bytes(" +
                 std::to_string(c.at("BM")) + ", " + std::to_string(c.at("BN")) + ", " +
                 std::to_string(c.at("ST")) + ", " + std::to_string(c.at("CW")) + ", " +
-                std::to_string(c.at("PE")) + ", " + std::to_string(c.at("EP")) + ", " +
-                (a_transposed(layout) ? "true" : "false") +
+                std::to_string(c.at("CL")) + ", " + std::to_string(c.at("PE")) + ", " +
+                std::to_string(c.at("EP")) + ", " + std::to_string(c.get("CA").value_or(0)) +
+                ", " + (a_transposed(layout) ? "true" : "false") +
                 ", " + (b_transposed(layout) ? "true" : "false") +
                 ") == " + std::to_string(f.smem_bytes(c, p)) + ", \"" + id + "\");\n";
       ++checks;
@@ -388,7 +416,7 @@ TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {
   r.arch = "sm_90a";
   CompileResult const result = Compiler(CompilerSettings{}).compile(r);
   EXPECT_TRUE(result.ok) << result.log;
-  EXPECT_EQ(checks, 24);
+  EXPECT_EQ(checks, 28);
 }
 
 }  // namespace
