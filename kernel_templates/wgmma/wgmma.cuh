@@ -1244,7 +1244,8 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
-  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
+  WGMMA_ARCH_SPECIFIC(
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
@@ -1258,7 +1259,8 @@ template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
-  WGMMA_ARCH_SPECIFIC((wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
+  WGMMA_ARCH_SPECIFIC(
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,

@@ -665,7 +665,8 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_EQ(t.a_shared_by, 1);
   EXPECT_EQ(t.b_shared_by, 1);
   // Two more mbarriers than the same ring in a pair sharing B: the hand-over's.
-  EXPECT_EQ(wgmma().smem_bytes(pair, p), wgmma().smem_bytes(cfg(128, 128, 6, 2, 0, 1, 1, 2), p) + 16);
+  EXPECT_EQ(wgmma().smem_bytes(pair, p),
+            wgmma().smem_bytes(cfg(128, 128, 6, 2, 0, 1, 1, 2), p) + 16);
   // The search tries it where single blocks leave SMs idle.
   std::set<std::string> ids;
   for (KernelConfig const& c : valid(p)) ids.insert(c.id());
