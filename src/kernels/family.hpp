@@ -58,6 +58,9 @@ struct RooflineTraits {
   int b_shared_by = 1;
   /// Whether split-K slices sum on chip in the same launch (no partials through L2).
   bool split_sums_on_chip = false;
+  /// Blocks of a cluster that split each work unit's K range and sum on chip (1: none); they
+  /// count as that many more slices, whose sums cost no partials.
+  int k_split = 1;
 };
 
 /// A kernel family (one template file under kernel_templates/).

@@ -54,7 +54,8 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   if (!(traits.fma_per_clock > 0)) return r;
   std::int64_t const share_a = std::max(1, traits.a_shared_by);
   std::int64_t const share_b = std::max(1, traits.b_shared_by);
-  std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
+  std::int64_t const split = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
+  std::int64_t const sk = split * std::max(1, traits.k_split);  // slices of K in all
   // Blocks sharing B come in groups along M, blocks sharing A along N: a group's last tiles may
   // lie past the matrix.
   std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share_b) * share_b;
@@ -76,12 +77,12 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   r.l2 = running * unit_bytes / (kL2BytesPerSmClock * sms);
   r.link = per_sm * unit_bytes / kSmLinkBytesPerClock;
   r.start_up = kLaunchClocks;
-  if (sk > 1 && !traits.split_sums_on_chip) {
+  if (split > 1 && !traits.split_sums_on_chip) {
     // Every slice writes its FP32 partials and the sum reads them back.
     double const partials = 2.0 * 4.0 * static_cast<double>(problem.m) *
-                            static_cast<double>(problem.n) * static_cast<double>(sk);
+                            static_cast<double>(problem.n) * static_cast<double>(split);
     r.split_k = partials / (kL2BytesPerSmClock * sms) +
-                (last_slice_sums(sk) ? kLastSliceSumClocks : kReduceKernelClocks);
+                (last_slice_sums(split) ? kLastSliceSumClocks : kReduceKernelClocks);
   }
   r.total = r.waves * std::max({r.compute, r.l2, r.link}) + r.start_up + r.split_k;
   return r;

@@ -266,7 +266,8 @@ RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem con
   int const cl = static_cast<int>(cfg.at("CL"));
   return {.fma_per_clock = fma,
           .a_shared_by = shares_a_tiles(cfg) ? cl : 1,
-          .b_shared_by = shares_b_tiles(cfg) ? cl : 1};
+          .b_shared_by = shares_b_tiles(cfg) ? cl : 1,
+          .k_split = splits_k(cfg) ? cl : 1};
 }
 
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {

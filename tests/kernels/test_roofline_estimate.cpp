@@ -97,6 +97,22 @@ TEST(RooflineEstimate, SplitKFillsTheIdleSmsOfADeepNarrowProblem) {
   EXPECT_GT(clocks(wgmma(128, 256, 2, 1, 8), p), clocks(wgmma(128, 256, 2, 1, 4), p));
 }
 
+TEST(RooflineEstimate, KSplitPairsCountAsSlicesThatSumOnChip) {
+  // 1024×1024×16384 in 128×128 tiles: a pair per tile over half of K each is two slices of 64
+  // tiles, as SK=2, without the partials' round trip through L2.
+  Problem const p = bf16(1024, 1024, 16384);
+  RooflineBreakdown const pair = roofline_breakdown(
+      parse_kernel_id(wgmma(128, 128, 2, 2, 1) + ",CA=2"), p, hopper());
+  RooflineBreakdown const slices = roofline_breakdown(
+      parse_kernel_id(wgmma(128, 128, 2, 1, 2)), p, hopper());
+  EXPECT_EQ(pair.units, 128);
+  EXPECT_EQ(pair.units, slices.units);
+  EXPECT_DOUBLE_EQ(pair.l2, slices.l2);
+  EXPECT_EQ(pair.split_k, 0.0);
+  EXPECT_GT(slices.split_k, 0.0);
+  EXPECT_LT(pair.total, slices.total);
+}
+
 TEST(RooflineEstimate, SmallWarpTilesAreBoundByTheirSharedMemoryReads) {
   Problem const p = bf16(4096, 4096, 4096);
   Family const& mma = *find_family("mma");
