@@ -1,6 +1,7 @@
 // Where the blocks of a one-wave launch land: which SM each block index runs on, with and
-// without 2-block clusters, and which SMs share a GPC (the SMs of one cluster always do; the
-// union of many clusters of 8 gives the GPCs). Prints one JSON object:
+// without 2-block clusters, and groups of SMs that share a GPC (the SMs of one cluster always
+// do; the union over many clusters of 8 and 2 gives groups, a GPC possibly as several). Prints
+// one JSON object:
 //   {"sms": N, "gpcs": [[sm, ...], ...], "plain": [sm of block 0, ...], "pairs": [...]}
 // A GEMM kernel's tile raster decides which tiles are computed next to each other only through
 // this mapping. Build: nvcc -arch=sm_90 -o sm_placement sm_placement.cu
