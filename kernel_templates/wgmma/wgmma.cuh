@@ -21,10 +21,12 @@
 //            take the same tile, each half of its k blocks with its own loads (no multicast),
 //            and hand half of their sums to each other through distributed shared memory
 //            (hand_over): the consumer warpgroup w of rank w - 1 receives the peer's
-//            warpgroup w's accumulators, adds them and stores those rows or columns of C. A
-//            block then reads a 2·BM·BN tile's operands per k block of work where two
-//            unclustered BM×BN tiles would read twice as many, and the sum never leaves the
-//            pair (split-K's FP32 partials go through global memory)
+//            warpgroup w's accumulators, adds them and stores those rows or columns of C.
+//            Against unclustered tiles half as large that fill as many SMs, a block reads a third
+//            fewer operand bytes per multiply-add (128×128: 32 KB a k block for twice a 128×64
+//            tile's work and 24 KB), and the sum never leaves the pair (split-K's FP32 partials
+//            go through global memory). Measured: faster where M is 64–256 and K deep, not on
+//            squares, whose unclustered tiles the L2 serves with more merged requests
 //   TU       block-scaled FP8 with two consumer warpgroups on one tile (CW = 2, PE ≠ 2): 1 makes
 //            them take turns issuing each k block's wgmma (named barriers hand the turn over),
 //            meant to overlap one's promotion on the CUDA cores with the other's wgmma (measured
