@@ -26,31 +26,32 @@ __device__ __forceinline__ void arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 /// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
-/// included). Release at CTA scope only: the arrival announces that this block's wgmma have
-/// finished reading a stage (wgmma.wait_group), which orders nothing in the generic proxy that
-/// a peer must see. Release at cluster scope compiles to MEMBAR.ALL.GPU before every arrival,
-/// which waits for the thread's outstanding global stores (the previous tile's epilogue) and
-/// stalled clustered kernels on every stage.
+/// included). By default with release at CTA scope only: the ring's arrivals announce that this
+/// block's wgmma have finished reading a stage (wgmma.wait_group), which orders nothing in the
+/// generic proxy that a peer must see, and release at cluster scope compiles to MEMBAR.ALL.GPU
+/// before every arrival, which waits for the thread's outstanding global stores (the previous
+/// tile's epilogue) and stalled clustered kernels on every stage. RELEASE_CLUSTER: release at
+/// cluster scope, so the peer that acquires the phase (wait<true>) sees this thread's earlier
+/// writes, distributed shared-memory stores into that block included.
+template <bool RELEASE_CLUSTER = false>
 __device__ __forceinline__ void arrive_cluster(unsigned bar, unsigned rank) {
-  asm volatile(
-      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
-      "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
-      "r"(rank)
-      : "memory");
-}
-/// Arrives on the barrier at this offset in cluster block `rank` with release at cluster scope:
-/// the peer that acquires the phase (wait<true>) sees this thread's earlier writes,
-/// distributed shared-memory stores into that block included.
-__device__ __forceinline__ void arrive_remote_release(unsigned bar, unsigned rank) {
-  asm volatile(
-      "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }" ::"r"(bar),
-      "r"(rank)
-      : "memory");
+  if constexpr (RELEASE_CLUSTER) {
+    asm volatile(
+        "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+  } else {
+    asm volatile(
+        "{ .reg .b32 r; mapa.shared::cluster.u32 r, %0, %1; "
+        "mbarrier.arrive.release.cta.shared::cluster.b64 _, [r]; }" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+  }
 }
 /// Whether the phase with this parity has completed (one poll, which may suspend the thread for
 /// a while first). ACQUIRE_CLUSTER: acquire at cluster scope, so what peer blocks' threads wrote
-/// before their release arrival (arrive_remote_release) is visible after it; else at CTA scope.
+/// before their release arrival (arrive_cluster<true>) is visible after it; else at CTA scope.
 template <bool ACQUIRE_CLUSTER>
 __device__ __forceinline__ unsigned try_wait(unsigned bar, unsigned parity) {
   unsigned done = 0;

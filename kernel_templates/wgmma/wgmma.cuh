@@ -800,7 +800,7 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
   named_barrier::sync<kHandOverBarrier, 2 * kWarpgroup>(0);
   if (t == 0 && receives) {
     tma::fence_proxy_async();  // the ring's last reads were the async proxy's (wgmma)
-    mbarrier::arrive_remote_release(layout.free, peer);
+    mbarrier::arrive_cluster<true>(layout.free, peer);
   }
   if (receives) {
     mbarrier::wait<true>(layout.ready, 0);
@@ -828,7 +828,7 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
                         make_float4(d[mi][j], d[mi][j + 1], d[mi][j + 2], d[mi][j + 3]));
       }
     }
-    mbarrier::arrive_remote_release(layout.ready, peer);
+    mbarrier::arrive_cluster<true>(layout.ready, peer);
   }
 }
 }  // namespace wgmma_detail
