@@ -22,6 +22,23 @@ __device__ __forceinline__ void grouped(long long t, long long tiles_m, long lon
   tn = in / rows;
 }
 
+/// Position of item c of n dealt round robin onto S columns (c mod S) once the columns are
+/// laid end to end: column g holds ⌈n/S⌉ or ⌊n/S⌋ items, the first n mod S the longer. A
+/// bijection of [0, n) for any n; S ≤ 1 leaves c where it is. The hardware deals the clusters
+/// of a launch round robin over the GPCs, so the clusters on one GPC, c, c + S, c + 2S, ..., get
+/// consecutive positions: neighbouring tiles, whose loads of the same operand rows the GPC's
+/// requests to L2 can then merge.
+template <int S>
+__device__ __forceinline__ long long dealt(long long c, long long n) {
+  if constexpr (S <= 1) {
+    return c;
+  } else {
+    long long const rows = n / S, longer = n % S;
+    long long const g = c % S;
+    return g * rows + (g < longer ? g : longer) + c / S;
+  }
+}
+
 /// First row m0 and column n0 of C of this block's tile (tile blockIdx.x of BM×BN tiles):
 /// row-major when GROUP ≤ 1 (one division by tiles_n instead of grouped()'s divisions by a
 /// group that may be short), else grouped().

@@ -31,6 +31,13 @@
 //            them take turns issuing each k block's wgmma (named barriers hand the turn over),
 //            meant to overlap one's promotion on the CUDA cores with the other's wgmma (measured
 //            slower than free issue on most configs; the search leaves it out)
+//   PL       clustered launches (CL > 1): the hardware places the clusters of a launch round
+//            robin over the GPCs (on an H100, clusters c and c + 8 share one), so in launch
+//            order neighbouring clusters sit on different GPCs and their loads of one operand
+//            reach L2 as separate requests. PL = 8 hands the clusters of one column of that
+//            deal, c, c + 8, ..., consecutive work units (placed_unit), neighbouring tiles that
+//            share A rows or B columns, whose requests the GPC can merge. 1 keeps launch order
+//            (plain launches already put 8 consecutive blocks on one GPC)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -106,6 +113,9 @@ constexpr int kReduceThreads = 256;
 constexpr int kSwizzleRow = 128;   // bytes of one swizzled row = one TMA box row
 constexpr int kSwizzleAtom = 1024; // 8 rows of 128 bytes
 constexpr int kMnChunk = 64;       // 16-bit elements of an MN-major box row
+/// PL > 1 without a persistent grid: clusters are dealt in runs of this many (a wave of pairs
+/// on 132 SMs is 66), eight to a GPC's column at PL = 8.
+constexpr long long kDealtClusters = 64;
 /// setmaxnreg targets with two consumer warpgroups. The block starts with 168 registers per
 /// thread (65536 / 384, rounded down to 8) and setmaxnreg.inc waits until the block's own pool
 /// has the registers, so the targets must fit that pool exactly or it never returns:
@@ -691,6 +701,22 @@ __device__ __forceinline__ void rank_k_range(unsigned rank, long long& begin, lo
   }
 }
 
+/// Clusters whose launch positions PL dealt onto one column (tile_schedule::dealt) walk
+/// consecutive units: per persistent wave of `step` clusters (PE ≠ 0), or per run of
+/// kDealtClusters clusters of a grid of one unit per cluster (PE = 0). Position w (cluster
+/// index, plus whole waves) → work unit; PL ≤ 1 keeps launch order.
+template <int PL, int PE>
+__device__ __forceinline__ long long placed_unit(long long w, long long step, long long units) {
+  if constexpr (PL <= 1) {
+    return w;
+  } else {
+    long long const run = PE ? step : kDealtClusters;
+    long long const base = w - w % run;
+    long long const n = units - base < run ? units - base : run;
+    return base + tile_schedule::dealt<PL>(w - base, n);
+  }
+}
+
 /// Issues this block's TMA loads of one operand tile for a stage, piece p at dst + p·BYTES, p
 /// from 0 to `pieces`. Its own operand (SHARED = false): every piece, the caller having counted
 /// only those that start inside the matrix. The cluster's shared operand: pieces rank, rank +
@@ -862,7 +888,7 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
 /// before they finish, so it cannot land after the block exits.
 namespace wgmma_detail {
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int T, bool TA, bool TB>
+          int PL, int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
@@ -916,6 +942,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4 blocks");
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(CA == 0 || CA == 1 || CA == 2, "clusters along M (0), N (1) or K (2)");
+  static_assert(PL >= 1 && (PL == 1 || CL > 1), "clusters are dealt onto GPCs; blocks are not");
   static_assert(!K_SPLIT || (CL == 2 && CW == 2 && PE == 0 && SK == 1 && EP == 0),
                 "a K-split pair: two blocks, each with two consumer warpgroups (one of them "
                 "receives the other's hand-over), one tile per pair, C stored from registers");
@@ -963,7 +990,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       bool const issuer = threadIdx.x == 0;
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
-      for (long long u = first_unit; u < units; u += unit_step) {
+      for (long long w = first_unit; w < units; w += unit_step) {
+        long long const u = placed_unit<PL, PE>(w, unit_step, units);
         int slice;
         long long tm, tn, kb, kb_end;
         block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
@@ -1067,7 +1095,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     if constexpr (TAKE_TURNS) {
       if (wg == 2) named_barrier::arrive<kTurnBarrier, 2 * kWarpgroup>(0);
     }
-    for (long long u = first_unit; u < units; u += unit_step, ++turn) {
+    for (long long w = first_unit; w < units; w += unit_step, ++turn) {
+      long long const u = placed_unit<PL, PE>(w, unit_step, units);
       int slice;
       long long tm, tn, kb, kb_end;
       block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
@@ -1075,7 +1104,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       rank_k_range<CL, CA>(rank, kb, kb_end);
       // A tile past the matrix (clusters) computes on clamped loads and stores nothing.
       bool const inside = tm < tiles_m && tn < tiles_n;
-      bool const next_exists = u + unit_step < units;
+      bool const next_exists = w + unit_step < units;
       if constexpr (PINGPONG) {
         if ((turn & 1) != wg - 1) {
           // The other warpgroup's unit: step over its stages without touching them.
@@ -1242,7 +1271,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int T, bool TA, bool TB>
+          int PL, int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
@@ -1250,14 +1279,14 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
-                                                                                        maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, T, TA, TB>(
+          args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int T, bool TA, bool TB>
+          int PL, int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
@@ -1265,8 +1294,8 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, T, TA, TB>(args,
-                                                                                        maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, T, TA, TB>(
+          args, maps)));
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

@@ -242,7 +242,12 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"TU", {0, 1},
            "block-scaled FP8 with CW=2 (PE≠2): 1 = the consumer warpgroups take turns issuing "
            "each K block's wgmma, so one's promotion overlaps the other's wgmma",
-           0}};
+           0},
+          {"PL", {1, 8},
+           "cluster placement (CL>1): 8 gives the clusters the hardware puts on one GPC (every "
+           "8th in launch order) consecutive work units, whose shared operand loads the GPC "
+           "merges; 1 = launch order",
+           1}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -539,6 +544,19 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    if (c.at("TU") == 0) return std::string();
                    return std::string("TU=1 measured slower than free issue on most block-scaled "
                                       "configs: the search issues freely (TU=1 runs when named)");
+                 },
+                 true});
+  out.push_back({"placement", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("PL") == 1 || c.at("CL") > 1) return std::string();
+                   return "PL=" + str(c.at("PL")) + " deals clusters onto GPCs; CL=1 launches "
+                          "blocks, which the hardware already places 8 consecutive to a GPC";
+                 }});
+  out.push_back({"dealt_clusters", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   // Not yet measured to pay for doubling the clustered candidates
+                   // (bench/lists/wgmma_cluster_placement.txt).
+                   if (c.at("PL") == 1) return std::string();
+                   return "PL=" + str(c.at("PL")) + " deals clusters onto GPCs; the search keeps "
+                          "launch order (PL=8 runs when named)";
                  },
                  true});
   out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {

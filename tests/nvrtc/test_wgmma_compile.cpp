@@ -381,6 +381,22 @@ TEST(WgmmaCompile, KSplitPairsInEveryLayoutAndPrecision) {
   compile_all(all);
 }
 
+// Clusters dealt onto GPCs (PL=8): persistent waves and one-unit-per-cluster runs, pairs
+// sharing B or A, K-split pairs, ping-pong and fours, with no spills.
+TEST(WgmmaCompile, ClustersDealtOntoGpcs) {
+  std::vector<Candidate> const all = {
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=0,TU=0,PL=8"),
+       make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=2,TU=0,PL=8"),
+       make(256, 4096, 4096, Precision::kBF16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=1,SK=2,EP=0,CA=1,TU=0,PL=8"),
+       make(3000, 2000, 512, Precision::kTF32, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=2,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8"),
+       make(2048, 2048, 1024, Precision::kFP16, Layout::kTT)},
+  };
+  compile_all(all);
+}
+
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
 /// bytes of alignment slack): a static_assert per config and layout, compiled by NVRTC.
 TEST(WgmmaCompile, HostSharedMemoryMatchesTheTemplatesLayout) {

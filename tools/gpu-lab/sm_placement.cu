@@ -1,8 +1,9 @@
 // Where the blocks of a one-wave launch land: which SM each block index runs on, with and
-// without 2-block clusters, and groups of SMs that share a GPC (the SMs of one cluster always
-// do; the union over many clusters of 8 and 2 gives groups, a GPC possibly as several). Prints
-// one JSON object:
-//   {"sms": N, "gpcs": [[sm, ...], ...], "plain": [sm of block 0, ...], "pairs": [...]}
+// without 2- and 4-block clusters, and groups of SMs that share a GPC (the SMs of one cluster
+// always do; the union over many clusters of 16, 8 and 2 gives the groups). Prints one JSON
+// object:
+//   {"sms": N, "gpcs": [[sm, ...], ...], "plain": [sm of block 0, ...], "pairs": [...],
+//    "fours": [...]}
 // A GEMM kernel's tile raster decides which tiles are computed next to each other only through
 // this mapping. Build: nvcc -arch=sm_90 -o sm_placement sm_placement.cu
 #include <cuda_runtime.h>
@@ -31,7 +32,8 @@ void check(cudaError_t e, char const* what) {
 }
 
 /// Block index -> SM of one launch of `blocks` blocks (one per SM: the shared memory asks for
-/// most of it), in clusters of `cluster` blocks (1: a plain launch).
+/// most of it), in clusters of `cluster` blocks (1: a plain launch); empty if the launch fails
+/// (a cluster of 16 where no GPC has 16 SMs free).
 std::vector<unsigned> placement(int blocks, int cluster, int smem) {
   unsigned* d = nullptr;
   check(cudaMalloc(&d, blocks * sizeof(unsigned)), "cudaMalloc");
@@ -46,8 +48,14 @@ std::vector<unsigned> placement(int blocks, int cluster, int smem) {
   attr.val.clusterDim.z = 1;
   config.attrs = &attr;
   config.numAttrs = cluster > 1 ? 1 : 0;
-  check(cudaLaunchKernelEx(&config, record_sm, d), "launch");
-  check(cudaDeviceSynchronize(), "sync");
+  if (cudaLaunchKernelEx(&config, record_sm, d) != cudaSuccess ||
+      cudaDeviceSynchronize() != cudaSuccess) {
+    std::fprintf(stderr, "sm_placement: %d blocks in clusters of %d did not launch\n", blocks,
+                 cluster);
+    cudaGetLastError();
+    cudaFree(d);
+    return {};
+  }
   std::vector<unsigned> out(blocks);
   check(cudaMemcpy(out.data(), d, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost), "copy");
   cudaFree(d);
@@ -75,14 +83,18 @@ int main(int argc, char** argv) {
   int const smem = static_cast<int>(prop.sharedMemPerBlockOptin) - 1024;
   check(cudaFuncSetAttribute(record_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
         "smem attribute");
-  // GPCs: SMs that ever share a cluster of 8 (or 2) are in one GPC.
+  // Clusters of 16 (non-portable): one spans a whole GPC of 16 SMs, where clusters of 8 land
+  // on the same halves launch after launch and never join them.
+  check(cudaFuncSetAttribute(record_sm, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+        "non-portable cluster attribute");
+  // GPCs: SMs that ever share a cluster of 16, 8 or 2 are in one GPC.
   std::vector<int> parent(sms);
   std::iota(parent.begin(), parent.end(), 0);
-  for (int cluster : {8, 2}) {
+  for (int cluster : {16, 8, 2}) {
     int const grid = sms / cluster * cluster;
     for (int round = 0; round < 8; ++round) {
       std::vector<unsigned> const p = placement(grid, cluster, smem);
-      for (int b = 0; b < grid; b += cluster) {
+      for (int b = 0; b + cluster <= static_cast<int>(p.size()); b += cluster) {
         for (int i = 1; i < cluster; ++i) {
           parent[find(parent, static_cast<int>(p[b + i]))] = find(parent, static_cast<int>(p[b]));
         }
@@ -111,7 +123,8 @@ int main(int argc, char** argv) {
   print_list("plain", placement(blocks, 1, smem), false);
   print_list("plain_again", placement(blocks, 1, smem), false);
   print_list("pairs", placement(blocks, 2, smem), false);
-  print_list("pairs_again", placement(blocks, 2, smem), true);
+  print_list("pairs_again", placement(blocks, 2, smem), false);
+  print_list("fours", placement(blocks / 4 * 4, 4, smem), true);
   std::printf("}\n");
   return 0;
 }
