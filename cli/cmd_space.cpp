@@ -51,11 +51,11 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
   int total_valid = 0;
   for (Family const* f : select_families(a.family)) {
     if (!f->supports(prec)) continue;
-    auto const all = f->enumerate();
+    std::size_t const space = f->space_size();
     std::map<std::string, int> reasons;
     std::vector<KernelConfig> valid;
     nlohmann::json rejected = nlohmann::json::array();
-    for (auto const& cfg : all) {
+    f->for_each_config([&](KernelConfig const& cfg) {
       std::string const why = f->reject_reason(cfg, problem, *limits);
       if (why.empty()) {
         valid.push_back(cfg);
@@ -71,7 +71,7 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
           }
         }
       }
-    }
+    });
     total_valid += static_cast<int>(valid.size());
     std::vector<std::pair<int, std::string>> sorted;
     for (auto const& [r, n] : reasons) sorted.emplace_back(-n, r);
@@ -81,9 +81,9 @@ void run_space(SpaceArgs const& a, AppContext& ctx) {
       if (i) top += "; ";
       top += sorted[i].second + " (" + std::to_string(-sorted[i].first) + ")";
     }
-    t.add({std::string(f->name()), std::to_string(all.size()), std::to_string(valid.size()),
-           std::to_string(all.size() - valid.size()), top});
-    nlohmann::json fj{{"family", f->name()}, {"space", all.size()}, {"valid", valid.size()},
+    t.add({std::string(f->name()), std::to_string(space), std::to_string(valid.size()),
+           std::to_string(space - valid.size()), top});
+    nlohmann::json fj{{"family", f->name()}, {"space", space}, {"valid", valid.size()},
                       {"rejected_by", reasons}};
     if (a.ranked) {
       // The order a search starts from: the roofline estimate's fastest first, configs without

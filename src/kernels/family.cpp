@@ -33,7 +33,7 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
     return "kernel '" + cfg.id() + "' is of family '" + cfg.family + "', not '" +
            std::string(family.name()) + "'";
   }
-  std::vector<ParamSpec> const specs = family.params();
+  std::vector<ParamSpec> const& specs = family.declared_params();
   out = KernelConfig{};
   out.family = cfg.family;
   std::string names;
@@ -61,12 +61,43 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
   return {};
 }
 
+/// Whether `cfg` is already canonical for `family`: its parameters in declared order, each
+/// with a declared value (every config enumerate() yields), so validation can skip the copy.
+bool is_canonical(Family const& family, KernelConfig const& cfg) {
+  std::vector<ParamSpec> const& specs = family.declared_params();
+  if (cfg.family != family.name() || cfg.params.size() != specs.size()) return false;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    auto const& [name, value] = cfg.params[i];
+    std::vector<std::int64_t> const& values = specs[i].values;
+    if (name != specs[i].name || std::find(values.begin(), values.end(), value) == values.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+Family::Declared const& Family::declared() const {
+  std::call_once(declared_once_, [this] {
+    declared_ = std::make_unique<Declared const>(Declared{params(), constraints()});
+  });
+  return *declared_;
+}
+
+std::vector<ParamSpec> const& Family::declared_params() const { return declared().params; }
+
+std::vector<Constraint> const& Family::declared_constraints() const {
+  return declared().constraints;
+}
 
 std::string Family::reject_reason(KernelConfig const& cfg, Problem const& problem,
                                   DeviceLimits const& limits, RejectScope scope) const {
-  KernelConfig canon;
-  if (std::string why = config_error(*this, cfg, canon); !why.empty()) return why;
+  KernelConfig copy;
+  if (!is_canonical(*this, cfg)) {
+    if (std::string why = config_error(*this, cfg, copy); !why.empty()) return why;
+  }
+  KernelConfig const& canon = copy.family.empty() ? cfg : copy;
   Problem const p = problem.resolved();
   if (!supports(p.precision)) {
     return std::string(name()) + " does not compute " + std::string(to_string(p.precision));
@@ -75,7 +106,7 @@ std::string Family::reject_reason(KernelConfig const& cfg, Problem const& proble
     return std::string(name()) + " needs sm_" + std::to_string(min_arch()) + " or newer, not " +
            limits.arch;
   }
-  for (Constraint const& c : constraints()) {
+  for (Constraint const& c : declared_constraints()) {
     if (c.prunes && scope == RejectScope::kRun) continue;
     if (std::string why = c.check(canon, p, limits); !why.empty()) return c.name + ": " + why;
   }
@@ -111,29 +142,38 @@ KernelConfig canonical_or_same(KernelConfig const& cfg) {
 }
 
 std::vector<KernelConfig> Family::enumerate() const {
-  std::vector<ParamSpec> const specs = params();
   std::vector<KernelConfig> out;
-  for (ParamSpec const& p : specs) {
-    if (p.values.empty()) return out;
-  }
+  out.reserve(space_size());
+  for_each_config([&](KernelConfig const& cfg) { out.push_back(cfg); });
+  return out;
+}
+
+void Family::for_each_config(std::function<void(KernelConfig const&)> const& visit) const {
+  std::vector<ParamSpec> const& specs = declared_params();
+  if (space_size() == 0) return;
+  KernelConfig cfg;
+  cfg.family = std::string(name());
+  for (ParamSpec const& p : specs) cfg.params.emplace_back(p.name, p.values.front());
   std::vector<std::size_t> digit(specs.size(), 0);
   while (true) {
-    KernelConfig cfg;
-    cfg.family = std::string(name());
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      cfg.params.emplace_back(specs[i].name, specs[i].values[digit[i]]);
-    }
-    out.push_back(std::move(cfg));
+    visit(cfg);
     // Odometer: the last parameter varies fastest.
     std::size_t i = specs.size();
-    while (i > 0) {
+    while (true) {
+      if (i == 0) return;
       --i;
       if (++digit[i] < specs[i].values.size()) break;
       digit[i] = 0;
-      if (i == 0) return out;
+      cfg.params[i].second = specs[i].values[0];
     }
-    if (specs.empty()) return out;
+    cfg.params[i].second = specs[i].values[digit[i]];
   }
+}
+
+std::size_t Family::space_size() const {
+  std::size_t n = 1;
+  for (ParamSpec const& p : declared_params()) n *= p.values.size();
+  return n;
 }
 
 std::vector<Family const*> all_families() {

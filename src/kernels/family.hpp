@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -116,6 +117,26 @@ class Family {
   KernelConfig canonical(KernelConfig const& cfg) const;
   /// The cartesian product of params() in canonical order (before constraints).
   std::vector<KernelConfig> enumerate() const;
+  /// Calls `visit` with each config of enumerate()'s product in the same order, one config
+  /// object updated in place, so a search over a space of a million configs keeps only those
+  /// it accepts.
+  void for_each_config(std::function<void(KernelConfig const&)> const& visit) const;
+  /// How many configs enumerate() yields: the product of the declared value counts.
+  std::size_t space_size() const;
+
+  /// params() and constraints(), built once: validation runs them for every config of the
+  /// space, and rebuilding dozens of named predicates per config cost more than checking them.
+  std::vector<ParamSpec> const& declared_params() const;
+  std::vector<Constraint> const& declared_constraints() const;
+
+ private:
+  struct Declared {
+    std::vector<ParamSpec> params;
+    std::vector<Constraint> constraints;
+  };
+  Declared const& declared() const;
+  mutable std::once_flag declared_once_;
+  mutable std::unique_ptr<Declared const> declared_;
 };
 
 /// Blocks along grid x a launch may have (2^31 − 1).

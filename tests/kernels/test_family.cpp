@@ -30,6 +30,7 @@ TEST(Family, EnumerateIsTheCartesianProductInCanonicalOrder) {
     for (ParamSpec const& p : f->params()) expected *= p.values.size();
     std::vector<KernelConfig> const all = f->enumerate();
     ASSERT_EQ(all.size(), expected);
+    EXPECT_EQ(f->space_size(), expected);
     std::set<std::string> ids;
     for (KernelConfig const& cfg : all) {
       EXPECT_EQ(cfg.family, f->name());
@@ -78,6 +79,20 @@ TEST(Family, RejectReasonChecksParametersFirst) {
   EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=7,BN=32"), square(64), sm90()).find("BM=7"),
             std::string::npos);
   EXPECT_EQ(f.reject_reason(parse_kernel_id("naive:BM=32,BN=32"), square(64), sm90()), "");
+}
+
+TEST(Family, RejectReasonIsTheSameForAnyParameterOrder) {
+  // Canonical configs skip the canonicalising copy; any other order must get the same verdict.
+  Family const& f = *find_family("blocktile_2d");
+  for (std::int64_t n : {64, 4096}) {
+    for (KernelConfig const& cfg : f.enumerate()) {
+      KernelConfig shuffled = cfg;
+      std::reverse(shuffled.params.begin(), shuffled.params.end());
+      ASSERT_EQ(f.reject_reason(shuffled, square(n), sm90()),
+                f.reject_reason(cfg, square(n), sm90()))
+          << cfg.id();
+    }
+  }
 }
 
 TEST(Family, RejectsOtherPrecisions) {

@@ -128,7 +128,7 @@ std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
   int rejected = 0;
   for (Family const* f : families) {
     if (!f->supports(problem.precision)) continue;
-    for (KernelConfig const& cfg : f->enumerate()) {
+    f->for_each_config([&](KernelConfig const& cfg) {
       std::string const why = f->reject_reason(cfg, problem, limits);
       if (why.empty()) {
         out.emplace_back(f, cfg);
@@ -137,7 +137,7 @@ std::vector<std::pair<Family const*, KernelConfig>> valid_candidates(
         if (reasons) ++(*reasons)[reason_key(why)];
         if (rejected_configs) rejected_configs->emplace_back(cfg, why);
       }
-    }
+    });
   }
   if (pruned) *pruned = rejected;
   return out;
