@@ -142,7 +142,7 @@ def short(kernel):
         return kernel
     family, params = kernel.split(":", 1)
     keep = [p for p in params.split(",")
-            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0)", p)]
+            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0|PL=1)", p)]
     return f"{family}:{','.join(keep)}"
 
 
@@ -156,6 +156,11 @@ def markdown(rows, protocol):
                        "| | | | |")
             continue
         if r["protocol"] != protocol:
+            continue
+        if r.get("gpu_us") is None:
+            # A kernel the bench rejected or that failed has a result but no time.
+            out.append(f"| {r['shape']} | {r['precision']} | {r['layout']} | {short(r['kernel'])} "
+                       f"| {r.get('result', 'no time')} | | | | |")
             continue
         out.append(f"| {r['shape']} | {r['precision']} | {r['layout']} | {short(r['kernel'])} "
                    f"| {r['gpu_us']:.1f} ({r['spread']}) | {r.get('cublas_us', 0):.1f} "
