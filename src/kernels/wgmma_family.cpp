@@ -556,9 +556,9 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // L2's sends moved by 15-18% as the GPC model predicts, graph-replayed time
                    // by under 2.5%, so the search does not double its clustered candidates.
                    if (c.at("PL") == 1) return std::string();
-                   return "PL=" + str(c.at("PL")) + " deals clusters onto GPCs, which moved the L2's "
-                          "sends but not the time: the search keeps launch order (PL=8 runs when "
-                          "named)";
+                   return "PL=" + str(c.at("PL")) +
+                          " deals clusters onto GPCs, which moved the L2's sends but not the "
+                          "time: the search keeps launch order (PL=8 runs when named)";
                  },
                  true});
   out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
