@@ -142,7 +142,7 @@ def short(kernel):
         return kernel
     family, params = kernel.split(":", 1)
     keep = [p for p in params.split(",")
-            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0|PL=1)", p)]
+            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0|PL=1|ML=0)", p)]
     return f"{family}:{','.join(keep)}"
 
 

@@ -38,6 +38,14 @@
 //            deal, c, c + 8, ..., consecutive work units (placed_unit), neighbouring tiles that
 //            share A rows or B columns, whose requests the GPC can merge. 1 keeps launch order
 //            (plain launches already put 8 consecutive blocks on one GPC)
+//   ML       multicast clusters (CL > 1, CA ≠ 2): who issues the shared operand's pieces. 0: each
+//            block issues 1/CL of them, each multicast to every block, so every block's stage
+//            waits on every producer; 1: the block of rank 0 issues all of them, so its stages
+//            wait on its own producer only (the layout DeepGEMM uses). With ML = 1 only rank 0
+//            refills a stage in its peers, so only its empty barriers count the whole cluster's
+//            consumers; a peer's count its own. Measured 2-6% faster on clusters of one unit each
+//            at 64-256 rows and 1024³ (unchanged at deep K), 2-3% slower on a persistent 2048³
+//            pair (bench/results/2026-12-06-h100-multicast-lead.md)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -338,14 +346,18 @@ __device__ __forceinline__ int pieces_in(long long remaining, int span, int all)
   return needed < all ? static_cast<int>(needed) : all;
 }
 
-/// A consumer warp's release of a stage: one arrival on the empty barrier of every block of
-/// the cluster (each of them may refill the stage in all blocks).
-/// Lane r < CL of the warp signals block r, so the CL arrivals leave as one instruction instead
-/// of CL dependent ones from lane 0.
-template <int CL>
-__device__ __forceinline__ void release(unsigned empty, int lane) {
+/// A consumer warp's release of a stage: one arrival on the empty barrier of every block that
+/// may refill the stage here. Pieces spread over the cluster (LEAD = false): every block's, lane
+/// r < CL of the warp signalling block r, so the CL arrivals leave as one instruction instead of
+/// CL dependent ones from lane 0. One block issuing the shared pieces (LEAD): that block's
+/// (rank 0) and this block's own.
+template <int CL, bool LEAD = false>
+__device__ __forceinline__ void release(unsigned empty, int lane, unsigned rank) {
   if constexpr (CL == 1) {
     if (lane == 0) mbarrier::arrive(empty);
+  } else if constexpr (LEAD) {
+    if (lane == 0) mbarrier::arrive_cluster(empty, 0u);
+    if (lane == 1 && rank != 0) mbarrier::arrive(empty);
   } else {
     if (lane < CL) mbarrier::arrive_cluster(empty, static_cast<unsigned>(lane));
   }
@@ -719,17 +731,24 @@ __device__ __forceinline__ long long placed_unit(long long w, long long step, lo
 
 /// Issues this block's TMA loads of one operand tile for a stage, piece p at dst + p·BYTES, p
 /// from 0 to `pieces`. Its own operand (SHARED = false): every piece, the caller having counted
-/// only those that start inside the matrix. The cluster's shared operand: pieces rank, rank +
-/// CL, ..., each multicast to every block of the cluster; a piece that starts past the edge
-/// loads the tile's first one again (into rows or columns of C that are never stored), so that
-/// every block's full barrier depends on every producer of the cluster. `mn0` is the tile's
-/// first row (A) or column (B), `extent` the matrix's M or N; K-major pieces are boxes at (k,
-/// mn), MN-major ones at (mn, k).
-template <bool SHARED, bool KMAJOR, int CL, int SPAN, int BYTES>
+/// only those that start inside the matrix. The cluster's shared operand, each piece multicast
+/// to every block of the cluster: pieces rank, rank + CL, ... (LEAD = false), or all of them
+/// from rank 0 (LEAD); a piece that starts past the edge loads the tile's first one again (into
+/// rows or columns of C that are never stored), so that every block receives every piece. `mn0`
+/// is the tile's first row (A) or column (B), `extent` the matrix's M or N; K-major pieces are
+/// boxes at (k, mn), MN-major ones at (mn, k).
+template <bool SHARED, bool KMAJOR, int CL, int SPAN, int BYTES, bool LEAD = false>
 __device__ __forceinline__ void load_pieces(unsigned dst, TmaDescriptor const* map, unsigned full,
                                             int pieces, int mn0, long long extent, int k0,
                                             unsigned rank) {
-  for (int p = SHARED ? static_cast<int>(rank) : 0; p < pieces; p += SHARED ? CL : 1) {
+  int first = 0, step = 1;
+  if constexpr (SHARED && LEAD) {
+    if (rank != 0) return;
+  } else if constexpr (SHARED) {
+    first = static_cast<int>(rank);
+    step = CL;
+  }
+  for (int p = first; p < pieces; p += step) {
     int const start = mn0 + p * SPAN;
     int const mn = !SHARED || start < extent ? start : mn0;  // mn0 always lies inside
     int const c0 = KMAJOR ? k0 : mn;
@@ -778,15 +797,17 @@ __device__ __forceinline__ SharedLayout shared_layout() {
 /// then overlaps that kernel's tail instead of following it. Thread 0 fetches the TMA
 /// descriptors ahead (kernel parameters, which no earlier kernel writes) and initialises the
 /// barriers (full: the block's own producer; empty: every consumer warp that releases a stage, in
-/// every block of a cluster that shares an operand; a K-split pair's hand-over barriers); then
-/// the block, or with clusters the cluster, syncs, since a peer may arrive on or multicast into
-/// them.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int CA, int T, bool TA,
+/// every block of a cluster that shares an operand, or with ML = 1 in every block for rank 0's
+/// and in this block for a peer's; a K-split pair's hand-over barriers); then the block, or with
+/// clusters the cluster, syncs, since a peer may arrive on or multicast into them.
+template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int CA, int ML, int T, bool TA,
           bool TB>
 __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
   constexpr int RELEASERS = PE == 2 ? 1 : CW;  // consumer warpgroups that release each stage
-  // Blocks whose consumers release each stage: a K-split pair's blocks load their own stages.
-  constexpr int RELEASING_BLOCKS = splits_k(CL, CA) ? 1 : CL;
+  // Blocks whose consumers release each stage: a K-split pair's blocks load their own stages;
+  // with ML = 1 only rank 0 refills its peers' stages.
+  int const releasing_blocks =
+      splits_k(CL, CA) || (ML == 1 && CL > 1 && cluster::rank() != 0) ? 1 : CL;
   SharedLayout const l = shared_layout<BM, BN, ST, CW, PE, EP, T, TA, TB>();
   if (threadIdx.x == 0) {
     tma::prefetch(&descriptors.a);
@@ -794,7 +815,7 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
     if constexpr (EP > 0) tma::prefetch(&descriptors.c);
     for (int s = 0; s < ST; ++s) {
       mbarrier::init(l.full0 + 8 * s, 1);
-      mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * RELEASING_BLOCKS);
+      mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * releasing_blocks);
     }
     if constexpr (splits_k(CL, CA)) {
       mbarrier::init(l.free, 1);            // the peer's first consumer thread
@@ -870,14 +891,21 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
 ///            parity n & 1. A peer's multicast bytes may land before the local expect_tx: the
 ///            phase still cannot complete without the local arrival, and they cannot belong to
 ///            use n + 1 (the peer issues those only after this block's consumers released use
-///            n). Every block of a cluster issues at least one piece of the shared operand into
-///            every block per stage, so use n of full[s] completes in a block only after every
-///            producer of the cluster saw its empty[s] phase n - 1 end.
-///   empty[s] count 4·CW·CL: lane 0 of every consumer warp of every block of the cluster arrives
-///            (on its own block's barrier and on each peer's) once the wgmma reading stage s
-///            have completed (wgmma.wait_group). A producer refills stage s in every block it
-///            multicasts to, so it waits until all of them have released it: parity (n & 1) ^ 1
-///            (for n = 0 the fresh barrier's preceding phase counts as complete: no wait).
+///            n). With ML = 0 every block of a cluster issues at least one piece of the shared
+///            operand into every block per stage, so use n of full[s] completes in a block only
+///            after every producer of the cluster saw its empty[s] phase n - 1 end.
+///   empty[s] count 4·CW·CL: one lane of every consumer warp of every block of the cluster
+///            arrives (on its own block's barrier and on each peer's) once the wgmma reading
+///            stage s have completed (wgmma.wait_group). A producer refills stage s in every
+///            block it multicasts to, so it waits until all of them have released it: parity
+///            (n & 1) ^ 1 (for n = 0 the fresh barrier's preceding phase counts as complete: no
+///            wait). With ML = 1 only rank 0 multicasts: its barrier counts the cluster's
+///            consumers, a peer's (count 4·CW) only its own, and rank 0's consumers arrive on
+///            their own only. A consumer's arrival for use n + 1 on another block's barrier then
+///            only ever goes to rank 0's, and it consumed use n + 1, which rank 0's producer
+///            issued after that barrier's phase n ended: no arrival lands in an earlier phase.
+///            (Were rank 0's consumers still to arrive on a peer's barrier, their use n + 1 would
+///            not depend on that peer's producer, and so not on its phase n having ended.)
 /// Clusters (CL > 1) also sync all threads once after the barriers are initialised (a peer may
 /// arrive or multicast into them). A block's barriers must outlive its peers' last remote
 /// arrivals: its producer warp, after its last copy, waits for every stage's last use to be
@@ -888,7 +916,7 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
 /// before they finish, so it cannot land after the block exits.
 namespace wgmma_detail {
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int T, bool TA, bool TB>
+          int PL, int ML, int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
@@ -905,6 +933,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   // Or (CA = 2) the pair splits K and shares nothing: its stages are each block's own.
   constexpr bool K_SPLIT = splits_k(CL, CA);
   constexpr int RELEASING_BLOCKS = K_SPLIT ? 1 : CL;
+  // One block (rank 0) issues every piece of the shared operand (ML = 1).
+  constexpr bool LEAD = ML == 1 && CL > 1 && !K_SPLIT;
   // Operand tiles arrive in pieces (load_pieces): MN-major, one per 64-wide box; K-major, one
   // box of the tile's rows, or CL slabs of 1/CL of them where the cluster shares the operand.
   constexpr int A_PIECES = TA ? BM / kMnChunk : (SHARE_A ? CL : 1);
@@ -943,6 +973,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
   static_assert(CA == 0 || CA == 1 || CA == 2, "clusters along M (0), N (1) or K (2)");
   static_assert(PL >= 1 && (PL == 1 || CL > 1), "clusters are dealt onto GPCs; blocks are not");
+  static_assert(ML == 0 || (ML == 1 && CL > 1 && !K_SPLIT),
+                "one block multicasts the shared operand: clusters that share one");
   static_assert(!K_SPLIT || (CL == 2 && CW == 2 && PE == 0 && SK == 1 && EP == 0),
                 "a K-split pair: two blocks, each with two consumer warpgroups (one of them "
                 "receives the other's hand-over), one tile per pair, C stored from registers");
@@ -1022,9 +1054,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           unsigned const b = a + A_BYTES;
           if (issuer) {
             mbarrier::arrive_expect_tx(full, bytes);
-            load_pieces<SHARE_A, !TA, CL, A_PIECE_SPAN, A_PIECE_BYTES>(
+            load_pieces<SHARE_A, !TA, CL, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
                 a, &maps.a, full, a_pieces, m0, args.M, k0, rank);
-            load_pieces<SHARE_B, TB, CL, B_PIECE_SPAN, B_PIECE_BYTES>(
+            load_pieces<SHARE_B, TB, CL, B_PIECE_SPAN, B_PIECE_BYTES, LEAD>(
                 b, &maps.b, full, b_pieces, n0, args.N, k0, rank);
           }
           if (++s == ST) {
@@ -1162,12 +1194,12 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           wgmma_wait<0>();
 #pragma unroll
           for (int mi = 0; mi < MI; ++mi) fence_regs(kblock[mi]);
-          release<RELEASING_BLOCKS>(empty0 + 8 * s, lane);
+          release<RELEASING_BLOCKS, LEAD>(empty0 + 8 * s, lane, rank);
           promote<MI, ACC>(d, kblock, scales, scale_tile.split);
         } else {
           // Keep this stage's group in flight; the previous group is complete after this wait.
           wgmma_wait<1>();
-          if (prev >= 0) release<RELEASING_BLOCKS>(empty0 + 8 * prev, lane);
+          if (prev >= 0) release<RELEASING_BLOCKS, LEAD>(empty0 + 8 * prev, lane, rank);
           prev = s;
         }
         stage_lo += STAGE_LO;
@@ -1210,7 +1242,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
       wgmma_wait<0>();
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi) fence_regs(d[mi]);
-      if (prev >= 0) release<RELEASING_BLOCKS>(empty0 + 8 * prev, lane);
+      if (prev >= 0) release<RELEASING_BLOCKS, LEAD>(empty0 + 8 * prev, lane, rank);
       if constexpr (K_SPLIT) {
         // Warpgroup w's rows or columns of the tile are summed and stored by rank w - 1.
         bool const receives = wg - 1 == static_cast<int>(rank);
@@ -1271,30 +1303,30 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int T, bool TA, bool TB>
+          int PL, int ML, int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, T, TA, TB>(
           args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int T, bool TA, bool TB>
+          int PL, int ML, int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, T, TA, TB>(maps)));
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, T, TA, TB>(
           args, maps)));
 }
 

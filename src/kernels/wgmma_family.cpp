@@ -247,7 +247,12 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "cluster placement (CL>1): 8 gives the clusters the hardware puts on one GPC (every "
            "8th in launch order) consecutive work units, whose shared operand loads the GPC "
            "merges; 1 = launch order",
-           1}};
+           1},
+          {"ML", {0, 1},
+           "multicast lead (CL>1, CA<2): 1 = the cluster's first block issues every piece of the "
+           "shared operand tile, so its stages wait on its own copies only; 0 = each block "
+           "issues 1/CL of them",
+           0}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -559,6 +564,26 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "PL=" + str(c.at("PL")) +
                           " deals clusters onto GPCs, which moved the L2's sends but not the "
                           "time: the search keeps launch order (PL=8 runs when named)";
+                 },
+                 true});
+  out.push_back({"multicast_lead", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("ML") == 0 || (c.at("CL") > 1 && c.at("CA") < 2)) return std::string();
+                   std::string const why = c.at("CL") == 1 ? "CL=1 shares none"
+                                                           : "CA=2 splits K and shares none";
+                   return "ML=1 has one block multicast the tile the cluster shares; " + why;
+                 }});
+  out.push_back({"lead_by_schedule",
+                 [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   // Measured (H100, bench/results/2026-12-06-h100-multicast-lead.md): one block
+                   // issuing the shared tile ran 2-7.5% faster on ten clusters of one unit each
+                   // (none slower) and 2-3% slower on a persistent 2048³ pair, so the search
+                   // times one of the two.
+                   if (c.at("CL") == 1 || c.at("CA") == 2) return std::string();
+                   std::int64_t const want = c.at("PE") == 0 ? 1 : 0;
+                   if (c.at("ML") == want) return std::string();
+                   return "ML=" + str(c.at("ML")) + " with PE=" + str(c.at("PE")) +
+                          ": the search times ML=" + str(want) +
+                          " there (the other runs when named)";
                  },
                  true});
   out.push_back({"cluster_axis", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {

@@ -28,16 +28,19 @@ DeviceLimits sm90() { return *arch_limits("sm_90"); }
 
 WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_family("wgmma")); }
 
-/// A config in canonical order; the cluster size, epilogue, cluster axis, turns and placement
-/// last here because most cases leave them 1, 0, 0, 0 and 1.
+/// A config in canonical order; the cluster size, epilogue, cluster axis, turns, placement and
+/// multicast lead last here because most cases leave them 1, 0, 0, 0, 1 and the lead the search
+/// times (ml < 0: 1 for clusters of one unit each that share an operand, else 0).
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
                  std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
                  std::int64_t ep = 0, std::int64_t ca = 0, std::int64_t tu = 0,
-                 std::int64_t pl = 1) {
+                 std::int64_t pl = 1, std::int64_t ml = -1) {
+  if (ml < 0) ml = cl > 1 && ca < 2 && pe == 0 ? 1 : 0;
   KernelConfig c;
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl}, {"PE", pe},
-              {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}, {"TU", tu}, {"PL", pl}};
+              {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}, {"TU", tu}, {"PL", pl},
+              {"ML", ml}};
   return c;
 }
 
@@ -60,7 +63,7 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   EXPECT_FALSE(wgmma().supports(Precision::kFP32));
   EXPECT_EQ(wgmma().min_arch(), 90);
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
-  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1");
+  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0");
   EXPECT_EQ(wgmma().canonical(c), c);
   // Ids stored before the epilogue, cluster-axis and turns knobs existed name the
   // register-store, M-clustered, freely issuing kernel they named then.
@@ -103,9 +106,9 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
       }
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
       EXPECT_TRUE(
-          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1"));
+          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0"));
       EXPECT_TRUE(
-          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1"));
+          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -168,7 +171,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
     EXPECT_EQ(main.name_expression,
-              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,2,false,true>")
+              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -280,6 +283,12 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        make(4096, 7168, 16384, Precision::kE4M3Blk, Layout::kNT), "turn_taking"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 0, 0, 0, 8), big, "placement"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 2, 0, 0, 0, 8), big, "dealt_clusters"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 1, 0, 0, 0, 1, 1), big, "multicast_lead"},
+      {cfg(128, 128, 6, 2, 0, 1, 1, 2, 0, 2, 0, 1, 1), make(1024, 1024, 16384), "multicast_lead"},
+      {cfg(128, 256, 4, 2, 1, 8, 1, 2, 0, 0, 0, 1, 1), big, "lead_by_schedule"},
+      {cfg(64, 128, 6, 2, 0, 1, 1, 2, 0, 0, 0, 1, 0), make(1024, 1024, 16384, Precision::kBF16,
+                                                         Layout::kNT),
+       "lead_by_schedule"},
       {cfg(128, 128, 8, 2, 0, 1, 1), make(1024, 1024, 4096, Precision::kBF16, Layout::kNT),
        "stages"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
@@ -318,7 +327,8 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "warpgroups", "column_halves", "wgmma_n",
                                          "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
-                                         "block_scales", "turns", "k_split", "placement"}));
+                                         "block_scales", "turns", "k_split", "placement",
+                                         "multicast_lead"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -522,7 +532,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -561,11 +571,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
   EXPECT_EQ(r.name_expressions[0],
-            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,1,true,false>");
+            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -611,7 +621,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,1,false,false>");
 }
 
 TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
@@ -625,7 +635,7 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_EQ(WgmmaFamily::units(along_n, p), 64);
   EXPECT_EQ(wgmma().launch_plan(along_n, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(along_n, p),
-            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,1,false,true>");
   // K-major A (NT) comes as 2 slabs of 64 rows, one per block, multicast; B whole per block.
   EXPECT_EQ(wgmma().launch_plan(along_n, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 64, 64, 128},
@@ -646,8 +656,9 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   std::set<std::string> ids;
   for (KernelConfig const& c : valid(p)) ids.insert(c.id());
   EXPECT_TRUE(ids.count(along_n.id())) << along_n.id();
+  // (and each block issues its share of A: ML=0, the kernel such an id named when it was stored).
   EXPECT_EQ(wgmma().canonical(parse_kernel_id("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1")),
-            cfg(128, 64, 6, 2, 0, 1, 1, 2));
+            cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 0, 0, 1, 0));
 }
 
 TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
@@ -662,7 +673,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_EQ(WgmmaFamily::units(pair, p), 64);
   EXPECT_EQ(wgmma().launch_plan(pair, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(pair, p),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,1,false,true>");
   // Nothing is shared: each block loads whole tiles of both operands, no workspace.
   EXPECT_EQ(wgmma().launch_plan(pair, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
@@ -679,7 +690,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   for (KernelConfig const& c : valid(p)) ids.insert(c.id());
   EXPECT_TRUE(ids.count(pair.id())) << pair.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id(
-                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1")),
+                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0")),
             pair);
 }
 

@@ -385,14 +385,34 @@ TEST(WgmmaCompile, KSplitPairsInEveryLayoutAndPrecision) {
 // sharing B or A, K-split pairs, ping-pong and fours, with no spills.
 TEST(WgmmaCompile, ClustersDealtOntoGpcs) {
   std::vector<Candidate> const all = {
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=0,TU=0,PL=8"),
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=0,TU=0,PL=8,ML=0"),
        make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=2,TU=0,PL=8"),
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=2,TU=0,PL=8,ML=0"),
        make(256, 4096, 4096, Precision::kBF16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=1,SK=2,EP=0,CA=1,TU=0,PL=8"),
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=1,SK=2,EP=0,CA=1,TU=0,PL=8,ML=0"),
        make(3000, 2000, 512, Precision::kTF32, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=2,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8"),
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=2,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=0"),
        make(2048, 2048, 1024, Precision::kFP16, Layout::kTT)},
+  };
+  compile_all(all);
+}
+
+// One block multicasting the shared operand (ML=1): pairs sharing B and A, K-major and MN-major
+// pieces, fours, split-K partials and block-scaled FP8, with no spills.
+TEST(WgmmaCompile, OneBlockMulticastsTheSharedTile) {
+  std::vector<Candidate> const all = {
+      {parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1"),
+       make(1024, 1024, 16384, Precision::kBF16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,TU=0,PL=1,ML=1"),
+       make(1024, 1024, 1024, Precision::kFP16, Layout::kTN)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=1"),
+       make(3000, 2000, 512, Precision::kFP16, Layout::kTT)},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=0,TU=0,PL=1,ML=1"),
+       make(1024, 1024, 16384, Precision::kTF32, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1"),
+       make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,TU=0,PL=1,ML=1"),
+       make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
   };
   compile_all(all);
 }
