@@ -575,9 +575,9 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"lead_by_schedule",
                  [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    // Measured (H100, bench/results/2026-12-06-h100-multicast-lead.md): one block
-                   // issuing the shared tile ran 2-7.5% faster on ten clusters of one unit each
-                   // (none slower) and 2-3% slower on a persistent 2048³ pair, so the search
-                   // times one of the two.
+                   // issuing the shared tile ran 0.4-7.5% faster (median 3.7%) on 15 clusters of
+                   // one unit each, none slower, and 2-3% slower on a persistent 2048³ pair, so
+                   // the search times one of the two.
                    if (c.at("CL") == 1 || c.at("CA") == 2) return std::string();
                    std::int64_t const want = c.at("PE") == 0 ? 1 : 0;
                    if (c.at("ML") == want) return std::string();
