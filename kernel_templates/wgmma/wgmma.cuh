@@ -933,8 +933,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   // Or (CA = 2) the pair splits K and shares nothing: its stages are each block's own.
   constexpr bool K_SPLIT = splits_k(CL, CA);
   constexpr int RELEASING_BLOCKS = K_SPLIT ? 1 : CL;
-  // One block (rank 0) issues every piece of the shared operand (ML = 1).
-  constexpr bool LEAD = ML == 1 && CL > 1 && !K_SPLIT;
+  // One block (rank 0) issues every piece of the shared operand (ML = 1: a cluster that shares
+  // one, asserted below).
+  constexpr bool LEAD = ML == 1;
   // Operand tiles arrive in pieces (load_pieces): MN-major, one per 64-wide box; K-major, one
   // box of the tile's rows, or CL slabs of 1/CL of them where the cluster shares the operand.
   constexpr int A_PIECES = TA ? BM / kMnChunk : (SHARE_A ? CL : 1);

@@ -567,7 +567,8 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  },
                  true});
   out.push_back({"multicast_lead", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
-                   if (c.at("ML") == 0 || (c.at("CL") > 1 && c.at("CA") < 2)) return std::string();
+                   bool const shares = shares_a_tiles(c) || shares_b_tiles(c);
+                   if (c.at("ML") == 0 || shares) return std::string();
                    std::string const why = c.at("CL") == 1 ? "CL=1 shares none"
                                                            : "CA=2 splits K and shares none";
                    return "ML=1 has one block multicast the tile the cluster shares; " + why;
@@ -578,7 +579,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // issuing the shared tile ran 0.4-7.5% faster (median 3.7%) on 15 clusters of
                    // one unit each, none slower, and 2-3% slower on a persistent 2048³ pair, so
                    // the search times one of the two.
-                   if (c.at("CL") == 1 || c.at("CA") == 2) return std::string();
+                   if (!shares_a_tiles(c) && !shares_b_tiles(c)) return std::string();
                    std::int64_t const want = c.at("PE") == 0 ? 1 : 0;
                    if (c.at("ML") == want) return std::string();
                    return "ML=" + str(c.at("ML")) + " with PE=" + str(c.at("PE")) +
