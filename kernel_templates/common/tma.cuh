@@ -10,6 +10,16 @@
 namespace gemmtune {
 namespace tma {
 
+/// Whether this lane is the one elect.sync picks among the warp's lanes (every lane of the warp
+/// calls it). Copies issued under it are known to come from one thread, so the compiler issues
+/// each once from uniform registers; under a lane test (threadIdx.x == 0) it could not tell,
+/// and wrapped every copy in a loop over the distinct operands of the warp's lanes.
+__device__ __forceinline__ bool elect_one() {
+  unsigned elected = 0;
+  asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }"
+               : "=r"(elected));
+  return elected != 0;
+}
 /// 2-D tiled copy of the box at (c0 = column, c1 = row) of the tensor map to the shared address
 /// `dst`; completes `bytes` of transactions on `bar` (always the whole box: out-of-bounds
 /// elements are written as zeros and counted).

@@ -730,25 +730,30 @@ __device__ __forceinline__ long long placed_unit(long long w, long long step, lo
 }
 
 /// Issues this block's TMA loads of one operand tile for a stage, piece p at dst + p·BYTES, p
-/// from 0 to `pieces`. Its own operand (SHARED = false): every piece, the caller having counted
-/// only those that start inside the matrix. The cluster's shared operand, each piece multicast
-/// to every block of the cluster: pieces rank, rank + CL, ... (LEAD = false), or all of them
-/// from rank 0 (LEAD); a piece that starts past the edge loads the tile's first one again (into
-/// rows or columns of C that are never stored), so that every block receives every piece. `mn0`
-/// is the tile's first row (A) or column (B), `extent` the matrix's M or N; K-major pieces are
-/// boxes at (k, mn), MN-major ones at (mn, k).
-template <bool SHARED, bool KMAJOR, int CL, int SPAN, int BYTES, bool LEAD = false>
+/// from 0 to PIECES - 1. Its own operand (SHARED = false): the first `pieces`, the caller having
+/// counted only those that start inside the matrix. The cluster's shared operand, each piece
+/// multicast to every block of the cluster: pieces rank, rank + CL, ... (LEAD = false), or all of
+/// them from rank 0 (LEAD); a piece that starts past the edge loads the tile's first one again
+/// (into rows or columns of C that are never stored), so that every block receives every piece.
+/// `mn0` is the tile's first row (A) or column (B), `extent` the matrix's M or N; K-major pieces
+/// are boxes at (k, mn), MN-major ones at (mn, k). The pieces are unrolled with a predicate each:
+/// a loop over a runtime count unrolled four ways held four copies' operands in uniform registers
+/// at once, which tipped a block-scaled 128×160 tile's consumers into spilling.
+template <bool SHARED, bool KMAJOR, int CL, int PIECES, int SPAN, int BYTES, bool LEAD = false>
 __device__ __forceinline__ void load_pieces(unsigned dst, TmaDescriptor const* map, unsigned full,
                                             int pieces, int mn0, long long extent, int k0,
                                             unsigned rank) {
-  int first = 0, step = 1;
-  if constexpr (SHARED && LEAD) {
-    if (rank != 0) return;
-  } else if constexpr (SHARED) {
-    first = static_cast<int>(rank);
-    step = CL;
-  }
-  for (int p = first; p < pieces; p += step) {
+#pragma unroll
+  for (int p = 0; p < PIECES; ++p) {
+    bool issue;
+    if constexpr (SHARED && LEAD) {
+      issue = rank == 0;
+    } else if constexpr (SHARED) {
+      issue = p % CL == static_cast<int>(rank);
+    } else {
+      issue = p < pieces;
+    }
+    if (!issue) continue;
     int const start = mn0 + p * SPAN;
     int const mn = !SHARED || start < extent ? start : mn0;  // mn0 always lies inside
     int const c0 = KMAJOR ? k0 : mn;
@@ -1020,7 +1025,6 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
     // lanes must not wait elsewhere: a warp split between a blocking barrier and the issuing
     // lane delays every copy the cluster waits for.
     if (threadIdx.x < 32) {
-      bool const issuer = threadIdx.x == 0;
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
       for (long long w = first_unit; w < units; w += unit_step) {
@@ -1053,11 +1057,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           mbarrier::wait(empty0 + 8 * s, phase ^ 1);
           unsigned const a = ring + s * STAGE_BYTES;
           unsigned const b = a + A_BYTES;
-          if (issuer) {
+          if (tma::elect_one()) {
             mbarrier::arrive_expect_tx(full, bytes);
-            load_pieces<SHARE_A, !TA, CL, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
+            load_pieces<SHARE_A, !TA, CL, A_PIECES, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
                 a, &maps.a, full, a_pieces, m0, args.M, k0, rank);
-            load_pieces<SHARE_B, TB, CL, B_PIECE_SPAN, B_PIECE_BYTES, LEAD>(
+            load_pieces<SHARE_B, TB, CL, B_PIECES, B_PIECE_SPAN, B_PIECE_BYTES, LEAD>(
                 b, &maps.b, full, b_pieces, n0, args.N, k0, rank);
           }
           if (++s == ST) {
