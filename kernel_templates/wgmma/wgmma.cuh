@@ -1,7 +1,7 @@
 // The `wgmma` family (sm_90a): TMA loads with 128-byte swizzle into a ring of ST shared-memory
-// stages, guarded by a full/empty mbarrier pair per stage; one producer warpgroup (one thread
-// issues the copies) and CW consumer warpgroups that run wgmma.mma_async on the stages and
-// write C with predicated stores (alpha, beta), or FP32 partials for split-K.
+// stages, guarded by a full/empty mbarrier pair per stage; one producer warpgroup (one lane,
+// picked by elect.sync, issues the copies) and CW consumer warpgroups that run wgmma.mma_async
+// on the stages and write C with predicated stores (alpha, beta), or FP32 partials for split-K.
 //
 //   BM, BN   tile of C of one work unit; each consumer warpgroup owns WM = BM/CW rows (PE = 2:
 //            WM = BM) (64 or 128: one or two m64 wgmma per k16 step) and all BN columns (one
