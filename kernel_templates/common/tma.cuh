@@ -11,7 +11,7 @@ namespace gemmtune {
 namespace tma {
 
 /// Whether this lane is the one elect.sync picks among the warp's lanes (every lane of the warp
-/// calls it). Copies issued under it are known to come from one thread, so the compiler issues
+/// calls it, converged). Copies issued under it are known to come from one thread, so the compiler issues
 /// each once from uniform registers; under a lane test (threadIdx.x == 0) it could not tell,
 /// and wrapped every copy in a loop over the distinct operands of the warp's lanes.
 __device__ __forceinline__ bool elect_one() {

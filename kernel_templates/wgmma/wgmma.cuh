@@ -1021,9 +1021,10 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   if (wg == 0) {
     // ---------------- producer ----------------
     if constexpr (CW == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kProducerRegs));
-    // The whole of warp 0 walks the loop and polls the empty barriers; lane 0 issues. Its other
-    // lanes must not wait elsewhere: a warp split between a blocking barrier and the issuing
-    // lane delays every copy the cluster waits for.
+    // The whole of warp 0 walks the loop and polls the empty barriers; one lane, elected once
+    // the warp has left the wait together, issues. Its other lanes must not wait elsewhere: a
+    // warp split between a blocking barrier and the issuing lane delays every copy the cluster
+    // waits for.
     if (threadIdx.x < 32) {
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST

@@ -109,7 +109,7 @@ int copies_in_operand_loops(std::string const& sass) {
     std::size_t const end = sass.find('\n', start);
     std::string const line =
         sass.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    // Instruction lines only (they end in ';'): cuobjdump puts the second half of each
+    // Instruction lines only (they hold a ';'): cuobjdump puts the second half of each
     // encoding on a line of its own.
     if (line.find(';') != std::string::npos) lines.push_back(line);
     if (end == std::string::npos) break;
