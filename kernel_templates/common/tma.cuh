@@ -11,9 +11,9 @@ namespace gemmtune {
 namespace tma {
 
 /// Whether this lane is the one elect.sync picks among the warp's lanes (every lane of the warp
-/// calls it, converged). Copies issued under it are known to come from one thread, so the compiler issues
-/// each once from uniform registers; under a lane test (threadIdx.x == 0) it could not tell,
-/// and wrapped every copy in a loop over the distinct operands of the warp's lanes.
+/// calls it, converged). Copies issued under it are known to come from one thread, so the
+/// compiler issues each once from uniform registers; under a lane test (threadIdx.x == 0) it
+/// could not tell, and wrapped every copy in a loop over the distinct operands of the warp.
 __device__ __forceinline__ bool elect_one() {
   unsigned elected = 0;
   asm volatile("{ .reg .pred p; elect.sync _|p, 0xffffffff; selp.u32 %0, 1, 0, p; }"

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -103,17 +104,12 @@ std::string sass_of(std::string const& cuobjdump, std::string const& cubin) {
 /// test every copy took such a loop, about ten instructions more a copy (ncu: the producer of a
 /// 64×128 tile busy 87% of the time and its consumers starved).
 int copies_in_operand_loops(std::string const& sass) {
+  // Instruction lines only (they hold a ';'): cuobjdump puts the second half of each encoding
+  // on a line of its own.
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < sass.size()) {
-    std::size_t const end = sass.find('\n', start);
-    std::string const line =
-        sass.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    // Instruction lines only (they hold a ';'): cuobjdump puts the second half of each
-    // encoding on a line of its own.
+  std::istringstream in(sass);
+  for (std::string line; std::getline(in, line);) {
     if (line.find(';') != std::string::npos) lines.push_back(line);
-    if (end == std::string::npos) break;
-    start = end + 1;
   }
   int looped = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
