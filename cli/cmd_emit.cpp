@@ -323,7 +323,10 @@ void run_emit(EmitArgs const& a) {
   if (!limits) {
     throw UsageError("bad --arch '" + a.arch + "': expected one of " + std::string(known_archs()));
   }
-  if (std::string const why = family->reject_reason(cfg, p, *limits); !why.empty()) {
+  // What may run, not what the search times: an id the runtime or bench would run (a deeper
+  // ring, a larger cluster named by hand) can be emitted too.
+  if (std::string const why = family->reject_reason(cfg, p, *limits, RejectScope::kRun);
+      !why.empty()) {
     throw Error("cannot emit " + cfg.id() + " for " + p.describe() + " on " + a.arch + ": " + why);
   }
   write_emitted(a, emit_source(*family, cfg, p, a.arch),

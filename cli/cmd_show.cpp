@@ -115,7 +115,11 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
   DeviceLimits estimated = *limits;  // the arch table knows no SM count
   estimated.sm_count = a.sm_count > 0 ? a.sm_count : kAssumedSmCount;
   RooflineBreakdown const roofline = roofline_breakdown(*family, cfg, problem, estimated);
-  std::string const why = family->reject_reason(cfg, problem, *limits);
+  // A config the search skips (a preference, not a need) still runs when named: show compiles
+  // it and says what the search would do, so the figures of a named kernel can be read.
+  std::string const why = family->reject_reason(cfg, problem, *limits, RejectScope::kRun);
+  std::string const unsearched =
+      why.empty() ? family->reject_reason(cfg, problem, *limits) : std::string();
   CompileResult compiled;
   if (why.empty()) compiled = ctx.compile_fn()(family->compile_request(cfg, problem, a.arch)).get();
   LaunchPlan const plan = family->launch_plan(cfg, problem);
@@ -133,6 +137,7 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
                      {"plan", plan},
                      {"arch", a.arch},
                      {"rejected", why},
+                     {"not_searched", unsearched},
                      {"trials", nlohmann::json::array()}};
     if (roofline.total > 0) {
       j["roofline"] = {{"sm_count", estimated.sm_count}, {"units", roofline.units},
@@ -183,6 +188,9 @@ void run_show(ShowArgs const& a, AppContext& ctx) {
               << ", L2 " << k(roofline.l2) << ", link " << k(roofline.link) << " ("
               << roofline.bound() << "-bound); start-up " << k(roofline.start_up)
               << ", split-K " << k(roofline.split_k) << "\n";
+  }
+  if (!unsearched.empty()) {
+    std::cout << "  search    skips it for " << problem.describe() << ": " << unsearched << "\n";
   }
   if (!why.empty()) {
     std::cout << "  rejected  for " << problem.describe() << " on " << a.arch << ": " << why << "\n";

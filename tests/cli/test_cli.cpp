@@ -534,6 +534,49 @@ TEST(Cli, EmitLeavesOtherFilesAlone) {
   EXPECT_EQ(names, (std::vector<std::string>{"k.cu", "k.cu.tmp"}));
 }
 
+// A config the search skips but that runs when named (a ring deeper than the search times) is
+// emitted and compiled by show, with the skipping rule named; one that cannot run stays refused.
+TEST(Cli, NamedConfigsTheSearchSkipsStillEmitAndShow) {
+  std::vector<std::string> const problem = {"--shape", "1024x1024x16384", "--precision", "bf16",
+                                            "--layout", "NN", "--arch", "sm_90a"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), problem.begin(), problem.end());
+    return args;
+  };
+  std::string const deep = "wgmma:BM=64,BN=128,ST=8,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=1";
+  std::string const dir = temp_dir("emit-named");
+  CliRun e = run_cli(with({"emit", deep, "--out", dir + "/k.cu"}));
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  std::ifstream emitted(dir + "/k.cu");
+  std::string const source{std::istreambuf_iterator<char>(emitted),
+                           std::istreambuf_iterator<char>()};
+  EXPECT_NE(source.find("wgmma_gemm_cluster<64,128,8,"), std::string::npos)
+      << source.substr(0, 2000);
+
+  CliRun s = run_cli(with({"--json", "show", deep}), dir + "/cache.db");
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  nlohmann::json const j = nlohmann::json::parse(s.out);
+  EXPECT_EQ(j.at("rejected"), "");
+  EXPECT_EQ(j.at("not_searched").get<std::string>().rfind("stages: ", 0), 0u) << j.dump(2);
+  ASSERT_TRUE(j.contains("compile")) << j.dump(2);
+  EXPECT_TRUE(j.at("compile").at("ok").get<bool>()) << j.dump(2);
+  EXPECT_EQ(j.at("compile").at("spill_stores"), 0);
+
+  // B stored K×N gives each block of a pair 64-wide boxes to issue: BN=64 has one, which no
+  // named id can change.
+  std::string const broken = "wgmma:BM=128,BN=64,ST=6,CW=1,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=1";
+  CliRun b = run_cli(with({"emit", broken, "--out", dir + "/b.cu"}));
+  EXPECT_EQ(b.exit_code, 1);
+  EXPECT_NE(b.err.find("cluster_pieces"), std::string::npos) << b.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/b.cu"));
+  CliRun bs = run_cli(with({"--json", "show", broken}), dir + "/cache.db");
+  ASSERT_EQ(bs.exit_code, 0) << bs.err;
+  nlohmann::json const bj = nlohmann::json::parse(bs.out);
+  EXPECT_EQ(bj.at("rejected").get<std::string>().rfind("cluster_pieces: ", 0), 0u) << bj.dump(2);
+  EXPECT_EQ(bj.at("not_searched"), "");
+  EXPECT_FALSE(bj.contains("compile"));
+}
+
 }  // namespace gemmtune::test
 
 namespace gemmtune::test {
