@@ -106,7 +106,11 @@ for what in "$@"; do
           echo "$t: exit $rc (${took} s)"
         fi
       done
-      grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \]' "$out/tests.txt" ;;
+      grep -E '^\[  (PASSED|FAILED) |^\[  FAILED  \]' "$out/tests.txt"
+      # The slowest tests, so a later run's time limit can be planned around them.
+      echo "slowest:"
+      sed -nE 's/^\[ +(OK|FAILED) +\] ([^ ]+) \(([0-9]+) ms\)$/\3 \2/p' "$out/tests.txt" |
+        sort -rn | head -8 ;;
     faults)
       step "fault injection"
       "$build_root/build/tests/reliability/test_reliability_faults_gpu" 2>&1 | tail -70 ;;
