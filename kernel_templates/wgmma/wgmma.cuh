@@ -46,6 +46,13 @@
 //            consumers; a peer's count its own. Measured 2-6% faster on clusters of one unit each
 //            at 64-256 rows and 1024³ (unchanged at deep K), 2-3% slower on a persistent 2048³
 //            pair (bench/results/2026-12-06-h100-multicast-lead.md)
+//   SW       1: the kernel computes Cᵀ = Bᵀ·Aᵀ (swapped_args: M and N, A and B trade places,
+//            and the layout flags with them: TA = the caller's !TB, TB = !TA), so the caller's N
+//            lies along the tiles' rows and M along their columns, where wgmma's N steps of 16
+//            (BN = 96, 208, ...) fit a short M far closer than BM's 64 or 128. Stores write
+//            element (i, j) of the tile at C[j·ldc + i] (no pairs, no 16-byte path); split-K
+//            partials stay in the swapped orientation, and the sums transpose as they store.
+//            16-bit inputs, C stored from registers (EP = 0), no padded copies
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -432,12 +439,14 @@ __device__ __forceinline__ bool c_rows_aligned(GemmArgs const& args, int bytes) 
          args.ldc * elem_bytes(out_type(T)) % bytes == 0;
 }
 
-template <int BM, int BN, int SK, int T, int MI, int ACC>
+/// TRANS (SW = 1): `args` is the swapped problem, and element (row, col) of it is C[col·ldc +
+/// row]; neighbouring columns are a row of C apart, so every element is stored on its own.
+template <int BM, int BN, int SK, int T, int MI, int ACC, bool TRANS = false>
 __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][ACC],
                                            long long tm, long long tn, int slice, int r, int c,
                                            int wcol) {
   long long const M = args.M, N = args.N;
-  if constexpr (SK == 1 && T != kTF32) {
+  if constexpr (SK == 1 && T != kTF32 && !TRANS) {
     // Uniform over the block: every lane of a warp takes the same path (the exchange needs all).
     if (args.beta == 0.f && (tm + 1) * BM <= M && (tn + 1) * BN <= N &&
         c_rows_aligned<T>(args, 16)) {
@@ -452,7 +461,8 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
   long long const mbase = tm * BM + r, nbase = tn * BN + wcol + c;
   float const alpha = args.alpha, beta = args.beta;
   // Columns are even, so a pair is one aligned access wherever rows start on a pair boundary.
-  bool const pairs = SK > 1 || c_rows_aligned<T>(args, 2 * elem_bytes(out_type(T)));
+  bool const pairs = SK > 1 || (!TRANS && c_rows_aligned<T>(args, 2 * elem_bytes(out_type(T))));
+  long long const next_col = TRANS ? args.ldc : 1;  // from element (row, col) to (row, col + 1)
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -474,18 +484,18 @@ __device__ __forceinline__ void store_tile(GemmArgs const& args, float (&d)[MI][
           *w = v0;
         }
       } else {
-        long long const i = row * args.ldc + col;
+        long long const i = TRANS ? col * args.ldc + row : row * args.ldc + col;
         v0 *= alpha;
         v1 *= alpha;
         if (beta != 0.f) {
           v0 += beta * load_elem<T>(args.C, i);
-          if (in_c) v1 += beta * load_elem<T>(args.C, i + 1);
+          if (in_c) v1 += beta * load_elem<T>(args.C, i + next_col);
         }
         if (pair) {
           store_pair<T>(args.C, i, v0, v1);
         } else {
           store_elem<T>(args.C, i, v0);
-          if (in_c) store_elem<T>(args.C, i + 1, v1);
+          if (in_c) store_elem<T>(args.C, i + next_col, v1);
         }
       }
     }
@@ -630,8 +640,8 @@ __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, 
 /// the slice on the warp's counter and, in the slice that arrives last, replaces d with the sum
 /// of every slice's partials and writes C. The sum reads all SK slices back, its own included,
 /// in slice order, so C does not depend on which slice arrived last. `r`, `c` as for
-/// store_tile; the whole warp calls it.
-template <int BM, int BN, int SK, int T, int MI, int ACC>
+/// store_tile (TRANS too); the whole warp calls it.
+template <int BM, int BN, int SK, int T, int MI, int ACC, bool TRANS>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long tm, long long tn, int r, int c,
                                                int wcol, unsigned* counter, int lane) {
@@ -657,7 +667,7 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
       add_slice<true, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
     }
   }
-  store_tile<BM, BN, 1, T, MI, ACC>(args, d, tm, tn, 0, r, c, wcol);
+  store_tile<BM, BN, 1, T, MI, ACC, TRANS>(args, d, tm, tn, 0, r, c, wcol);
 }
 
 /// Work unit u → split-K slice and tile (tm, tn): units run slice after slice, and a slice's
@@ -920,9 +930,31 @@ __device__ __forceinline__ void hand_over(float (&d)[MI][ACC], SharedLayout cons
 /// the peer's were.) A peer's multicast into this block is consumed by this block's consumers
 /// before they finish, so it cannot land after the block exits.
 namespace wgmma_detail {
+/// The problem an SW = 1 kernel computes, Cᵀ = Bᵀ·Aᵀ, over the caller's arguments: M and N, A
+/// and B with their strides and scales trade places; C and ldc stay the caller's (the stores
+/// transpose).
+__device__ __forceinline__ GemmArgs swapped_args(GemmArgs const& args) {
+  GemmArgs s = args;
+  s.M = args.N;
+  s.N = args.M;
+  s.lda = args.ldb;
+  s.ldb = args.lda;
+  s.A = args.B;
+  s.B = args.A;
+  s.scale_a = args.scale_b;
+  s.scale_b = args.scale_a;
+  return s;
+}
+
+/// `args` is the problem the tiles cover: the caller's, or with SW = 1 the swapped one
+/// (swapped_args), whose A is read through the caller's descriptor of B and B through A's.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int T, bool TA, bool TB>
-__device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps const& maps) {
+          int PL, int ML, int SW, int T, bool TA, bool TB>
+__device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps const& maps) {
+  // A reference chosen between two lvalues: SW = 0 reads the kernel parameter in place and its
+  // code stays what it was before SW existed (a function returning the reference did not).
+  GemmArgs const swapped = SW == 1 ? swapped_args(caller) : GemmArgs{};
+  GemmArgs const& args = SW == 1 ? swapped : caller;
   constexpr int BK = block_k(T);
   constexpr bool PINGPONG = PE == 2;
   constexpr int WM = warpgroup_rows(BM, CW, PE);  // rows per consumer warpgroup
@@ -965,6 +997,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
   static_assert(!SPLIT_N || (EP == 0 && scaling(T) != kE4M3Blk),
                 "column halves store from registers and take no block scales");
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
+  // Swapped operands (SW): the transposing stores are the register epilogue's, and the FP8
+  // scales are per operand of the caller's problem.
+  constexpr bool TRANS = SW == 1;
+  static_assert(SW == 0 || (SW == 1 && EP == 0 && (T == kF16 || T == kBF16)),
+                "swapped operands: 16-bit inputs, C stored from registers");
+  TmaDescriptor const* const map_a = TRANS ? &maps.b : &maps.a;
+  TmaDescriptor const* const map_b = TRANS ? &maps.a : &maps.b;
   constexpr int OT = out_type(T);  // the storage type of C
   constexpr bool BLOCK_SCALED = scaling(T) == kE4M3Blk;
   // The consumer warpgroups take turns issuing each k block's wgmma (TU): the turn barriers of
@@ -1061,9 +1100,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           if (tma::elect_one()) {
             mbarrier::arrive_expect_tx(full, bytes);
             load_pieces<SHARE_A, !TA, CL, A_PIECES, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
-                a, &maps.a, full, a_pieces, m0, args.M, k0, rank);
+                a, map_a, full, a_pieces, m0, args.M, k0, rank);
             load_pieces<SHARE_B, TB, CL, B_PIECES, B_PIECE_SPAN, B_PIECE_BYTES, LEAD>(
-                b, &maps.b, full, b_pieces, n0, args.N, k0, rank);
+                b, map_b, full, b_pieces, n0, args.N, k0, rank);
           }
           if (++s == ST) {
             s = 0;
@@ -1274,14 +1313,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
           continue;
         }
       }
-      store_tile<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, slice, r, c, wcol);
+      store_tile<BM, BN, SK, OT, MI, ACC, TRANS>(eargs, d, tm, tn, slice, r, c, wcol);
       if constexpr (LAST_SLICE_SUMS) {
         // A tile past the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (inside) {
           constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
           int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
-          finish_split_k<BM, BN, SK, OT, MI, ACC>(eargs, d, tm, tn, r, c, wcol, counter, lane);
+          finish_split_k<BM, BN, SK, OT, MI, ACC, TRANS>(eargs, d, tm, tn, r, c, wcol, counter,
+                                                         lane);
         }
       }
     }
@@ -1309,7 +1349,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& args, TensorMaps cons
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
@@ -1317,14 +1357,14 @@ __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
           args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
@@ -1332,17 +1372,21 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
           args, maps)));
 }
 
-/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.
-template <int SK, int T>
+/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step. SW = 1: the
+/// partials are the swapped problem's (swapped_args), read in their order and stored
+/// transposed.
+template <int SK, int T, int SW = 0>
 __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
-    wgmma_reduce(GemmArgs const args) {
+    wgmma_reduce(GemmArgs const caller) {
   using namespace wgmma_detail;
   constexpr int OT = out_type(T);
   grid_dependency::wait_for_prior_grids();
+  GemmArgs const swapped = SW == 1 ? swapped_args(caller) : GemmArgs{};
+  GemmArgs const& args = SW == 1 ? swapped : caller;
   float const alpha = epilogue_args<T>(args).alpha;
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
   long long const total = M * N;
@@ -1353,7 +1397,7 @@ __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
     float acc = 0.f;
 #pragma unroll
     for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
-    long long const i = row * args.ldc + col;
+    long long const i = SW == 1 ? col * args.ldc + row : row * args.ldc + col;
     float v = alpha * acc;
     if (args.beta != 0.f) v += args.beta * load_elem<OT>(args.C, i);
     store_elem<OT>(args.C, i, v);

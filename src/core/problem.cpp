@@ -38,6 +38,19 @@ Problem Problem::resolved() const {
   return p;
 }
 
+Problem Problem::transposed() const {
+  Problem t = *this;
+  t.m = n;
+  t.n = m;
+  switch (layout) {
+    case Layout::kNN: t.layout = Layout::kTT; break;
+    case Layout::kTT: t.layout = Layout::kNN; break;
+    case Layout::kNT:
+    case Layout::kTN: break;
+  }
+  return t;
+}
+
 std::string Problem::unsupported_reason() const {
   if (!is_fp8(precision)) return {};
   std::string const name(to_string(precision));

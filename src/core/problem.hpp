@@ -34,6 +34,10 @@ struct Problem {
   /// A copy with `align` filled in from packed storage when it is 0.
   Problem resolved() const;
 
+  /// The problem Cᵀ = op(B)ᵀ·op(A)ᵀ over the same storage: M and N trade places, B's storage is
+  /// read as the new A and A's as the new B (NN ↔ TT; NT and TN stay), so its lda() and ldb()
+  /// are this problem's ldb() and lda(); C is stored transposed (the caller's ldc).
+  Problem transposed() const;
   /// Why this precision cannot take this problem at all ("" when it can): FP8 is K-major only
   /// (layout NT, A stored M×K and B stored N×K) with 16-byte row strides for A, B and C, which
   /// both its wgmma kernels and cuBLASLt's FP8 matmuls need.

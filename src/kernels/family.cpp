@@ -279,7 +279,8 @@ double wave_cost(KernelConfig const& cfg, Problem const& problem, DeviceLimits c
   auto const bm = cfg.get("BM"), bn = cfg.get("BN");
   if (!bm || !bn || *bm < 1 || *bn < 1) return 0.0;
   std::int64_t const sk = std::max<std::int64_t>(1, cfg.get("SK").value_or(1));
-  double const units = static_cast<double>(ceil_div(problem.m, *bm) * ceil_div(problem.n, *bn) * sk);
+  Problem const tiled = family->tile_problem(cfg, problem);
+  double const units = static_cast<double>(ceil_div(tiled.m, *bm) * ceil_div(tiled.n, *bn) * sk);
   double const unit_work = static_cast<double>(*bm) * static_cast<double>(*bn) *
                            static_cast<double>(ceil_div(problem.k, sk));
   if (family->threads(cfg) < 1) return 0.0;

@@ -100,6 +100,12 @@ class Family {
   virtual int registers_per_thread(KernelConfig const& /*cfg*/, Problem const& /*problem*/) const {
     return 0;
   }
+  /// The problem whose C the config's BM×BN tiles cover: `problem` itself, unless the config
+  /// computes Cᵀ = op(B)ᵀ·op(A)ᵀ instead (Problem::transposed), whose tiles run along N and M.
+  /// What a model of tiles over a shape reads its M and N from.
+  virtual Problem tile_problem(KernelConfig const& /*cfg*/, Problem const& problem) const {
+    return problem;
+  }
   /// The config's peak rate and operand sharing, for the roofline estimate; none by default.
   virtual RooflineTraits roofline_traits(KernelConfig const& /*cfg*/,
                                          Problem const& /*problem*/) const {

@@ -46,6 +46,7 @@ RooflineBreakdown roofline_breakdown(KernelConfig const& cfg, Problem const& pro
 RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& cfg,
                                      Problem const& problem, DeviceLimits const& limits) {
   RooflineBreakdown r;
+  Problem const tiled = family.tile_problem(cfg, problem);  // M and N as the tiles walk them
   int const sms = limits.sm_count;
   if (sms < 1 || problem.m < 1 || problem.n < 1 || problem.k < 1) return r;
   auto const bm = cfg.get("BM"), bn = cfg.get("BN");
@@ -58,8 +59,8 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   std::int64_t const sk = split * std::max(1, traits.k_split);  // slices of K in all
   // Blocks sharing B come in groups along M, blocks sharing A along N: a group's last tiles may
   // lie past the matrix.
-  std::int64_t const tiles_m = ceil_div(ceil_div(problem.m, *bm), share_b) * share_b;
-  std::int64_t const tiles_n = ceil_div(ceil_div(problem.n, *bn), share_a) * share_a;
+  std::int64_t const tiles_m = ceil_div(ceil_div(tiled.m, *bm), share_b) * share_b;
+  std::int64_t const tiles_n = ceil_div(ceil_div(tiled.n, *bn), share_a) * share_a;
   r.units = static_cast<double>(tiles_m * tiles_n * sk);
   double const slots =
       static_cast<double>(sms) * resident_blocks(family, cfg, problem, limits);

@@ -38,6 +38,28 @@ int sm_count(DeviceLimits const& limits) {
   return limits.sm_count > 0 ? limits.sm_count : WgmmaFamily::kPersistentSms;
 }
 
+/// The problem the tiles of `c` cover, resolved: the caller's, or with SW = 1 its transpose
+/// (Problem::transposed), which the kernel computes from the same storage. Every rule and
+/// geometry below reads this one; the public functions of WgmmaFamily frame the caller's
+/// problem with it once.
+Problem kernel_problem(KernelConfig const& c, Problem const& problem) {
+  Problem const p = problem.resolved();
+  return c.get("SW").value_or(0) == 1 ? p.transposed() : p;
+}
+
+std::int64_t tile_count(KernelConfig const& c, Problem const& kp) {
+  return ceil_div(kp.m, c.at("BM")) * ceil_div(kp.n, c.at("BN"));
+}
+
+/// = WgmmaFamily::units over the kernel's problem.
+std::int64_t unit_count(KernelConfig const& c, Problem const& kp) {
+  std::int64_t const cl = c.at("CL"), tm = ceil_div(kp.m, c.at("BM")),
+                     tn = ceil_div(kp.n, c.at("BN"));
+  std::int64_t const unit_rows = WgmmaFamily::shares_b_tiles(c) ? ceil_div(tm, cl) : tm;
+  std::int64_t const unit_cols = WgmmaFamily::shares_a_tiles(c) ? ceil_div(tn, cl) : tn;
+  return unit_rows * unit_cols * c.at("SK");
+}
+
 /// The template's element-type code (wgmma_detail::ElementType).
 int element_code(Precision p) {
   switch (p) {
@@ -196,7 +218,7 @@ std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
                        std::int64_t bn) {
   c.set("BN", bn);
   std::int64_t const clusters = std::max<std::int64_t>(1, sm_count(l) / c.at("CL"));
-  return ceil_div(WgmmaFamily::units(c, p), clusters) * bn;
+  return ceil_div(unit_count(c, p), clusters) * bn;
 }
 
 }  // namespace
@@ -252,6 +274,11 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "multicast lead (CL>1, CA<2): 1 = the cluster's first block issues every piece of the "
            "shared operand tile, so its stages wait on its own copies only; 0 = each block "
            "issues 1/CL of them",
+           0},
+          {"SW", {0, 1},
+           "1 = swapped operands: the kernel computes Cᵀ = Bᵀ·Aᵀ, so its tiles' rows run along N "
+           "and their columns along M, where BN's steps of 16 fit a short M (16-bit inputs, "
+           "EP=0; runs when named)",
            0}};
 }
 
@@ -280,16 +307,20 @@ RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem con
           .k_split = splits_k(cfg) ? cl : 1};
 }
 
+Problem WgmmaFamily::tile_problem(KernelConfig const& cfg, Problem const& problem) const {
+  return kernel_problem(cfg, problem);
+}
+
+bool WgmmaFamily::swaps_operands(KernelConfig const& cfg) {
+  return cfg.get("SW").value_or(0) == 1;
+}
+
 std::int64_t WgmmaFamily::tiles(KernelConfig const& cfg, Problem const& p) {
-  return ceil_div(p.m, cfg.at("BM")) * ceil_div(p.n, cfg.at("BN"));
+  return tile_count(cfg, kernel_problem(cfg, p));
 }
 
 std::int64_t WgmmaFamily::units(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const cl = cfg.at("CL"), tm = ceil_div(p.m, cfg.at("BM")),
-                     tn = ceil_div(p.n, cfg.at("BN"));
-  std::int64_t const unit_rows = shares_b_tiles(cfg) ? ceil_div(tm, cl) : tm;
-  std::int64_t const unit_cols = shares_a_tiles(cfg) ? ceil_div(tn, cl) : tn;
-  return unit_rows * unit_cols * cfg.at("SK");
+  return unit_count(cfg, kernel_problem(cfg, p));
 }
 
 bool WgmmaFamily::shares_a_tiles(KernelConfig const& cfg) {
@@ -305,12 +336,13 @@ bool WgmmaFamily::splits_k(KernelConfig const& cfg) {
 }
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
+  std::int64_t const u = unit_count(cfg, kernel_problem(cfg, p)), cl = cfg.at("CL");
   return (cfg.at("PE") >= 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
 }
 
 int WgmmaFamily::smem_bytes(KernelConfig const& cfg, Problem const& problem) const {
-  return ring_smem_bytes(canonical(cfg), problem);  // an id stored before EP existed has none
+  KernelConfig const canon = canonical(cfg);  // an id stored before EP existed has none
+  return ring_smem_bytes(canon, kernel_problem(canon, problem));
 }
 
 
@@ -328,6 +360,28 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           " operands have no padded copy; the alignment class is " +
                           str(p.align) + " bytes";
                  }});
+  out.push_back({"swap", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (c.at("SW") == 0) return std::string();
+                   if (p.precision != Precision::kFP16 && p.precision != Precision::kBF16) {
+                     return "SW=1 swaps 16-bit operands; " + std::string(to_string(p.precision)) +
+                            " reads K-major copies or scales of the caller's orientation";
+                   }
+                   if (c.at("EP") != 0) {
+                     return "SW=1 stores C transposed from registers (EP=0), not EP=" +
+                            str(c.at("EP"));
+                   }
+                   if (p.align < 16) {
+                     return "SW=1 reads both operands in place with TMA; the alignment class is " +
+                            str(p.align) + " bytes";
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"swap_search", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("SW") == 0) return std::string();
+                   return std::string(
+                       "swapped operands (SW=1) run when named; the search does not time them");
+                 },
+                 true});
   out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    if (c.at("PE") != 2 || c.at("CW") == 2) return std::string();
                    return std::string(
@@ -505,7 +559,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // A pair per tile pays where single blocks would leave SMs idle and each
                    // half still walks enough k blocks to keep its ring busy.
                    if (!splits_k(c)) return std::string();
-                   std::int64_t const t = tiles(c, p);
+                   std::int64_t const t = tile_count(c, p);
                    if (2 * t > sm_count(l)) {
                      return str(t) + " tiles in pairs need " + str(2 * t) + " blocks, more than "
                             "the " + str(sm_count(l)) + " SMs: CA=2 would add a wave";
@@ -605,7 +659,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  true});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    if (c.at("PE") == 0) return std::string();
-                   std::int64_t const u = units(c, p), clusters = sm_count(l) / c.at("CL");
+                   std::int64_t const u = unit_count(c, p), clusters = sm_count(l) / c.at("CL");
                    if (u > clusters) return std::string();
                    return str(u) + " work units fit one wave of " + str(clusters) +
                           " clusters: PE=" + str(c.at("PE")) +
@@ -616,9 +670,9 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    std::int64_t const tm = ceil_div(p.m, c.at("BM")), tn = ceil_div(p.n, c.at("BN"));
                    if (c.at("GM") == 1) return std::string();
                    std::int64_t const clusters = sm_count(l) / c.at("CL");
-                   if (units(c, p) <= clusters) {
+                   if (unit_count(c, p) <= clusters) {
                      return "GM=" + str(c.at("GM")) + " orders the tiles, but all " +
-                            str(units(c, p)) + " work units run at once on " + str(clusters) +
+                            str(unit_count(c, p)) + " work units run at once on " + str(clusters) +
                             " clusters";
                    }
                    if (tm > 1 && tn > 1) return std::string();
@@ -629,14 +683,14 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"split_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
                    std::int64_t const sk = c.at("SK");
                    if (sk == 1) return std::string();
-                   std::int64_t const t = tiles(c, p);
+                   std::int64_t const t = tile_count(c, p);
                    if (t >= sm_count(l)) {
                      return str(t) + " tiles already cover the " + str(sm_count(l)) +
                             " SMs; SK=" + str(sk) + " would only add a reduction";
                    }
                    std::int64_t const clusters = sm_count(l) / c.at("CL");
-                   if (units(c, p) > clusters) {
-                     return str(t) + " tiles × SK=" + str(sk) + " = " + str(units(c, p)) +
+                   if (unit_count(c, p) > clusters) {
+                     return str(t) + " tiles × SK=" + str(sk) + " = " + str(unit_count(c, p)) +
                             " work units overflow one wave of " + str(clusters) +
                             " clusters; fewer slices fill the SMs with less reduction";
                    }
@@ -728,16 +782,24 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  },
                  true});
   out.push_back({"grid_size", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
-                   std::int64_t const u = units(c, p);
+                   std::int64_t const u = unit_count(c, p);
                    if (u <= kMaxGridX) return std::string();
                    return str(u) + " work units > the grid limit " + str(kMaxGridX);
                  }});
+  // Every rule reads the problem the tiles cover: with SW = 1 the transposed one, whose M and N
+  // are the caller's N and M.
+  for (Constraint& rule : out) {
+    rule.check = [check = std::move(rule.check)](KernelConfig const& c, Problem const& p,
+                                                 DeviceLimits const& l) {
+      return check(c, kernel_problem(c, p), l);
+    };
+  }
   return out;
 }
 
 std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);  // only declared integers reach the source
-  Problem const p = problem.resolved();
+  Problem const p = kernel_problem(canon, problem);
   // Clustered configs are a separate kernel carrying __cluster_dims__; CL = 1 has none.
   std::string s = canon.at("CL") > 1 ? "gemmtune::wgmma_gemm_cluster<" : "gemmtune::wgmma_gemm<";
   s += template_arguments(canon);
@@ -749,7 +811,7 @@ std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const&
 
 std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
-  Problem const p = problem.resolved();
+  Problem const p = kernel_problem(canon, problem);
   if (padded(p)) {
     return "gemmtune::wgmma_padded_copy<" + std::to_string(canon.at("SK")) + "," +
            flag(a_transposed(p.layout)) + "," + flag(b_transposed(p.layout)) + ">";
@@ -766,12 +828,14 @@ bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
 
 std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
+  // Swapped operands' partials are the transposed problem's; the template's SW defaults to 0.
   return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
-         std::to_string(element_code(problem.precision)) + ">";
+         std::to_string(element_code(problem.precision)) +
+         (swaps_operands(canon) ? ",1>" : ">");
 }
 
 std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
-  Problem const p = problem.resolved();
+  Problem const p = kernel_problem(cfg, problem);
   if (padded(p)) return padded_offset_b(cfg, p) + padded_copy_bytes(TmaOperand::kB, p);
   if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
   return copy_offset_b(cfg, p) +
@@ -781,12 +845,12 @@ std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const
 std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {
   if (!sums_in_last_slice(cfg)) return 0;
   std::int64_t const warps = cfg.at("PE") == 2 ? 4 : 4 * cfg.at("CW");
-  return tiles(cfg, problem.resolved()) * warps * 4;
+  return tiles(cfg, problem) * warps * 4;
 }
 
 std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
                                                     Problem const& problem) {
-  Problem const p = problem.resolved();
+  Problem const p = kernel_problem(cfg, problem);
   int const bk = block_k(p.precision);
   int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
   // K-major: one box of BK columns (128 bytes) × the tile's rows, or, for the operand a
@@ -805,6 +869,12 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
     b.workspace_offset = padded_offset_b(cfg, p);
     a.padded_copy = b.padded_copy = true;
   }
+  if (swaps_operands(cfg)) {
+    // The kernel's A is the caller's B and its B the caller's A: each descriptor covers the
+    // matrix as the caller stores it, and the kernel reads them crosswise.
+    a.operand = TmaOperand::kB;
+    b.operand = TmaOperand::kA;
+  }
   if (wgmma_family().canonical(cfg).at("EP") == 0) return {a, b};
   // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
   TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
@@ -815,12 +885,12 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
                                             std::string const& arch) const {
   // In launch order (the plan's launches take their lowered names by index): the K-major
   // copy, the main kernel, the split-K reduce.
-  Problem const p = problem.resolved();
+  Problem const p = kernel_problem(cfg, problem);
   std::vector<std::string> names;
-  if (a_copied(p) || b_copied(p) || padded(p)) names.push_back(copy_expression(cfg, p));
-  names.push_back(main_expression(cfg, p));
+  if (a_copied(p) || b_copied(p) || padded(p)) names.push_back(copy_expression(cfg, problem));
+  names.push_back(main_expression(cfg, problem));
   std::int64_t const sk = cfg.at("SK");
-  if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, p));
+  if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, problem));
   // wgmma and setmaxnreg are arch-specific features: sm_90 code must be built as sm_90a.
   return embedded_request(template_file(), std::move(names),
                           (arch == "sm_90" || arch == "sm_90a") ? "sm_90a" : arch);
@@ -828,11 +898,13 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
 
 LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
-  Problem const p = problem.resolved();
+  // The kernels' geometry reads the problem the tiles cover; the public functions called here
+  // take the caller's and frame it themselves.
+  Problem const p = kernel_problem(canon, problem);
   LaunchPlan plan;
   if (padded(p)) {
     KernelLaunch copy;
-    copy.name_expression = copy_expression(canon, p);
+    copy.name_expression = copy_expression(canon, problem);
     copy.grid = Dim3{padded_copy_blocks(TmaOperand::kA, p) + padded_copy_blocks(TmaOperand::kB, p),
                      1, 1};
     copy.block = Dim3{kPadThreads, 1, 1};
@@ -841,7 +913,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   } else if (a_copied(p) || b_copied(p)) {
     std::int64_t const k_tiles = ceil_div(p.k, kCopyTile);
     KernelLaunch copy;
-    copy.name_expression = copy_expression(canon, p);
+    copy.name_expression = copy_expression(canon, problem);
     int const batch = copy_batch(p);
     std::int64_t const rows = kCopyTile * batch;
     copy.grid = Dim3{(a_copied(p) ? ceil_div(p.m, rows) * k_tiles : 0) +
@@ -853,18 +925,18 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
     plan.launches.push_back(std::move(copy));
   }
   KernelLaunch main;
-  main.name_expression = main_expression(canon, p);
-  main.grid = Dim3{grid_blocks(canon, p), 1, 1};
+  main.name_expression = main_expression(canon, problem);
+  main.grid = Dim3{grid_blocks(canon, problem), 1, 1};
   main.block = Dim3{threads(canon), 1, 1};
-  main.dynamic_smem = smem_bytes(canon, p);
+  main.dynamic_smem = smem_bytes(canon, problem);
   main.takes_tensor_maps = true;
   main.waits_for_prior_grids = true;
   plan.launches.push_back(std::move(main));
-  plan.tensor_maps = tensor_maps(canon, p);
+  plan.tensor_maps = tensor_maps(canon, problem);
   std::int64_t const sk = canon.at("SK");
   if (sk > 1 && !sums_in_last_slice(cfg)) {
     KernelLaunch reduce;
-    reduce.name_expression = reduce_expression(canon, p);
+    reduce.name_expression = reduce_expression(canon, problem);
     reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,
                                                 kMaxReduceBlocks),
                        1, 1};
@@ -872,8 +944,8 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
     reduce.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(reduce));
   }
-  plan.workspace_bytes = workspace_bytes(canon, p);
-  plan.counter_bytes = counter_bytes(canon, p);
+  plan.workspace_bytes = workspace_bytes(canon, problem);
+  plan.counter_bytes = counter_bytes(canon, problem);
   return plan;
 }
 

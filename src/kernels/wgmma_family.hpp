@@ -3,8 +3,8 @@
 // wgmma consumer warpgroups (cooperative or ping-pong), 2- and 4-block clusters with TMA
 // multicast of one operand (B along M, A along N), persistent grouped-raster scheduling,
 // split-K, K-major workspace copies of tf32 and FP8 operands stored MN-major, and padded copies
-// of 16-bit operands TMA cannot read in place (alignment below 16 bytes). The registry
-// (family.cpp) lists it.
+// of 16-bit operands TMA cannot read in place (alignment below 16 bytes), and swapped operands
+// (Cᵀ = Bᵀ·Aᵀ, for a short M). The registry (family.cpp) lists it.
 #pragma once
 
 #include <cstdint>
@@ -34,15 +34,21 @@ class WgmmaFamily final : public Family {
   int threads(KernelConfig const& cfg) const override;
   int registers_per_thread(KernelConfig const& cfg, Problem const& problem) const override;
   RooflineTraits roofline_traits(KernelConfig const& cfg, Problem const& problem) const override;
+  /// The problem itself, or with SW = 1 its transpose (Problem::transposed): the kernel then
+  /// computes Cᵀ = Bᵀ·Aᵀ and its tiles run along N and M. Every function below takes the
+  /// caller's problem and reads this one.
+  Problem tile_problem(KernelConfig const& cfg, Problem const& problem) const override;
 
   /// K depth of one pipeline stage: 64 elements for fp16/bf16, 32 for tf32 (128 bytes).
   static int block_k(Precision p);
-  /// Tiles of C: ceil(M/BM)·ceil(N/BN).
+  /// Tiles of C: ceil(M/BM)·ceil(N/BN) (SW = 1: ceil(N/BM)·ceil(M/BN)).
   static std::int64_t tiles(KernelConfig const& cfg, Problem const& problem);
   /// Work units the clusters walk: ceil(tile rows / CL) · tile columns · SK, or with clusters
   /// along N (CA=1) tile rows · ceil(tile columns / CL) · SK, or with K-split pairs (CA=2)
   /// tiles · SK (both blocks of a pair take the same tile).
   static std::int64_t units(KernelConfig const& cfg, Problem const& problem);
+  /// Whether the kernel computes Cᵀ = Bᵀ·Aᵀ (SW = 1). An id without SW means 0.
+  static bool swaps_operands(KernelConfig const& cfg);
   /// Whether a cluster's blocks lie side by side along N and share A (CL > 1, CA = 1). An id
   /// without CA means 0.
   static bool shares_a_tiles(KernelConfig const& cfg);
@@ -52,10 +58,11 @@ class WgmmaFamily final : public Family {
   static bool splits_k(KernelConfig const& cfg);
   /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
-  /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle.
+  /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle (SW = 1:
+  /// the kernel's A box over the caller's B, its B box over A).
   static std::vector<TensorMapSpec> tensor_maps(KernelConfig const& cfg, Problem const& problem);
-  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,EP,CA,TU,T,TA,TB>" (wgmma_gemm_cluster
-  /// when CL > 1).
+  /// "gemmtune::wgmma_gemm<BM,BN,ST,CW,CL,PE,GM,SK,EP,CA,TU,PL,ML,SW,T,TA,TB>"
+  /// (wgmma_gemm_cluster when CL > 1; TA, TB of the problem the tiles cover).
   std::string main_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
@@ -70,7 +77,7 @@ class WgmmaFamily final : public Family {
   /// SK = 2 with at most 64 accumulators per consumer thread (= the template's
   /// LAST_SLICE_SUMS); otherwise the reduce kernel does.
   static bool sums_in_last_slice(KernelConfig const& cfg);
-  /// "gemmtune::wgmma_reduce<SK,T>" (when the last slice does not sum).
+  /// "gemmtune::wgmma_reduce<SK,T>" (when the last slice does not sum; "<SK,T,1>" for SW = 1).
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// Split-K counters (sums_in_last_slice): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
   /// where one warpgroup owns a whole tile).

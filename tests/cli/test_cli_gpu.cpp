@@ -33,6 +33,17 @@ std::vector<std::string> preset_ids() {
   return ids;
 }
 
+/// `bench --json` printed `rows` runs, each verified and timed.
+void expect_every_run_ok(CliRun const& r, std::size_t rows) {
+  ASSERT_FALSE(r.out.empty());
+  auto const runs = nlohmann::json::parse(r.out);
+  EXPECT_EQ(runs.size(), rows);
+  for (auto const& j : runs) {
+    EXPECT_EQ(j["result"]["disposition"], "ok")
+        << j["problem"].dump() << " " << j["result"]["reason"];
+  }
+}
+
 }  // namespace
 
 TEST_F(CliGpu, EveryFamilyVerifiesOnRaggedShapesInAllLayouts) {
@@ -82,14 +93,26 @@ TEST_F(CliGpu, UnalignedSixteenBitWgmmaVerifiesInAllLayouts) {
                           "--repeats", "2"},
                          dir + "/cache.db");
       SCOPED_TRACE(std::string(id) + " " + precision + "\n" + r.err);
-      ASSERT_FALSE(r.out.empty());
-      auto const runs = nlohmann::json::parse(r.out);
-      EXPECT_EQ(runs.size(), 12u);
-      for (auto const& j : runs) {
-        EXPECT_EQ(j["result"]["disposition"], "ok")
-            << j["problem"].dump() << " " << j["result"]["reason"];
-      }
+      expect_every_run_ok(r, 12);
     }
+  }
+}
+
+// Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified against cuBLAS through the
+// worker in all four layouts, at a short M against the BN tile and N against BM, plain and with
+// split-K summed in the last slice.
+TEST_F(CliGpu, SwappedOperandsVerifyInAllLayouts) {
+  std::string const dir = temp_dir("gpu-swapped");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  for (char const* id : {"wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1",
+                         "wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,SW=1"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                        "bf16", "--shape", "200x1032x520", "--shape", "96x776x2048", "--layout",
+                        "all", "--target-ms", "2", "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(id) + "\n" + r.err);
+    expect_every_run_ok(r, 8);
   }
 }
 
@@ -264,13 +287,7 @@ TEST_F(CliGpu, Fp8InEveryLayoutVerifiesThroughTheByteCopy) {
                           "--layout", "all", "--target-ms", "2", "--repeats", "2"},
                          dir + "/cache.db");
       SCOPED_TRACE(std::string(id) + " " + precision + "\n" + r.err);
-      ASSERT_FALSE(r.out.empty());
-      auto const runs = nlohmann::json::parse(r.out);
-      EXPECT_EQ(runs.size(), 8u);
-      for (auto const& j : runs) {
-        EXPECT_EQ(j["result"]["disposition"], "ok")
-            << j["problem"].dump() << " " << j["result"]["reason"];
-      }
+      expect_every_run_ok(r, 8);
     }
   }
 }

@@ -41,6 +41,25 @@ TEST(Problem, LeadingDimensionsFollowTheLayout) {
   EXPECT_EQ(p.ldb(), 7);
 }
 
+// Cᵀ = op(B)ᵀ·op(A)ᵀ over the same storage: the operands trade places with their leading
+// dimensions, and the layout flags with them.
+TEST(Problem, TransposedTradesTheOperands) {
+  for (Layout layout : kAllLayouts) {
+    Problem const p = parse_shape("3x5x7", Precision::kBF16, layout);
+    Problem const t = p.transposed();
+    EXPECT_EQ(t.m, 5);
+    EXPECT_EQ(t.n, 3);
+    EXPECT_EQ(t.k, 7);
+    EXPECT_EQ(t.lda(), p.ldb()) << to_string(layout);
+    EXPECT_EQ(t.ldb(), p.lda()) << to_string(layout);
+    EXPECT_EQ(a_transposed(t.layout), !b_transposed(layout));
+    EXPECT_EQ(b_transposed(t.layout), !a_transposed(layout));
+    EXPECT_EQ(t.transposed(), p);
+  }
+  EXPECT_EQ(parse_shape("3x5x7", Precision::kFP16, Layout::kNN).transposed().layout, Layout::kTT);
+  EXPECT_EQ(parse_shape("3x5x7", Precision::kFP16, Layout::kNT).transposed().layout, Layout::kNT);
+}
+
 TEST(Problem, AlignmentClass) {
   EXPECT_EQ(alignment_class(0), 16);
   EXPECT_EQ(alignment_class(4), 4);

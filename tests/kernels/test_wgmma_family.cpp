@@ -11,7 +11,9 @@
 #include "src/core/error.hpp"
 #include "src/core/gpu_identity.hpp"
 #include "src/core/kernel_config.hpp"
+#include "src/core/tensor_map_geometry.hpp"
 #include "src/kernels/family.hpp"
+#include "src/kernels/roofline_estimate.hpp"
 #include "src/kernels/wgmma_family.hpp"
 
 namespace gemmtune {
@@ -30,7 +32,8 @@ WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_famil
 
 /// A config in canonical order; the cluster size, epilogue, cluster axis, turns, placement and
 /// multicast lead last here because most cases leave them 1, 0, 0, 0, 1 and the lead the search
-/// times (ml < 0: 1 for clusters of one unit each that share an operand, else 0).
+/// times (ml < 0: 1 for clusters of one unit each that share an operand, else 0); operands in
+/// place (SW = 0; swapped() sets 1).
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
                  std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
                  std::int64_t ep = 0, std::int64_t ca = 0, std::int64_t tu = 0,
@@ -40,7 +43,13 @@ KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl}, {"PE", pe},
               {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}, {"TU", tu}, {"PL", pl},
-              {"ML", ml}};
+              {"ML", ml}, {"SW", 0}};
+  return c;
+}
+
+/// `c` with swapped operands (SW = 1).
+KernelConfig swapped(KernelConfig c) {
+  c.set("SW", 1);
   return c;
 }
 
@@ -63,7 +72,8 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   EXPECT_FALSE(wgmma().supports(Precision::kFP32));
   EXPECT_EQ(wgmma().min_arch(), 90);
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
-  EXPECT_EQ(c.id(), "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0");
+  EXPECT_EQ(c.id(),
+            "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0,SW=0");
   EXPECT_EQ(wgmma().canonical(c), c);
   // Ids stored before the epilogue, cluster-axis and turns knobs existed name the
   // register-store, M-clustered, freely issuing kernel they named then.
@@ -106,9 +116,11 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
       }
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
       EXPECT_TRUE(
-          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0"));
+          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
+                    "ML=0,SW=0"));
       EXPECT_TRUE(
-          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0"));
+          ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
+                    "ML=0,SW=0"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -171,7 +183,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
     EXPECT_EQ(main.name_expression,
-              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,2,false,true>")
+              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -303,6 +315,10 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "block_scales"},
       {cfg(128, 192, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
        "block_scales"},
+      // Swapped operands: 16-bit only, and named rather than searched.
+      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096, Precision::kTF32, Layout::kNT),
+       "swap"},
+      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096), "swap_search"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -328,7 +344,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
                                          "block_scales", "turns", "k_split", "placement",
-                                         "multicast_lead"}));
+                                         "multicast_lead", "swap"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -532,7 +548,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,0,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -571,11 +587,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
   EXPECT_EQ(r.name_expressions[0],
-            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,1,true,false>");
+            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,0,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -621,7 +637,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,0,1,false,false>");
 }
 
 TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
@@ -635,7 +651,7 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_EQ(WgmmaFamily::units(along_n, p), 64);
   EXPECT_EQ(wgmma().launch_plan(along_n, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(along_n, p),
-            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,0,1,false,true>");
   // K-major A (NT) comes as 2 slabs of 64 rows, one per block, multicast; B whole per block.
   EXPECT_EQ(wgmma().launch_plan(along_n, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 64, 64, 128},
@@ -673,7 +689,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_EQ(WgmmaFamily::units(pair, p), 64);
   EXPECT_EQ(wgmma().launch_plan(pair, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(pair, p),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,0,1,false,true>");
   // Nothing is shared: each block loads whole tiles of both operands, no workspace.
   EXPECT_EQ(wgmma().launch_plan(pair, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
@@ -690,7 +706,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   for (KernelConfig const& c : valid(p)) ids.insert(c.id());
   EXPECT_TRUE(ids.count(pair.id())) << pair.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id(
-                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0")),
+                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0,SW=0")),
             pair);
 }
 
@@ -742,6 +758,105 @@ TEST(WgmmaFamily, ClustersOfFourRunWhenNamed) {
   EXPECT_EQ(wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1, 4), make(4096, 4096, 4096))
                 .launches[0].grid.x,
             132);
+}
+
+// SW=1 computes Cᵀ = Bᵀ·Aᵀ: its tiles, units, launch and workspace are the transposed problem's,
+// its descriptors cover the caller's matrices crosswise (the kernel's A box over B), and the
+// template is instantiated with the transposed layout's flags.
+TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
+  Problem const p = make(200, 8192, 4096);  // NN: the kernel reads TT
+  KernelConfig const plain = cfg(128, 208, 4, 2, 0, 1, 1);
+  KernelConfig const swap = swapped(plain);
+  EXPECT_TRUE(WgmmaFamily::swaps_operands(swap));
+  EXPECT_FALSE(WgmmaFamily::swaps_operands(plain));
+  EXPECT_EQ(wgmma().tile_problem(swap, p), p.transposed());
+  EXPECT_EQ(wgmma().tile_problem(plain, p), p);
+  EXPECT_EQ(WgmmaFamily::tiles(plain, p), 2 * 40);  // 200 rows in two 128-row tiles
+  EXPECT_EQ(WgmmaFamily::tiles(swap, p), 64 * 1);   // 200 columns in one 208-wide tile
+  LaunchPlan const plan = wgmma().launch_plan(swap, p);
+  ASSERT_EQ(plan.launches.size(), 1u);
+  EXPECT_EQ(plan.launches[0].grid.x, 64);
+  EXPECT_EQ(plan.launches[0].name_expression,
+            "gemmtune::wgmma_gemm<128,208,4,2,1,0,1,1,0,0,0,1,0,1,1,true,true>");
+  EXPECT_EQ(plan.workspace_bytes, 0);
+  // TT: the kernel's A (the caller's B, stored K×N) is MN-major in 64-wide boxes; its B (the
+  // caller's A, stored M×K) K-major, a box of BN = 208 rows.
+  ASSERT_EQ(plan.tensor_maps.size(), 2u);
+  EXPECT_EQ(plan.tensor_maps[0], (TensorMapSpec{TmaOperand::kB, 64, 64, 128}));
+  EXPECT_EQ(plan.tensor_maps[1], (TensorMapSpec{TmaOperand::kA, 208, 64, 128}));
+  TensorMapGeometry g;
+  ASSERT_EQ(tensor_map_geometry(plan.tensor_maps[0], p, p.ldb(), g), "");
+  EXPECT_EQ(g.rows, 4096u);
+  EXPECT_EQ(g.cols, 8192u);
+  ASSERT_EQ(tensor_map_geometry(plan.tensor_maps[1], p, p.lda(), g), "");
+  EXPECT_EQ(g.rows, 200u);
+  EXPECT_EQ(g.cols, 4096u);
+  EXPECT_EQ(wgmma().smem_bytes(swap, p), wgmma().smem_bytes(plain, p.transposed()));
+
+  // NT stays NT: both operands K-major, the kernel's A box is BM = 128 rows of the caller's B.
+  Problem const nt = make(96, 11008, 4096, Precision::kFP16, Layout::kNT);
+  KernelConfig const narrow = swapped(cfg(128, 96, 6, 2, 0, 1, 2));
+  LaunchPlan const split = wgmma().launch_plan(narrow, nt);
+  EXPECT_EQ(split.tensor_maps[0], (TensorMapSpec{TmaOperand::kB, 128, 64, 128}));
+  EXPECT_EQ(split.tensor_maps[1], (TensorMapSpec{TmaOperand::kA, 96, 64, 128}));
+  // Split-K partials of the transposed problem, summed in the last slice (48 accumulators per
+  // thread): 86 tile rows of one column, 8 consumer warps each.
+  EXPECT_TRUE(WgmmaFamily::sums_in_last_slice(narrow));
+  EXPECT_EQ(split.workspace_bytes, 2 * 11008 * 96 * 4);
+  EXPECT_EQ(split.counter_bytes, 86 * 8 * 4);
+  EXPECT_EQ(split.launches[0].grid.x, 86 * 2);
+  // Through the reduce kernel, which transposes as it stores.
+  KernelConfig const reduced = swapped(cfg(128, 208, 4, 2, 0, 1, 4));
+  LaunchPlan const four = wgmma().launch_plan(reduced, make(200, 4096, 4096));
+  ASSERT_EQ(four.launches.size(), 2u);
+  EXPECT_EQ(four.launches[1].name_expression, "gemmtune::wgmma_reduce<4,1,1>");
+  EXPECT_EQ(four.workspace_bytes, 4 * 4096 * 200 * 4);
+
+  // The roofline counts the swapped tiles too.
+  DeviceLimits limits = sm90();
+  limits.sm_count = 132;
+  EXPECT_EQ(roofline_breakdown(swap, p, limits).units, 64);
+  EXPECT_EQ(roofline_breakdown(plain, p, limits).units, 80);
+}
+
+// What SW=1 needs to run (16-bit operands TMA reads in place, C stored from registers), and that
+// the search leaves it to be named.
+TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
+  auto const constraint = [](std::string const& name) {
+    for (Constraint const& c : wgmma().declared_constraints()) {
+      if (c.name == name) return c;
+    }
+    ADD_FAILURE() << "no constraint " << name;
+    return Constraint{};
+  };
+  KernelConfig const swap = swapped(cfg(128, 96, 6, 2, 0, 1, 1));
+  Problem const p = make(96, 4096, 4096);
+  EXPECT_EQ(wgmma().reject_reason(swap, p, sm90(), RejectScope::kRun), "");
+  Constraint const search = constraint("swap_search");
+  EXPECT_TRUE(search.prunes);
+  EXPECT_NE(search.check(swap, p, sm90()), "");
+  EXPECT_EQ(search.check(cfg(128, 96, 6, 2, 0, 1, 1), p, sm90()), "");
+  EXPECT_NE(wgmma().reject_reason(swap, p, sm90()), "");
+  EXPECT_EQ(wave_cost(swap, p, sm90()), 0.0);  // not a config the search proposes
+  for (Precision precision : {Precision::kTF32, Precision::kE4M3}) {
+    std::string const why = wgmma().reject_reason(
+        swap, make(96, 4096, 4096, precision, Layout::kNT), sm90(), RejectScope::kRun);
+    EXPECT_EQ(rule(why), "swap") << why;
+  }
+  std::string const unaligned =
+      wgmma().reject_reason(swap, make(96, 4096, 4095), sm90(), RejectScope::kRun);
+  EXPECT_EQ(rule(unaligned), "swap") << unaligned;
+  KernelConfig const staged = swapped(cfg(128, 128, 4, 2, 1, 8, 1, 1, 2));
+  std::string const ep = wgmma().reject_reason(staged, make(4096, 4096, 4096), sm90(),
+                                               RejectScope::kRun);
+  EXPECT_EQ(rule(ep), "swap") << ep;
+  // The rules read the transposed problem: M = 96 against BN = 96 is one tile column, and a
+  // BN far wider than the caller's M is the tile_fit preference.
+  EXPECT_EQ(WgmmaFamily::units(swap, p), 32);
+  Constraint const fit = constraint("tile_fit");
+  EXPECT_NE(fit.check(swapped(cfg(64, 256, 4, 1, 0, 1, 1)), make(64, 4096, 4096), sm90()), "");
+  EXPECT_EQ(fit.check(cfg(64, 256, 4, 1, 0, 1, 1), make(64, 4096, 4096), sm90()), "");
+  for (KernelConfig const& c : valid(make(96, 4096, 4096))) EXPECT_EQ(c.at("SW"), 0) << c.id();
 }
 
 }  // namespace

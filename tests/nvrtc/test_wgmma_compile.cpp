@@ -413,13 +413,13 @@ TEST(WgmmaCompile, KSplitPairsInEveryLayoutAndPrecision) {
 // sharing B or A, K-split pairs, ping-pong and fours, with no spills.
 TEST(WgmmaCompile, ClustersDealtOntoGpcs) {
   std::vector<Candidate> const all = {
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=0,TU=0,PL=8,ML=0"),
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,CA=0,TU=0,PL=8,ML=0,SW=0"),
        make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=2,TU=0,PL=8,ML=0"),
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=2,TU=0,PL=8,ML=0,SW=0"),
        make(256, 4096, 4096, Precision::kBF16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=1,SK=2,EP=0,CA=1,TU=0,PL=8,ML=0"),
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=1,GM=1,SK=2,EP=0,CA=1,TU=0,PL=8,ML=0,SW=0"),
        make(3000, 2000, 512, Precision::kTF32, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=2,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=0"),
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=2,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=0,SW=0"),
        make(2048, 2048, 1024, Precision::kFP16, Layout::kTT)},
   };
   compile_all(all);
@@ -429,20 +429,54 @@ TEST(WgmmaCompile, ClustersDealtOntoGpcs) {
 // pieces, fours, split-K partials and block-scaled FP8, with no spills.
 TEST(WgmmaCompile, OneBlockMulticastsTheSharedTile) {
   std::vector<Candidate> const all = {
-      {parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1"),
+      {parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0"),
        make(1024, 1024, 16384, Precision::kBF16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,TU=0,PL=1,ML=1"),
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,TU=0,PL=1,ML=1,SW=0"),
        make(1024, 1024, 1024, Precision::kFP16, Layout::kTN)},
-      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=1"),
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=8,ML=1,SW=0"),
        make(3000, 2000, 512, Precision::kFP16, Layout::kTT)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=0,TU=0,PL=1,ML=1"),
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0"),
        make(1024, 1024, 16384, Precision::kTF32, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1"),
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0"),
        make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,TU=0,PL=1,ML=1"),
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,TU=0,PL=1,ML=1,SW=0"),
        make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
   };
   compile_all(all);
+}
+
+// Swapped operands (SW=1: Cᵀ = Bᵀ·Aᵀ, C stored transposed) in every layout: plain and persistent
+// tiles, split-K summed in the last slice and through the transposing reduce kernel, clusters
+// sharing either operand, a K-split pair, with no spills.
+TEST(WgmmaCompile, SwappedOperandsInEveryLayout) {
+  std::vector<Candidate> const all = {
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1"),
+       make(200, 8192, 4096, Precision::kBF16, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,SW=1"),
+       make(96, 11008, 4096, Precision::kFP16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,SW=1"),
+       make(96, 3584, 3584, Precision::kBF16, Layout::kTN)},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0,SW=1"),
+       make(200, 4096, 4096, Precision::kFP16, Layout::kTT)},
+      {parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=1,SW=1"),
+       make(96, 4096, 4096, Precision::kBF16, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,SW=1"),
+       make(64, 4096, 4096, Precision::kFP16, Layout::kTN)},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,SW=1"),
+       make(200, 8192, 28672, Precision::kBF16, Layout::kNT)},
+  };
+  compile_all(all);
+  // SW=0 and an id without SW name one kernel; SW=1 names the transposing reduce.
+  Family const& f = wgmma_family();
+  Problem const p = make(200, 4096, 4096, Precision::kBF16, Layout::kNN);
+  EXPECT_EQ(f.compile_request(parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0"), p,
+                              "sm_90")
+                .name_expressions,
+            f.compile_request(
+                 parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0,SW=0"), p, "sm_90")
+                .name_expressions);
+  EXPECT_EQ(f.compile_request(all[3].config, all[3].problem, "sm_90").name_expressions.back(),
+            "gemmtune::wgmma_reduce<4,0,1>");
 }
 
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024

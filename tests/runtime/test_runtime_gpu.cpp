@@ -451,6 +451,53 @@ TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
   }
 }
 
+/// Swapped operands (SW = 1): the kernel computes Cᵀ = Bᵀ·Aᵀ from the caller's storage and
+/// stores C transposed, in every layout, with ragged tiles both ways (M against BN, N against
+/// BM), persistent and grouped, split-K summed in the last slice and through the reduce kernel,
+/// 2-block clusters sharing the kernel's B (the caller's A) with one block past the matrix, a
+/// cluster sharing the kernel's A, and a pair splitting K; alpha, beta and padded rows.
+constexpr StagedCase kSwapped[] = {
+    {Precision::kBF16, Layout::kNN, 200, 1032, 520,
+     "wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1"},
+    {Precision::kFP16, Layout::kTT, 96, 1000, 264,
+     "wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,SW=1"},
+    {Precision::kBF16, Layout::kTN, 200, 776, 2048,
+     "wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,SW=1"},
+    {Precision::kFP16, Layout::kNT, 136, 640, 1024,
+     "wgmma:BM=64,BN=160,ST=6,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0,SW=1"},
+    {Precision::kBF16, Layout::kNN, 96, 1560, 1024,
+     "wgmma:BM=128,BN=96,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=1,SW=1"},
+    {Precision::kBF16, Layout::kNT, 64, 520, 192,
+     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,SW=1"},
+    {Precision::kFP16, Layout::kTN, 200, 1040, 4096,
+     "wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,SW=1"},
+};
+
+TEST(RuntimeGpuSwapped, SwappedOperandsStoreCTransposedWithAndWithoutBeta) {
+  cudaDeviceProp prop{};
+  if (!gpu(prop)) GTEST_SKIP() << "no GPU";
+  if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";
+  nlohmann::json entries = nlohmann::json::array();
+  for (StagedCase const& c : kSwapped) {
+    entries.push_back(table_entry(to_string(c.precision), to_string(c.layout), c.m, c.n, c.k,
+                                  c.kernel));
+  }
+  RuntimeOptions o;
+  o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
+  Runtime rt(write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_swapped_table.json"), o);
+  for (StagedCase const& s : kSwapped) {
+    for (float beta : {0.0f, -2.0f}) {
+      Case c{s.precision, s.layout, s.m, s.n, s.k};
+      c.pad = 8;  // 16 bytes of 16-bit elements: every ld stays in class 16
+      c.alpha = 1.5f;
+      c.beta = beta;
+      GemmInfo const info = run_case(rt, c);
+      EXPECT_EQ(info.path, GemmPath::kTuned) << s.kernel << ": " << info.detail;
+      EXPECT_EQ(info.kernel, s.kernel);
+    }
+  }
+}
+
 /// 16-bit wgmma entries below 16-byte alignment (class 2): an odd K (A's rows), an odd N (C's
 /// rows only: no copy, single-element stores), every leading dimension odd, and A one element
 /// past an aligned base; register epilogues with and without beta, split-K in the last slice
