@@ -142,7 +142,7 @@ def short(kernel):
         return kernel
     family, params = kernel.split(":", 1)
     keep = [p for p in params.split(",")
-            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0|PL=1|ML=0)", p)]
+            if not re.fullmatch(r"(GM=1|SK=1|EP=0|CA=0|TU=0|PE=0|PL=1|ML=0|SW=0)", p)]
     return f"{family}:{','.join(keep)}"
 
 
@@ -195,17 +195,20 @@ def ab_markdown(rows):
     faster vendor library of each side's own bench."""
     pairs = {}
     for r in rows:
+        # By the knobs that differ from the defaults: a newer build spells out a knob the older
+        # one's ids lack (the same kernel).
         if "error" not in r:
-            pairs.setdefault((r["shape"], r["precision"], r["kernel"]), {})[r["side"]] = r
+            key = (r["shape"], r["precision"], r["layout"], short(r["kernel"]))
+            pairs.setdefault(key, {})[r["side"]] = r
     out = ["| shape | prec | kernel | old µs (spread) | new µs (spread) | Δ | vs best vendor "
            "old → new |", "|---|---|---|---:|---:|---:|---:|"]
-    for (shape, precision, kernel), p in pairs.items():
+    for (shape, precision, _, kernel), p in pairs.items():
         if "old" not in p or "new" not in p:
             continue
         o, n = p["old"], p["new"]
         best = lambda r: min(r["ratio_cublas"], r["ratio_cublaslt"])  # noqa: E731
         change = 100 * (n["gpu_us"] / o["gpu_us"] - 1)
-        out.append(f"| {shape} | {precision} | {short(kernel)} | {o['gpu_us']:.1f} ({o['spread']}) "
+        out.append(f"| {shape} | {precision} | {kernel} | {o['gpu_us']:.1f} ({o['spread']}) "
                    f"| {n['gpu_us']:.1f} ({n['spread']}) | {change:+.1f}% "
                    f"| {best(o):.2f} → {best(n):.2f} |")
     return "\n".join(out) + "\n"

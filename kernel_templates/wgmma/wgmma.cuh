@@ -1376,17 +1376,13 @@ __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_de
           args, maps)));
 }
 
-/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step. SW = 1: the
-/// partials are the swapped problem's (swapped_args), read in their order and stored
-/// transposed.
-template <int SK, int T, int SW = 0>
+/// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.
+template <int SK, int T>
 __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
-    wgmma_reduce(GemmArgs const caller) {
+    wgmma_reduce(GemmArgs const args) {
   using namespace wgmma_detail;
   constexpr int OT = out_type(T);
   grid_dependency::wait_for_prior_grids();
-  GemmArgs const swapped = SW == 1 ? swapped_args(caller) : GemmArgs{};
-  GemmArgs const& args = SW == 1 ? swapped : caller;
   float const alpha = epilogue_args<T>(args).alpha;
   long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
   long long const total = M * N;
@@ -1397,10 +1393,65 @@ __global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
     float acc = 0.f;
 #pragma unroll
     for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + row * ldw + col];
-    long long const i = SW == 1 ? col * args.ldc + row : row * args.ldc + col;
+    long long const i = row * args.ldc + col;
     float v = alpha * acc;
     if (args.beta != 0.f) v += args.beta * load_elem<OT>(args.C, i);
     store_elem<OT>(args.C, i, v);
+  }
+}
+
+namespace wgmma_detail {
+/// Tiles of wgmma_reduce_transposed: 32×32 elements, 32×8 threads (each 4 rows of a tile).
+constexpr int kTransposeTile = 32;
+constexpr int kTransposeRows = kReduceThreads / kTransposeTile;
+}  // namespace wgmma_detail
+
+/// Split-K reduction of swapped operands (SW = 1): the partials are the swapped problem's
+/// (swapped_args: the caller's N rows of round_up(M, 4) floats per slice), C is the caller's.
+/// Each block sums 32×32 tiles of the partials with reads along their rows, turns the tile in
+/// shared memory, and writes it along C's rows, so neither side walks memory a row apart.
+template <int SK, int T>
+__global__ void __launch_bounds__(wgmma_detail::kReduceThreads)
+    wgmma_reduce_transposed(GemmArgs const caller) {
+  using namespace wgmma_detail;
+  constexpr int OT = out_type(T);
+  constexpr int TILE = kTransposeTile, ROWS = kTransposeRows;
+  __shared__ float tile[TILE][TILE + 1];  // + 1: a column of the tile spans all 32 banks
+  grid_dependency::wait_for_prior_grids();
+  GemmArgs const args = swapped_args(caller);
+  float const alpha = epilogue_args<T>(args).alpha;
+  long long const M = args.M, N = args.N, ldw = (N + 3) / 4 * 4;
+  long long const tiles_n = (N + TILE - 1) / TILE;
+  long long const tiles = (M + TILE - 1) / TILE * tiles_n;
+  float const* const w = static_cast<float const*>(args.workspace);
+  int const tx = threadIdx.x % TILE, ty = threadIdx.x / TILE;
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    long long const r0 = t / tiles_n * TILE, c0 = t % tiles_n * TILE;
+    // Partials (r0 + y, c0 + tx): consecutive threads read consecutive floats of a row.
+#pragma unroll
+    for (int y = ty; y < TILE; y += ROWS) {
+      long long const r = r0 + y, c = c0 + tx;
+      float acc = 0.f;
+      if (r < M && c < N) {
+#pragma unroll
+        for (int s = 0; s < SK; ++s) acc += w[s * M * ldw + r * ldw + c];
+      }
+      tile[y][tx] = acc;
+    }
+    __syncthreads();
+    // C (c0 + y, r0 + tx) = swapped (r0 + tx, c0 + y): consecutive threads write consecutive
+    // elements of one row of C.
+#pragma unroll
+    for (int y = ty; y < TILE; y += ROWS) {
+      long long const r = r0 + tx, c = c0 + y;
+      if (r < M && c < N) {
+        long long const i = c * args.ldc + r;
+        float v = alpha * tile[tx][y];
+        if (args.beta != 0.f) v += args.beta * load_elem<OT>(args.C, i);
+        store_elem<OT>(args.C, i, v);
+      }
+    }
+    __syncthreads();  // the tile is rewritten by the next iteration
   }
 }
 

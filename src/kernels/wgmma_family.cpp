@@ -14,6 +14,7 @@ namespace gemmtune {
 namespace {
 
 constexpr int kReduceThreads = 256;    // = wgmma_detail::kReduceThreads
+constexpr int kTransposeTile = 32;     // = wgmma_detail::kTransposeTile
 constexpr std::int64_t kMaxReduceBlocks = 4096;
 
 constexpr int kWarpgroup = 128;
@@ -514,7 +515,10 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                   " problem is compute-bound; one consumer warpgroup leaves the tensor cores "
                   "idle during its epilogue (CW=2)";
          }
-         if (c.at("GM") == 1) {
+         // A grid one tile wide or tall is walked in the same order by any GM (the raster
+         // rule keeps GM=1 there).
+         bool const one_line = ceil_div(p.m, c.at("BM")) == 1 || ceil_div(p.n, c.at("BN")) == 1;
+         if (c.at("GM") == 1 && !one_line) {
            return "the " + p.shape() +
                   " problem is compute-bound; row-order rasterization (GM=1) thrashes L2";
          }
@@ -828,10 +832,12 @@ bool WgmmaFamily::sums_in_last_slice(KernelConfig const& cfg) {
 
 std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
-  // Swapped operands' partials are the transposed problem's; the template's SW defaults to 0.
-  return "gemmtune::wgmma_reduce<" + std::to_string(canon.at("SK")) + "," +
-         std::to_string(element_code(problem.precision)) +
-         (swaps_operands(canon) ? ",1>" : ">");
+  // Swapped operands' partials are the transposed problem's: their sum turns them through
+  // shared memory.
+  return std::string(swaps_operands(canon) ? "gemmtune::wgmma_reduce_transposed<"
+                                           : "gemmtune::wgmma_reduce<") +
+         std::to_string(canon.at("SK")) + "," +
+         std::to_string(element_code(problem.precision)) + ">";
 }
 
 std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
@@ -937,9 +943,11 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   if (sk > 1 && !sums_in_last_slice(cfg)) {
     KernelLaunch reduce;
     reduce.name_expression = reduce_expression(canon, problem);
-    reduce.grid = Dim3{std::clamp<std::int64_t>(ceil_div(p.m * p.n, kReduceThreads), 1,
-                                                kMaxReduceBlocks),
-                       1, 1};
+    // One element per thread, or (swapped operands) one 32×32 tile per block.
+    std::int64_t const blocks = swaps_operands(canon)
+                                    ? ceil_div(p.m, kTransposeTile) * ceil_div(p.n, kTransposeTile)
+                                    : ceil_div(p.m * p.n, kReduceThreads);
+    reduce.grid = Dim3{std::clamp<std::int64_t>(blocks, 1, kMaxReduceBlocks), 1, 1};
     reduce.block = Dim3{kReduceThreads, 1, 1};
     reduce.waits_for_prior_grids = true;
     plan.launches.push_back(std::move(reduce));

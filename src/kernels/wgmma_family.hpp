@@ -77,7 +77,8 @@ class WgmmaFamily final : public Family {
   /// SK = 2 with at most 64 accumulators per consumer thread (= the template's
   /// LAST_SLICE_SUMS); otherwise the reduce kernel does.
   static bool sums_in_last_slice(KernelConfig const& cfg);
-  /// "gemmtune::wgmma_reduce<SK,T>" (when the last slice does not sum; "<SK,T,1>" for SW = 1).
+  /// "gemmtune::wgmma_reduce<SK,T>" when the last slice does not sum, or for SW = 1
+  /// "gemmtune::wgmma_reduce_transposed<SK,T>" (32×32 tiles turned in shared memory).
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// Split-K counters (sums_in_last_slice): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
   /// where one warpgroup owns a whole tile).

@@ -763,6 +763,19 @@ TEST(WgmmaFamily, ClustersOfFourRunWhenNamed) {
 // SW=1 computes Cᵀ = Bᵀ·Aᵀ: its tiles, units, launch and workspace are the transposed problem's,
 // its descriptors cover the caller's matrices crosswise (the kernel's A box over B), and the
 // template is instantiated with the transposed layout's flags.
+// A compute-bound grid one tile wide: the raster rule keeps GM=1 (GM=8 walks it in the same
+// order), so the compute-bound rule must not ask for GM=8 there, or no N tile that covers a short
+// N in one column (BN = 208 for N = 200) would be searched.
+TEST(WgmmaFamily, ComputeBoundGridsOneTileWideKeepRowOrder) {
+  std::set<std::string> one_column;
+  for (KernelConfig const& c : valid(make(28672, 200, 4096))) {
+    if (c.at("BN") >= 200) one_column.insert(c.id());
+  }
+  EXPECT_TRUE(one_column.count(
+      "wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0"));
+  for (std::string const& id : one_column) EXPECT_NE(id.find("GM=1"), std::string::npos) << id;
+}
+
 TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
   Problem const p = make(200, 8192, 4096);  // NN: the kernel reads TT
   KernelConfig const plain = cfg(128, 208, 4, 2, 0, 1, 1);
@@ -809,7 +822,8 @@ TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
   KernelConfig const reduced = swapped(cfg(128, 208, 4, 2, 0, 1, 4));
   LaunchPlan const four = wgmma().launch_plan(reduced, make(200, 4096, 4096));
   ASSERT_EQ(four.launches.size(), 2u);
-  EXPECT_EQ(four.launches[1].name_expression, "gemmtune::wgmma_reduce<4,1,1>");
+  EXPECT_EQ(four.launches[1].name_expression, "gemmtune::wgmma_reduce_transposed<4,1>");
+  EXPECT_EQ(four.launches[1].grid.x, 128 * 7);  // 32×32 tiles of 4096 × 200
   EXPECT_EQ(four.workspace_bytes, 4 * 4096 * 200 * 4);
 
   // The roofline counts the swapped tiles too.

@@ -476,7 +476,7 @@ TEST(WgmmaCompile, SwappedOperandsInEveryLayout) {
                  parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0,SW=0"), p, "sm_90")
                 .name_expressions);
   EXPECT_EQ(f.compile_request(all[3].config, all[3].problem, "sm_90").name_expressions.back(),
-            "gemmtune::wgmma_reduce<4,0,1>");
+            "gemmtune::wgmma_reduce_transposed<4,0>");
 }
 
 /// The descriptor's shared-memory size is what the template lays out (ring + barriers + 1024
