@@ -25,6 +25,9 @@ constexpr int kMaxAccumulators = 128;  // floats per consumer thread under setma
 // Block-scaled FP8 holds a K block's products beside the sums: both sets together, per thread.
 constexpr int kMaxBlockScaledAccumulators = 160;
 constexpr std::int64_t kMinStages = 3;  // the ST value list's first
+/// The longest M the search times swapped operands for: beyond it 64- or 128-row tiles waste a
+/// small share of their rows.
+constexpr std::int64_t kMaxSwappedM = 256;
 /// The deepest ring the search times. Deeper ones (to 8: the vendor's 64-wide tiles keep 8
 /// stages in flight) run when named; the stages rule keeps only the deepest ring that fits,
 /// so raising this would replace every measured ring depth of the search at once.
@@ -279,7 +282,7 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"SW", {0, 1},
            "1 = swapped operands: the kernel computes Cᵀ = Bᵀ·Aᵀ, so its tiles' rows run along N "
            "and their columns along M, where BN's steps of 16 fit a short M (16-bit inputs, "
-           "EP=0; runs when named)",
+           "EP=0; searched where BN covers an M ≤ 256 better than 64-row tiles)",
            0}};
 }
 
@@ -377,10 +380,19 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    }
                    return std::string();
                  }});
-  out.push_back({"swap_search", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+  out.push_back({"swap_search", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // Measured on an H100 (bench/results/2026-12-07-h100-elected-issue-and-
+                   // swapped-operands.md): 200x8192x28672 ran 163 µs swapped (a 128x208 K-split
+                   // pair) against 299-331 µs in 128- and 64-row tiles, 96x11008x4096 39.8
+                   // against 45.1. So the search times SW=1 where BN covers the caller's M (the
+                   // kernel's N here) with fewer empty columns than 64-row tiles leave.
                    if (c.at("SW") == 0) return std::string();
-                   return std::string(
-                       "swapped operands (SW=1) run when named; the search does not time them");
+                   std::int64_t const m = p.n, bn = c.at("BN");
+                   std::int64_t const swapped = round_up(m, bn) - m, plain = round_up(m, 64) - m;
+                   if (m <= kMaxSwappedM && swapped < plain) return std::string();
+                   return "SW=1 is searched where BN covers M ≤ " + str(kMaxSwappedM) +
+                          " with fewer empty columns than 64-row tiles leave rows; M=" + str(m) +
+                          " leaves " + str(swapped) + " against " + str(plain);
                  },
                  true});
   out.push_back({"pingpong", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {

@@ -318,7 +318,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       // Swapped operands: 16-bit only, and named rather than searched.
       {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096, Precision::kTF32, Layout::kNT),
        "swap"},
-      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096), "swap_search"},
+      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(64, 4096, 4096), "swap_search"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -833,8 +833,8 @@ TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
   EXPECT_EQ(roofline_breakdown(plain, p, limits).units, 80);
 }
 
-// What SW=1 needs to run (16-bit operands TMA reads in place, C stored from registers), and that
-// the search leaves it to be named.
+// What SW=1 needs to run (16-bit operands TMA reads in place, C stored from registers), and where
+// the search times it: where BN covers a short M with fewer empty columns than 64-row tiles.
 TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
   auto const constraint = [](std::string const& name) {
     for (Constraint const& c : wgmma().declared_constraints()) {
@@ -848,10 +848,14 @@ TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
   EXPECT_EQ(wgmma().reject_reason(swap, p, sm90(), RejectScope::kRun), "");
   Constraint const search = constraint("swap_search");
   EXPECT_TRUE(search.prunes);
-  EXPECT_NE(search.check(swap, p, sm90()), "");
+  EXPECT_EQ(search.check(swap, p, sm90()), "");  // 96 columns of 96
   EXPECT_EQ(search.check(cfg(128, 96, 6, 2, 0, 1, 1), p, sm90()), "");
-  EXPECT_NE(wgmma().reject_reason(swap, p, sm90()), "");
-  EXPECT_EQ(wave_cost(swap, p, sm90()), 0.0);  // not a config the search proposes
+  EXPECT_EQ(search.check(swapped(cfg(128, 208, 4, 2, 0, 1, 1)), make(200, 4096, 4096), sm90()),
+            "");  // 8 empty columns against 56 empty rows
+  for (std::int64_t m : {64, 128, 300}) {  // 64-row tiles cover these as well, or M is long
+    EXPECT_NE(search.check(swap, make(m, 4096, 4096), sm90()), "") << m;
+  }
+  EXPECT_NE(search.check(swapped(cfg(128, 128, 6, 2, 0, 1, 1)), p, sm90()), "");
   for (Precision precision : {Precision::kTF32, Precision::kE4M3}) {
     std::string const why = wgmma().reject_reason(
         swap, make(96, 4096, 4096, precision, Layout::kNT), sm90(), RejectScope::kRun);
@@ -870,7 +874,12 @@ TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
   Constraint const fit = constraint("tile_fit");
   EXPECT_NE(fit.check(swapped(cfg(64, 256, 4, 1, 0, 1, 1)), make(64, 4096, 4096), sm90()), "");
   EXPECT_EQ(fit.check(cfg(64, 256, 4, 1, 0, 1, 1), make(64, 4096, 4096), sm90()), "");
-  for (KernelConfig const& c : valid(make(96, 4096, 4096))) EXPECT_EQ(c.at("SW"), 0) << c.id();
+  std::set<std::int64_t> swapped_bn;
+  for (KernelConfig const& c : valid(make(96, 4096, 4096))) {
+    if (c.at("SW") == 1) swapped_bn.insert(c.at("BN"));
+  }
+  EXPECT_EQ(swapped_bn, (std::set<std::int64_t>{96}));
+  for (KernelConfig const& c : valid(make(4096, 4096, 4096))) EXPECT_EQ(c.at("SW"), 0) << c.id();
 }
 
 }  // namespace
