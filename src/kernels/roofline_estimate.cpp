@@ -19,6 +19,12 @@ namespace {
 /// tiles in 2-block clusters, about 134 MB in 16.4 µs (9.3 TB/s;
 /// bench/results/2026-12-03-h200-bf16-gen-all.md).
 constexpr double kL2BytesPerSmClock = 40.0;
+/// Split-K partials' round trip (written by every slice, read back by the sum): 12 bytes per SM
+/// and clock, 2.8 TB/s. They are written after the operands have filled L2 and are read once,
+/// so they move at about memory's rate, not L2's: on an H100 (bench/results/2026-12-07-h100-
+/// swapped-operands-reduce-and-search.md) 200x8192x28672 with 13 MB of partials, each written
+/// and read once, ran 12.9 µs behind the same tiles summed on chip.
+constexpr double kPartialBytesPerSmClock = 12.0;
 /// What one SM's link takes from L2 at most.
 constexpr double kSmLinkBytesPerClock = 64.0;
 /// A launch's start-up and the last wave's drain, about 2 µs.
@@ -82,7 +88,7 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
     // Every slice writes its FP32 partials and the sum reads them back.
     double const partials = 2.0 * 4.0 * static_cast<double>(problem.m) *
                             static_cast<double>(problem.n) * static_cast<double>(split);
-    r.split_k = partials / (kL2BytesPerSmClock * sms) +
+    r.split_k = partials / (kPartialBytesPerSmClock * sms) +
                 (last_slice_sums(split) ? kLastSliceSumClocks : kReduceKernelClocks);
   }
   r.total = r.waves * std::max({r.compute, r.l2, r.link}) + r.start_up + r.split_k;
