@@ -25,6 +25,12 @@ constexpr double kL2BytesPerSmClock = 40.0;
 /// swapped-operands-reduce-and-search.md) 200x8192x28672 with 13 MB of partials, each written
 /// and read once, ran 12.9 µs behind the same tiles summed on chip.
 constexpr double kPartialBytesPerSmClock = 12.0;
+/// The share of a multicast's ideal saving of L2 traffic the estimate credits: half. ncu on an
+/// H100 (bench/results/2026-12-06-h100-multicast-feed.md) found our pairs' L2 sending no fewer
+/// sectors than without multicast, and the vendor's pairs about 30% faster than its unclustered
+/// tiles; half the ideal credit also ranked the stored bf16 searches better in replay
+/// (2026-12-07-replay-partials-rate.md), where no credit ranked them worse.
+constexpr double kMulticastCredit = 0.5;
 /// What one SM's link takes from L2 at most.
 constexpr double kSmLinkBytesPerClock = 64.0;
 /// A launch's start-up and the last wave's drain, about 2 µs.
@@ -35,6 +41,11 @@ constexpr double kLastSliceSumClocks = 1400.0;
 constexpr double kReduceKernelClocks = 2600.0;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// How many times fewer bytes of an operand the L2 sends when `shared_by` blocks share its tile.
+double multicast_saving(std::int64_t shared_by) {
+  return 1.0 + kMulticastCredit * static_cast<double>(shared_by - 1);
+}
 
 }  // namespace
 
@@ -76,8 +87,8 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
   double const k_slice = static_cast<double>(ceil_div(problem.k, sk));
   double const bytes = input_bytes(problem.precision);
   double const unit_bytes =
-      (static_cast<double>(*bm) / static_cast<double>(share_a) +
-       static_cast<double>(*bn) / static_cast<double>(share_b)) *
+      (static_cast<double>(*bm) / multicast_saving(share_a) +
+       static_cast<double>(*bn) / multicast_saving(share_b)) *
       k_slice * bytes;
   r.compute = per_sm * static_cast<double>(*bm) * static_cast<double>(*bn) * k_slice /
               traits.fma_per_clock;
