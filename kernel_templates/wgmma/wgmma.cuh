@@ -52,7 +52,9 @@
 //            (BN = 96, 208, ...) fit a short M far closer than BM's 64 or 128. Stores write
 //            element (i, j) of the tile at C[j·ldc + i] (no pairs, no 16-byte path); split-K
 //            partials stay in the swapped orientation, and the sums transpose as they store.
-//            16-bit inputs, C stored from registers (EP = 0), no padded copies
+//            C stored from registers (EP = 0); 16-bit inputs read in place (no padded copies),
+//            or tf32 and e4m3 (per-tensor or row-wise scales, which trade places too) in NT,
+//            where both operands are K-major already (no K-major copies)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -997,11 +999,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
   static_assert(!SPLIT_N || (EP == 0 && scaling(T) != kE4M3Blk),
                 "column halves store from registers and take no block scales");
   static_assert(!kmajor_only(T) || (!TA && TB), "tf32 and FP8 wgmma read K-major shared operands only");
-  // Swapped operands (SW): the transposing stores are the register epilogue's, and the FP8
-  // scales are per operand of the caller's problem.
+  // Swapped operands (SW): the transposing stores are the register epilogue's; both operands
+  // must hold one element type (e5m2 A with e4m3 B would trade types), and block scales are
+  // shaped per operand (1×128 for A, 128×128 for B).
   constexpr bool TRANS = SW == 1;
-  static_assert(SW == 0 || (SW == 1 && EP == 0 && (T == kF16 || T == kBF16)),
-                "swapped operands: 16-bit inputs, C stored from registers");
+  static_assert(SW == 0 || (SW == 1 && EP == 0 &&
+                            (T == kF16 || T == kBF16 || T == kTF32 || T == kE4M3 ||
+                             T == kE4M3Row)),
+                "swapped operands: one input type without block scales, C stored from registers");
   TmaDescriptor const* const map_a = TRANS ? &maps.b : &maps.a;
   TmaDescriptor const* const map_b = TRANS ? &maps.a : &maps.b;
   constexpr int OT = out_type(T);  // the storage type of C

@@ -281,8 +281,9 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            0},
           {"SW", {0, 1},
            "1 = swapped operands: the kernel computes Cᵀ = Bᵀ·Aᵀ, so its tiles' rows run along N "
-           "and their columns along M, where BN's steps of 16 fit a short M (16-bit inputs, "
-           "EP=0; searched where BN covers an M ≤ 256 better than 64-row tiles)",
+           "and their columns along M, where BN's steps of 16 fit a short M (EP=0; 16-bit, or "
+           "tf32 and e4m3 in NT; 16-bit searched where BN covers an M ≤ 256 better than 64-row "
+           "tiles)",
            0}};
 }
 
@@ -366,9 +367,24 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  }});
   out.push_back({"swap", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    if (c.at("SW") == 0) return std::string();
-                   if (p.precision != Precision::kFP16 && p.precision != Precision::kBF16) {
-                     return "SW=1 swaps 16-bit operands; " + std::string(to_string(p.precision)) +
-                            " reads K-major copies or scales of the caller's orientation";
+                   // p is the transposed problem: its N is the caller's M.
+                   bool const sixteen =
+                       p.precision == Precision::kFP16 || p.precision == Precision::kBF16;
+                   bool const kmajor = p.precision == Precision::kTF32 ||
+                                       p.precision == Precision::kE4M3 ||
+                                       p.precision == Precision::kE4M3Row;
+                   std::string const what(to_string(p.precision));
+                   if (!sixteen && !kmajor) {
+                     return "SW=1 swaps operands of one element type without block scales, not " +
+                            what;
+                   }
+                   if (kmajor && p.layout != Layout::kNT) {
+                     return "SW=1 with " + what + " reads both operands K-major as stored (NT); " +
+                            std::string(to_string(p.layout)) + " needs K-major copies";
+                   }
+                   if (p.precision == Precision::kE4M3Row && p.n % 8 != 0) {
+                     return "SW=1 reads the caller's row scales in pairs along M; M=" +
+                            str(p.n) + " is not a multiple of 8";
                    }
                    if (c.at("EP") != 0) {
                      return "SW=1 stores C transposed from registers (EP=0), not EP=" +
@@ -387,6 +403,10 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // against 45.1. So the search times SW=1 where BN covers the caller's M (the
                    // kernel's N here) with fewer empty columns than 64-row tiles leave.
                    if (c.at("SW") == 0) return std::string();
+                   if (p.precision != Precision::kFP16 && p.precision != Precision::kBF16) {
+                     return "SW=1 is searched with 16-bit operands; " +
+                            std::string(to_string(p.precision)) + " runs when named";
+                   }
                    std::int64_t const m = p.n, bn = c.at("BN");
                    std::int64_t const swapped = round_up(m, bn) - m, plain = round_up(m, 64) - m;
                    if (m <= kMaxSwappedM && swapped < plain) return std::string();

@@ -98,9 +98,9 @@ TEST_F(CliGpu, UnalignedSixteenBitWgmmaVerifiesInAllLayouts) {
   }
 }
 
-// Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified against cuBLAS through the
-// worker in all four layouts, at a short M against the BN tile and N against BM, plain and with
-// split-K summed in the last slice.
+// Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified through the worker: bf16 in
+// all four layouts, tf32 and e4m3 in NT, at a short M against the BN tile and N against BM,
+// plain and with split-K summed in the last slice.
 TEST_F(CliGpu, SwappedOperandsVerifyInAllLayouts) {
   std::string const dir = temp_dir("gpu-swapped");
   CliRun probe = run_cli({"--json", "devices"});
@@ -113,6 +113,16 @@ TEST_F(CliGpu, SwappedOperandsVerifyInAllLayouts) {
                        dir + "/cache.db");
     SCOPED_TRACE(std::string(id) + "\n" + r.err);
     expect_every_run_ok(r, 8);
+  }
+  // tf32 and e4m3 (per-tensor, row-wise scales) swap in NT, where both operands are K-major.
+  for (char const* precision : {"tf32", "e4m3", "e4m3-row"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel",
+                        "wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,SW=1",
+                        "--precision", precision, "--shape", "200x1040x512", "--shape",
+                        "96x776x2048", "--layout", "NT", "--target-ms", "2", "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(precision) + "\n" + r.err);
+    expect_every_run_ok(r, 2);
   }
 }
 

@@ -315,8 +315,9 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "block_scales"},
       {cfg(128, 192, 4, 2, 1, 8, 1), make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
        "block_scales"},
-      // Swapped operands: 16-bit only, and named rather than searched.
-      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096, Precision::kTF32, Layout::kNT),
+      // Swapped operands: tf32 only where both operands are K-major as stored (NT); searched
+      // where BN covers a short M better than 64-row tiles.
+      {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096, Precision::kTF32, Layout::kNN),
        "swap"},
       {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(64, 4096, 4096), "swap_search"},
   };
@@ -856,10 +857,20 @@ TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
     EXPECT_NE(search.check(swap, make(m, 4096, 4096), sm90()), "") << m;
   }
   EXPECT_NE(search.check(swapped(cfg(128, 128, 6, 2, 0, 1, 1)), p, sm90()), "");
-  for (Precision precision : {Precision::kTF32, Precision::kE4M3}) {
-    std::string const why = wgmma().reject_reason(
-        swap, make(96, 4096, 4096, precision, Layout::kNT), sm90(), RejectScope::kRun);
-    EXPECT_EQ(rule(why), "swap") << why;
+  // tf32 and e4m3 (per-tensor, row-wise) swap where both operands are K-major as stored (NT);
+  // e5m2 A with e4m3 B would trade types, and block scales are shaped per operand.
+  for (Precision precision : {Precision::kTF32, Precision::kE4M3, Precision::kE4M3Row}) {
+    Problem const nt = make(96, 4096, 4096, precision, Layout::kNT);
+    EXPECT_EQ(wgmma().reject_reason(swap, nt, sm90(), RejectScope::kRun), "")
+        << to_string(precision);
+    EXPECT_NE(search.check(swap, nt, sm90()), "");  // run when named
+  }
+  for (Problem const& q : {make(96, 4096, 4096, Precision::kTF32, Layout::kNN),
+                           make(96, 4096, 4096, Precision::kE5M2, Layout::kNT),
+                           make(96, 4096, 4096, Precision::kE4M3Blk, Layout::kNT),
+                           make(100, 4096, 4096, Precision::kE4M3Row, Layout::kNT)}) {
+    std::string const why = wgmma().reject_reason(swap, q, sm90(), RejectScope::kRun);
+    EXPECT_EQ(rule(why), "swap") << q.describe() << ": " << why;
   }
   std::string const unaligned =
       wgmma().reject_reason(swap, make(96, 4096, 4095), sm90(), RejectScope::kRun);

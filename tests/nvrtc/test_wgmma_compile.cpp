@@ -445,7 +445,8 @@ TEST(WgmmaCompile, OneBlockMulticastsTheSharedTile) {
   compile_all(all);
 }
 
-// Swapped operands (SW=1: Cᵀ = Bᵀ·Aᵀ, C stored transposed) in every layout: plain and persistent
+// Swapped operands (SW=1: Cᵀ = Bᵀ·Aᵀ, C stored transposed) in every layout (16-bit; tf32 and e4m3
+// in NT): plain and persistent
 // tiles, split-K summed in the last slice and through the transposing reduce kernel, clusters
 // sharing either operand, a K-split pair, with no spills.
 TEST(WgmmaCompile, SwappedOperandsInEveryLayout) {
@@ -464,6 +465,15 @@ TEST(WgmmaCompile, SwappedOperandsInEveryLayout) {
        make(64, 4096, 4096, Precision::kFP16, Layout::kTN)},
       {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,SW=1"),
        make(200, 8192, 28672, Precision::kBF16, Layout::kNT)},
+      // K-major-only types in NT: tf32 (FP32 C), e4m3 with per-tensor and row-wise scales.
+      {parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,SW=1"),
+       make(96, 4096, 4096, Precision::kTF32, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1"),
+       make(200, 8192, 4096, Precision::kE4M3, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,SW=1"),
+       make(96, 8192, 8192, Precision::kE4M3Row, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=208,ST=4,CW=2,CL=1,PE=0,GM=1,SK=4,EP=0,SW=1"),
+       make(200, 4096, 4096, Precision::kE4M3Row, Layout::kNT)},
   };
   compile_all(all);
   // SW=0 and an id without SW name one kernel; SW=1 names the transposing reduce.
