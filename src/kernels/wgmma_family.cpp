@@ -48,7 +48,7 @@ int sm_count(DeviceLimits const& limits) {
 /// problem with it once.
 Problem kernel_problem(KernelConfig const& c, Problem const& problem) {
   Problem const p = problem.resolved();
-  return c.get("SW").value_or(0) == 1 ? p.transposed() : p;
+  return WgmmaFamily::swaps_operands(c) ? p.transposed() : p;
 }
 
 std::int64_t tile_count(KernelConfig const& c, Problem const& kp) {
@@ -341,7 +341,7 @@ bool WgmmaFamily::splits_k(KernelConfig const& cfg) {
 }
 
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const u = unit_count(cfg, kernel_problem(cfg, p)), cl = cfg.at("CL");
+  std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
   return (cfg.at("PE") >= 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
 }
 

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -420,13 +421,16 @@ constexpr StagedCase kStaged[] = {
      "mma:BM=128,BN=64,BK=32,WM=64,WN=32,ST=3,SW=1,SK=4,CR=1"},
 };
 
-std::filesystem::path write_staged_table(cudaDeviceProp const& prop) {
+/// A table of one exact entry per case (16-byte alignment class), written as `file_name`.
+std::filesystem::path write_cases_table(cudaDeviceProp const& prop,
+                                        std::span<StagedCase const> cases,
+                                        char const* file_name) {
   nlohmann::json entries = nlohmann::json::array();
-  for (StagedCase const& c : kStaged) {
+  for (StagedCase const& c : cases) {
     entries.push_back(table_entry(to_string(c.precision), to_string(c.layout), c.m, c.n, c.k,
                                   c.kernel));
   }
-  return write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_staged_table.json");
+  return write_table_file(prop, std::move(entries), file_name);
 }
 
 TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
@@ -435,7 +439,7 @@ TEST(RuntimeGpuStaged, TunedSixteenBitKernelsOnRaggedShapesWithAndWithoutBeta) {
   if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
-  Runtime rt(write_staged_table(prop), o);
+  Runtime rt(write_cases_table(prop, kStaged, "gemmtune_rt_gpu_staged_table.json"), o);
   for (StagedCase const& s : kStaged) {
     for (float alpha : {1.0f, 1.5f}) {
       for (float beta : {0.0f, -2.0f}) {
@@ -477,14 +481,9 @@ TEST(RuntimeGpuSwapped, SwappedOperandsStoreCTransposedWithAndWithoutBeta) {
   cudaDeviceProp prop{};
   if (!gpu(prop)) GTEST_SKIP() << "no GPU";
   if (prop.major != 9) GTEST_SKIP() << "wgmma needs sm_90";
-  nlohmann::json entries = nlohmann::json::array();
-  for (StagedCase const& c : kSwapped) {
-    entries.push_back(table_entry(to_string(c.precision), to_string(c.layout), c.m, c.n, c.k,
-                                  c.kernel));
-  }
   RuntimeOptions o;
   o.cubin_cache_dir = (std::filesystem::temp_directory_path() / "gemmtune_rt_gpu_cubins").string();
-  Runtime rt(write_table_file(prop, std::move(entries), "gemmtune_rt_gpu_swapped_table.json"), o);
+  Runtime rt(write_cases_table(prop, kSwapped, "gemmtune_rt_gpu_swapped_table.json"), o);
   for (StagedCase const& s : kSwapped) {
     for (float beta : {0.0f, -2.0f}) {
       Case c{s.precision, s.layout, s.m, s.n, s.k};
