@@ -25,8 +25,9 @@ constexpr int kPadChunk = kPadThreads * kPadPerThread;
 __host__ __device__ inline bool needs_padded_copy(void const* base, long long ld_bytes) {
   return reinterpret_cast<unsigned long long>(base) % 16 != 0 || ld_bytes % 16 != 0;
 }
-/// Row stride in elements of a padded copy of 16-bit rows of `cols` elements: 16 bytes.
-__host__ __device__ constexpr long long padded_ld(long long cols) { return (cols + 7) / 8 * 8; }
+/// Row stride in elements of a padded copy of 16-bit rows of `cols` elements: a multiple of
+/// 128 bytes (= padded_copy_ld), so each row of a 128-byte TMA box lies within one line.
+__host__ __device__ constexpr long long padded_ld(long long cols) { return (cols + 63) / 64 * 64; }
 
 /// Stored rows and columns of A (K×M when TA, else M×K) and B (N×K when TB, else K×N).
 template <bool TA>

@@ -10,10 +10,13 @@ constexpr std::uint64_t kMaxStride = std::uint64_t{1} << 40;
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-/// `elements` of the problem's input type rounded up to whole 16 bytes.
+/// `elements` of the problem's input type rounded up to whole multiples of `bytes`.
+std::int64_t round_to_bytes(std::int64_t elements, int bytes, Problem const& problem) {
+  std::int64_t const per = bytes / input_bytes(problem.precision);
+  return (elements + per - 1) / per * per;
+}
 std::int64_t round_to_16_bytes(std::int64_t elements, Problem const& problem) {
-  std::int64_t const per16 = 16 / input_bytes(problem.precision);
-  return (elements + per16 - 1) / per16 * per16;
+  return round_to_bytes(elements, 16, problem);
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes) 
 }
 
 std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem) {
-  return round_to_16_bytes(stored_extent(operand, problem).cols, problem);
+  return round_to_bytes(stored_extent(operand, problem).cols, 128, problem);
 }
 
 char const* to_string(TmaOperand operand) {

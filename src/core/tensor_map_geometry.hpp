@@ -56,7 +56,9 @@ std::int64_t kmajor_copy_ld(Problem const& problem);
 bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes);
 
 /// Row stride in elements of a padded workspace copy of operand A or B: its stored columns
-/// (A: K, or M when stored K×M; B: N, or K when stored N×K) rounded up to 16 bytes.
+/// (A: K, or M when stored K×M; B: N, or K when stored N×K) rounded up to 128 bytes, so that
+/// every row starts where a 128-byte TMA box row lies within one 128-byte line (16 bytes is
+/// all TMA requires).
 std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem);
 
 /// "A", "B" or "C".

@@ -66,14 +66,14 @@ TEST(TensorMapGeometry, WorkspaceCopyIsKMajorWithAPaddedStride) {
             std::string::npos);
 }
 
-TEST(TensorMapGeometry, PaddedCopyKeepsTheOrientationWithA16ByteStride) {
+TEST(TensorMapGeometry, PaddedCopyKeepsTheOrientationWithA128ByteStride) {
   // 100x200x300: A stored 100×300 (NN) or 300×100 (TN), B 300×200 (NN) or 200×300 (NT).
-  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kNN)), 304);
-  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kTN)), 104);
-  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNN)), 200);
-  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNT)), 304);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kNN)), 320);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kA, problem(Layout::kTN)), 128);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNN)), 256);
+  EXPECT_EQ(padded_copy_ld(TmaOperand::kB, problem(Layout::kNT)), 320);
   EXPECT_EQ(padded_copy_ld(TmaOperand::kA, parse_shape("1x1x1", Precision::kFP16, Layout::kNN)),
-            8);
+            64);
   // The copy has the stored extent; the caller names the stride the descriptor reads.
   TensorMapSpec spec{TmaOperand::kA, 64, 64, 128, 256, true};
   TensorMapGeometry g;
