@@ -33,7 +33,7 @@ struct TimingRow {
   /// Per round: the default cuBLAS call, its repeats in turn with both paths', so the board
   /// state of this run can be told from the table's (the table recorded cuBLAS beside it).
   std::vector<double> cublas_ms;
-  /// Per round, beside tuner_ms and runtime_ms: the board's sensors at the round's end (both
+  /// Per round, beside tuner_ms and runtime_ms: the board's sensors while the round ran (both
   /// paths' repeats take turns within a round; empty where the sensors could not be read), so
   /// figures can be compared at board state.
   std::vector<PowerFigures> round_board;

@@ -186,7 +186,8 @@ struct RetimeResult {
   BaselineResult baselines;
   std::vector<double> cublas_rounds_ms;
   std::vector<double> cublaslt_rounds_ms;
-  /// The board after each round (SM clock, temperature, power), when the sensors were read.
+  /// The board during each round (mean SM clock and power of the readings taken while it ran,
+  /// its highest temperature), when the sensors were read.
   std::vector<PowerFigures> round_board;
 };
 

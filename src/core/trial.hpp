@@ -42,8 +42,8 @@ struct Trial {
   double compile_ms = 0.0;
   Provenance provenance;
   std::int64_t created_at = 0;  ///< unix seconds
-  /// The board while the figure's rounds ran (re-timed trials): median SM clock and temperature
-  /// at the ends of the rounds; 0 where not recorded. A figure of another process is compared
+  /// The board while the figure's rounds ran (re-timed trials): median over the rounds of their
+  /// mean SM clock and highest temperature; 0 where not recorded. A figure of another process is compared
   /// with its board in mind: under the power cap the same GEMM runs 5-10 % apart between them.
   int board_sm_clock_mhz = 0;
   int board_temperature_c = 0;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/gpu/board_sampler.hpp"
 #include "src/gpu/device_sensors.hpp"
 #include "src/gpu/gpu_timer.hpp"
 #include "src/launch/cuda_errors.hpp"
@@ -381,6 +382,12 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
 
   std::optional<SensorReading> const before = read_sensors(sensors);
   auto const start = std::chrono::steady_clock::now();
+  // The board while each round runs: a reading after the round finds the clock already rising
+  // (board_sampler.hpp).
+  std::optional<BoardSampler> sampler;
+  if (sensors != nullptr && sensors->available()) {
+    sampler.emplace([sensors] { return sensors->read(); }, kBoardSamplePeriod);
+  }
   double launches = 0.0;
   int const repeats = std::max(1, spec.repeats);
   // A fixed seed: the same permutations in every run, so two runs time alike.
@@ -415,15 +422,16 @@ InterleavedTiming time_interleaved(std::vector<InterleavedEntry> const& entries,
     for (std::size_t i = 0; i < n; ++i) {
       if (live[i]) out.round_ms[i].push_back(median_of(this_round[i]));
     }
-    if (std::optional<SensorReading> const now = read_sensors(sensors)) {
-      PowerFigures b;
-      b.sm_clock_mhz = now->sm_clock_mhz;
-      b.mem_clock_mhz = now->mem_clock_mhz;
-      b.temperature_c = now->temperature_c;
-      b.clock_events = now->clock_events;
-      b.power_w = now->power_w;
-      out.round_board.push_back(b);
+    PowerFigures b = sampler ? sampler->next_window() : PowerFigures{};
+    if (!b.present()) {
+      // A round shorter than the sampling period: the board as the round ends.
+      if (std::optional<SensorReading> const now = read_sensors(sensors)) {
+        BoardWindow one;
+        one.add(*now);
+        b = one.figures();
+      }
     }
+    if (b.present()) out.round_board.push_back(b);
   }
   PowerFigures const window = window_power(sensors, before, seconds_since(start), launches);
 

@@ -123,7 +123,8 @@ struct InterleavedTiming {
   std::vector<TimingResult> entries;
   /// Per entry, its figure in each round it completed: the median of that round's repeats.
   std::vector<std::vector<double>> round_ms;
-  /// The board after each round (SM clock, temperature), when sensors were given.
+  /// The board during each round, when sensors were given: mean SM clock and power of the
+  /// readings taken while it ran (every 5 ms), its highest temperature (board_sampler.hpp).
   std::vector<PowerFigures> round_board;
 };
 

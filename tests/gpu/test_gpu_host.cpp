@@ -1,15 +1,20 @@
 // Host-only pieces of the GPU side (no device needed): fp16/bf16 conversions, the tolerance
 // model against an FP64 CPU reference, exact comparison (parallel equal to serial), sticky-error classification, input
-// generation, and the device probe with every device hidden.
+// generation, the device probe with every device hidden, and the board sampler's windows over
+// a fake sensor.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <vector>
 
+#include "src/gpu/board_sampler.hpp"
 #include "src/gpu/device_sensors.hpp"
 #include "src/gpu/float_conversion.hpp"
 #include "src/gpu/device_probe.hpp"
@@ -545,6 +550,74 @@ TEST(DeviceProbe, JsonRoundTripOfAFullReport) {
   EXPECT_EQ(back.memory_bytes, r.memory_bytes);
   EXPECT_EQ(back.clock_mhz, 1980);
   EXPECT_EQ(back.driver, "13000");
+}
+
+TEST(BoardWindow, MeansClocksAndPowerKeepsTheHottestAndEveryReason) {
+  BoardWindow w;
+  EXPECT_FALSE(w.figures().present());  // no reading: nothing to say
+  SensorReading a;
+  a.sm_clock_mhz = 1980;
+  a.mem_clock_mhz = 3200;
+  a.power_w = 400.0;
+  a.temperature_c = 50;
+  a.clock_events = 0x4;
+  SensorReading b = a;
+  b.sm_clock_mhz = 1350;
+  b.power_w = 700.0;
+  b.temperature_c = 58;
+  b.clock_events = 0x20;
+  w.add(a);
+  w.add(b);
+  w.add(b);
+  PowerFigures const f = w.figures();
+  EXPECT_EQ(w.readings(), 3);
+  EXPECT_EQ(f.sm_clock_mhz, 1560);  // (1980 + 2 * 1350) / 3
+  EXPECT_EQ(f.mem_clock_mhz, 3200);
+  EXPECT_DOUBLE_EQ(f.power_w, 600.0);
+  EXPECT_EQ(f.temperature_c, 58);
+  EXPECT_EQ(f.clock_events, 0x24u);
+  EXPECT_EQ(f.energy_mj, 0.0);
+}
+
+TEST(BoardSampler, ReadsWhileItLivesAndSplitsTheReadingsIntoWindows) {
+  // A fake board whose clock is the number of the read: each window's mean lies between the
+  // numbers of its first and last reading, and the windows follow each other.
+  std::atomic<int> reads{0};
+  std::atomic<bool> fail{false};
+  BoardSampler sampler(
+      [&]() -> std::optional<SensorReading> {
+        int const n = ++reads;
+        if (fail) return std::nullopt;
+        SensorReading r;
+        r.sm_clock_mhz = n;
+        r.temperature_c = n;
+        return r;
+      },
+      std::chrono::microseconds(200));
+  auto wait_for_readings = [&](int n) {
+    for (int i = 0; i < 5000 && sampler.readings() < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  wait_for_readings(5);
+  PowerFigures const first = sampler.next_window();
+  ASSERT_TRUE(first.present());
+  int const after_first = reads.load();
+  wait_for_readings(5);
+  PowerFigures const second = sampler.next_window();
+  ASSERT_TRUE(second.present());
+  EXPECT_LE(first.temperature_c, after_first);  // the hottest of the first window: its last
+  EXPECT_GT(second.sm_clock_mhz, first.sm_clock_mhz);
+  EXPECT_GE(second.temperature_c, after_first);
+  // Failed reads add nothing: the window stays empty.
+  fail = true;
+  sampler.next_window();
+  int const from = reads.load();
+  for (int i = 0; i < 5000 && reads.load() < from + 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(sampler.readings(), 0);
+  EXPECT_FALSE(sampler.next_window().present());
 }
 
 TEST(DeviceSensors, MissingLibraryIsUnavailableAndSaysWhy) {

@@ -40,7 +40,7 @@ double seconds_since(Clock::time_point t) {
 
 std::int64_t unix_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-/// The board during a re-time: median SM clock and temperature at the rounds' ends ({0, 0}
+/// The board during a re-time: median of the rounds' mean SM clocks and temperatures ({0, 0}
 /// without sensors).
 std::pair<int, int> board_of(std::vector<PowerFigures> const& rounds) {
   std::vector<double> clocks, temperatures;
