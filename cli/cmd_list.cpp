@@ -50,7 +50,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
     auto rows = store.list_problems(gpu);
     nlohmann::json j = nlohmann::json::array();
     TextTable t({"gpu", "problem", "trials", "ok", "failed", "pick", "time", "TFLOP/s",
-                 "vs cuBLAS", "vs cuBLASLt", "own vs cuBLAS"});
+                 "vs cuBLAS", "vs cuBLASLt", "own vs cuBLAS", "own vs best"});
     for (auto const& r : rows) {
       std::int64_t const ok = r.counts.count(Disposition::kOk) ? r.counts.at(Disposition::kOk) : 0;
       nlohmann::json row{{"gpu", r.gpu.describe()}, {"problem", r.problem}, {"trials", r.total},
@@ -66,7 +66,8 @@ void run_list(ListArgs const& a, AppContext& ctx) {
              r.best ? format_ms(r.best->time_ms) : "-", r.best ? fixed(r.best->tflops, 2) : "-",
              r.best ? ratio(r.best->cublas_ms, r.best->time_ms) : "-",
              r.best ? ratio(r.best->cublaslt_ms, r.best->time_ms) : "-",
-             own ? ratio(own->cublas_ms, own->time_ms) : "-"});
+             own ? ratio(own->cublas_ms, own->time_ms) : "-",
+             own ? ratio_best(own->cublas_ms, own->cublaslt_ms, own->time_ms) : "-"});
     }
     json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (rows.empty()) command_status() = 3;

@@ -42,7 +42,7 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
 
   nlohmann::json out = nlohmann::json::array();
   TextTable t({"problem", "kernel", "rule", "time", "spread", "TFLOP/s", "vs cuBLAS",
-               "vs cuBLASLt", "own vs cuBLAS"});
+               "vs cuBLASLt", "own vs cuBLAS", "own vs best"});
   bool any = false;
   for (Problem const& raw : problems) {
     Problem const p = raw.resolved();
@@ -63,7 +63,8 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
                      {"rule", to_string(r.rule)},
                      {"explanation", r.explanation}};
     std::vector<std::string> row{p.describe(), r.kernel ? r.kernel->id() : "(none: use cuBLAS)",
-                                 std::string(to_string(r.rule)), "-", "-", "-", "-", "-", "-"};
+                                 std::string(to_string(r.rule)), "-", "-", "-", "-", "-", "-",
+                                 "-"};
     if (r.kernel) {
       any = true;
       j["kernel"] = r.kernel->id();
@@ -108,6 +109,9 @@ void run_query(QueryArgs const& a, AppContext& ctx) {
       }
       std::optional<double> const own = e.vendor() ? e.own_ratio_cublas() : e.ratio_cublas();
       row[8] = own ? fixed(*own, 2) + "x" : "-";
+      std::optional<double> const own_best = e.own_ratio_best_vendor();
+      if (own_best) j["own_ratio_best_vendor"] = *own_best;
+      row[9] = own_best ? fixed(*own_best, 2) + "x" : "-";
     }
     if (r.rule != LookupRule::kExact) {
       // Tuned in another precision or layout: say so, as the default precision is fp32.

@@ -441,6 +441,22 @@ std::optional<double> TableEntry::own_ratio_cublas() const {
   return *cublas_ms / own->time_ms;
 }
 
+std::optional<double> TableEntry::best_vendor_ms() const {
+  std::optional<double> best;
+  for (std::optional<double> const& v : {cublas_ms, cublaslt_ms}) {
+    if (v && *v > 0 && (!best || *v < *best)) best = v;
+  }
+  return best;
+}
+
+std::optional<double> TableEntry::own_ratio_best_vendor() const {
+  std::optional<double> const best = best_vendor_ms();
+  if (!best) return std::nullopt;
+  if (!vendor()) return *best / time_ms;
+  if (!own) return std::nullopt;
+  return *best / own->time_ms;
+}
+
 std::optional<double> TableEntry::ratio_cublaslt() const {
   if (!cublaslt_ms) return std::nullopt;
   return *cublaslt_ms / time_ms;

@@ -99,6 +99,11 @@ struct TableEntry {
   bool vendor() const;
   /// cublas_ms / own->time_ms: our best kernel against cuBLAS where the pick is a vendor call.
   std::optional<double> own_ratio_cublas() const;
+  /// The faster of cublas_ms and cublaslt_ms (absent when neither was timed).
+  std::optional<double> best_vendor_ms() const;
+  /// best_vendor_ms over our best kernel's figure (own->time_ms under a vendor pick, else the
+  /// pick's): how our kernels stand against the best of cuBLAS and cuBLASLt-autotuned.
+  std::optional<double> own_ratio_best_vendor() const;
   /// cublas_ms / time_ms: above 1 the tuned kernel beats cuBLAS.
   std::optional<double> ratio_cublas() const;
   /// cublaslt_ms / time_ms: above 1 the tuned kernel beats cuBLASLt autotuned.

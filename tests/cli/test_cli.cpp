@@ -171,8 +171,21 @@ TEST(Cli, CsvResultsParseWithTheDocumentedColumns) {
   ASSERT_EQ(q.exit_code, 0) << q.err;
   rows = parse_csv(q.out);
   ASSERT_EQ(rows.size(), 2u) << q.out;
-  EXPECT_EQ(rows[0][0], "problem");
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"problem", "kernel", "rule", "time", "spread",
+                                               "TFLOP/s", "vs cuBLAS", "vs cuBLASLt",
+                                               "own vs cuBLAS", "own vs best"}));
   EXPECT_EQ(rows[1][2], "exact");
+  ASSERT_EQ(rows[1].size(), rows[0].size());
+  EXPECT_EQ(rows[1].back().back(), 'x') << q.out;  // an own pick: its ratio to the best vendor
+  CliRun ls = run_cli({"list", "shapes", "--csv"}, dir + "/cache.db");
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  rows = parse_csv(ls.out);
+  ASSERT_EQ(rows.size(), 2u) << ls.out;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"gpu", "problem", "trials", "ok", "failed", "pick",
+                                               "time", "TFLOP/s", "vs cuBLAS", "vs cuBLASLt",
+                                               "own vs cuBLAS", "own vs best"}));
+  ASSERT_EQ(rows[1].size(), rows[0].size());
+  EXPECT_EQ(rows[1].back().back(), 'x') << ls.out;
   EXPECT_NE(q.err.find("from table"), std::string::npos) << q.err;
   CliRun s = run_cli({"space", "--csv", "--shape", "512x512x512", "--family", "naive", "--list"});
   ASSERT_EQ(s.exit_code, 0) << s.err;

@@ -471,6 +471,26 @@ TEST(TuningTable, VendorPicksRoundTripMarkedWithTheirOwnFigure) {
   }
 }
 
+TEST(TuningTable, OwnKernelsAgainstTheFasterVendorFigure) {
+  TuningTable const t = vendor_table();
+  TableEntry const& big = t.entries[1];  // cuBLAS 0.185, cuBLASLt 0.180, ours 0.190
+  ASSERT_TRUE(big.best_vendor_ms().has_value());
+  EXPECT_DOUBLE_EQ(*big.best_vendor_ms(), 0.180);
+  EXPECT_NEAR(*big.own_ratio_best_vendor(), 0.180 / 0.190, 1e-12);
+  // A vendor pick without a verified own kernel has no own figure to set beside the vendor's.
+  EXPECT_FALSE(t.entries[0].own_ratio_best_vendor().has_value());
+  // An own pick is its own figure; a missing baseline leaves the other.
+  TableEntry own = big;
+  own.kernel = parse_kernel_id("wgmma:BM=128,BN=256,BK=64");
+  own.own.reset();
+  own.time_ms = 0.170;
+  EXPECT_NEAR(*own.own_ratio_best_vendor(), 0.180 / 0.170, 1e-12);
+  own.cublaslt_ms.reset();
+  EXPECT_NEAR(*own.own_ratio_best_vendor(), 0.185 / 0.170, 1e-12);
+  own.cublas_ms.reset();
+  EXPECT_FALSE(own.own_ratio_best_vendor().has_value());
+}
+
 TEST(TuningTable, VendorFieldsAreChecked) {
   std::string const text = format_tuning_table(vendor_table());
   auto refused = [&](std::function<void(Json&)> const& edit, std::string const& expected) {
