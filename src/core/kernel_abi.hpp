@@ -37,7 +37,7 @@ struct TensorMapSpec {
   /// transpose for an operand the tensor cores cannot read MN-major, e.g. tf32).
   std::int64_t workspace_offset = -1;
   /// With a workspace offset: the copy there is a padded one (the operand as stored, rows
-  /// padded to 16 bytes, padded_copy_ld()), which the descriptor reads only where the caller's
+  /// padded to 128 bytes, padded_copy_ld()), which the descriptor reads only where the caller's
   /// matrix has a base or row stride TMA cannot take (needs_padded_copy); an earlier launch of
   /// the plan writes it under the same rule. Otherwise the caller's matrix.
   bool padded_copy = false;

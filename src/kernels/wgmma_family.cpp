@@ -284,7 +284,11 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "and their columns along M, where BN's steps of 16 fit a short M (EP=0; 16-bit, or "
            "tf32 and e4m3 in NT; 16-bit searched where BN covers an M ≤ 256 better than 64-row "
            "tiles)",
-           0}};
+           0},
+          {"MP", {1, 2},
+           "multicast pieces per block (a cluster sharing a K-major operand): 2 sends the shared "
+           "tile in slabs of half the size, two per block (run when named)",
+           1}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -576,6 +580,33 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           "; " + (shares_a ? "BM=" : "BN=") + str(extent) +
                           " has fewer boxes than blocks";
                  }});
+  out.push_back({"multicast_pieces",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // = the template's MP assertions: K-major slabs of whole swizzle atoms.
+                   if (c.at("MP") == 1) return std::string();
+                   bool const shares_a = shares_a_tiles(c), shares_b = shares_b_tiles(c);
+                   if (!shares_a && !shares_b) {
+                     return "MP=" + str(c.at("MP")) + " splits the tile a cluster shares; " +
+                            (c.at("CL") == 1 ? "CL=1 shares none" : "CA=2 shares none");
+                   }
+                   if (shares_a ? a_mn_major(p) : b_mn_major(p)) {
+                     return "MP=" + str(c.at("MP")) + " splits K-major slabs; the shared " +
+                            (shares_a ? "A" : "B") + " is MN-major in this layout";
+                   }
+                   std::int64_t const rows = c.at(shares_a ? "BM" : "BN") /
+                                             (c.at("CL") * c.at("MP"));
+                   if (rows % 8 == 0) return std::string();
+                   return "MP=" + str(c.at("MP")) + " makes slabs of " + str(rows) +
+                          " rows, not whole 8-row swizzle atoms";
+                 }});
+  out.push_back({"multicast_pieces_search",
+                 [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   if (c.at("MP") == 1) return std::string();
+                   return "MP=" + str(c.at("MP")) +
+                          " is unmeasured: the search sends one piece per block (MP=2 runs "
+                          "when named)";
+                 },
+                 true});
   out.push_back({"k_split", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    // = the template's K_SPLIT assertion: the hand-over pairs warpgroup w of one
                    // block with warpgroup w of the other, once, from registers.
@@ -896,9 +927,11 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
   int const cl = static_cast<int>(cfg.at("CL"));
   bool const shares_a = shares_a_tiles(cfg);
-  TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? cl : 1), bk, kSwizzleBytes};
+  // = the template's A_SLABS and B_SLABS: a shared K-major tile goes out in CL·MP slabs.
+  int const slabs = cl * static_cast<int>(wgmma_family().canonical(cfg).at("MP"));
+  TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? slabs : 1), bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
-  TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? cl : 1), bk, kSwizzleBytes};
+  TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? slabs : 1), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);

@@ -445,6 +445,28 @@ TEST(WgmmaCompile, OneBlockMulticastsTheSharedTile) {
   compile_all(all);
 }
 
+// Two multicast pieces per block (MP=2): pairs sharing K-major A (NN) or B (NT), the lead
+// issuing all four, fours, a persistent pair, tf32 and FP8, with no spills.
+TEST(WgmmaCompile, TwoMulticastPiecesPerBlock) {
+  std::vector<Candidate> const all = {
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,ML=0,MP=2"),
+       make(1024, 1024, 16384, Precision::kBF16, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=1,CA=1,ML=1,MP=2"),
+       make(1000, 1000, 1000, Precision::kFP16, Layout::kNN)},
+      {parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=0,MP=2"),
+       make(1024, 1024, 16384, Precision::kBF16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=0,GM=8,SK=1,EP=0,CA=0,ML=0,MP=2"),
+       make(3000, 2000, 512, Precision::kFP16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,ML=0,MP=2"),
+       make(4096, 4096, 4096, Precision::kBF16, Layout::kNT)},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=0,ML=1,MP=2"),
+       make(1024, 1024, 16384, Precision::kTF32, Layout::kNN)},
+      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=0,ML=1,MP=2"),
+       make(4096, 4096, 4096, Precision::kE4M3, Layout::kNT)},
+  };
+  compile_all(all);
+}
+
 // Swapped operands (SW=1: Cᵀ = Bᵀ·Aᵀ, C stored transposed) in every layout (16-bit; tf32 and e4m3
 // in NT): plain and persistent
 // tiles, split-K summed in the last slice and through the transposing reduce kernel, clusters
