@@ -1,6 +1,6 @@
 // The padded copies for 16-bit wgmma on operands TMA cannot read in place: a descriptor needs a
 // 16-byte aligned base and row stride, which an odd K or N (or an offset pointer) denies. The
-// copy keeps the operand's orientation and pads its rows to 16 bytes in the workspace, so the
+// copy keeps the operand's orientation and pads its rows to 128 bytes in the workspace, so the
 // main kernel is the same instantiation whether an operand is copied or read in place; each
 // launch decides per operand from the pointers and leading dimensions it is given, as the
 // host's descriptor encoding does (needs_padded_copy in src/core/tensor_map_geometry.hpp).

@@ -67,7 +67,7 @@ class WgmmaFamily final : public Family {
   /// "gemmtune::wgmma_kmajor_copy<SK,copy A,B K-major>": the first launch of tf32 plans whose
   /// layout stores an operand MN-major (NN, TN, TT); it writes K-major copies to the workspace.
   /// "gemmtune::wgmma_padded_copy<SK,TA,TB>": the first launch of 16-bit plans below 16-byte
-  /// alignment; it copies the operands TMA cannot read in place, rows padded to 16 bytes.
+  /// alignment; it copies the operands TMA cannot read in place, rows padded to 128 bytes.
   std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
   /// K-major tf32 copies of MN-major operands or the padded copies of both 16-bit operands
