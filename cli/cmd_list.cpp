@@ -67,7 +67,7 @@ void run_list(ListArgs const& a, AppContext& ctx) {
              r.best ? ratio(r.best->cublas_ms, r.best->time_ms) : "-",
              r.best ? ratio(r.best->cublaslt_ms, r.best->time_ms) : "-",
              own ? ratio(own->cublas_ms, own->time_ms) : "-",
-             own ? ratio_best(own->cublas_ms, own->cublaslt_ms, own->time_ms) : "-"});
+             own ? ratio(best_vendor_ms(own->cublas_ms, own->cublaslt_ms), own->time_ms) : "-"});
     }
     json ? void(std::cout << j.dump(2) << std::endl) : t.print(std::cout, table_format(ctx.options));
     if (rows.empty()) command_status() = 3;

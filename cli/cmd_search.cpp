@@ -224,10 +224,11 @@ void print_report(SearchReport const& r, bool json) {
       return verdict == Disposition::kWrongResult ? 0.0 : ms;
     };
     std::string const own_best =
-        p.best_own ? ratio_best(verified(p.baseline.cublas_ms, p.baseline.cublas_verdict),
-                                verified(p.baseline.cublaslt_ms, p.baseline.cublaslt_verdict),
-                                p.best_own->time_ms)
-                   : std::string("-");
+        p.best_own
+            ? ratio(best_vendor_ms(verified(p.baseline.cublas_ms, p.baseline.cublas_verdict),
+                                   verified(p.baseline.cublaslt_ms, p.baseline.cublaslt_verdict)),
+                    p.best_own->time_ms)
+            : std::string("-");
     if (p.best) {
       t.add({p.problem.describe(), p.best->config.id(), format_ms(p.best->time_ms),
              fixed(p.best->tflops, 2), ratio(p.baseline.cublas_ms, p.best->time_ms),

@@ -101,12 +101,6 @@ std::string ratio(double reference_ms, double ms) {
   return fixed(reference_ms / ms, 2) + "x";
 }
 
-std::string ratio_best(double cublas_ms, double cublaslt_ms, double ms) {
-  if (cublas_ms <= 0) return ratio(cublaslt_ms, ms);
-  if (cublaslt_ms <= 0) return ratio(cublas_ms, ms);
-  return ratio(std::min(cublas_ms, cublaslt_ms), ms);
-}
-
 std::string spread_text(double lo_ms, double hi_ms, double ms, int rounds) {
   if (lo_ms <= 0 || hi_ms <= 0 || ms <= 0) return "-";
   std::string s = fixed(lo_ms / ms, 2) + "–" + fixed(hi_ms / ms, 2);

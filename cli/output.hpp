@@ -43,9 +43,6 @@ class TextTable {
 std::string format_ms(double ms);
 /// A ratio such as "1.04x", or "-" when either side is missing.
 std::string ratio(double reference_ms, double ms);
-/// ratio() against the faster of two vendor figures (cuBLAS, cuBLASLt), either of which may be
-/// missing (≤ 0).
-std::string ratio_best(double cublas_ms, double cublaslt_ms, double ms);
 
 /// A figure's spread as fractions of it, "0.98–1.03", with " ×6" for the rounds it came from
 /// when more than one; "-" where none was recorded.

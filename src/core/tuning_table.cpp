@@ -442,11 +442,8 @@ std::optional<double> TableEntry::own_ratio_cublas() const {
 }
 
 std::optional<double> TableEntry::best_vendor_ms() const {
-  std::optional<double> best;
-  for (std::optional<double> const& v : {cublas_ms, cublaslt_ms}) {
-    if (v && *v > 0 && (!best || *v < *best)) best = v;
-  }
-  return best;
+  double const best = gemmtune::best_vendor_ms(cublas_ms.value_or(0.0), cublaslt_ms.value_or(0.0));
+  return best > 0 ? std::optional<double>(best) : std::nullopt;
 }
 
 std::optional<double> TableEntry::own_ratio_best_vendor() const {

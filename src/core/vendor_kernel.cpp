@@ -37,6 +37,11 @@ bool is_vendor_family(std::string_view family) {
 
 bool is_vendor(KernelConfig const& config) { return is_vendor_family(config.family); }
 
+double best_vendor_ms(double cublas_ms, double cublaslt_ms) {
+  if (!(cublas_ms > 0)) return cublaslt_ms > 0 ? cublaslt_ms : 0.0;
+  return cublaslt_ms > 0 && cublaslt_ms < cublas_ms ? cublaslt_ms : cublas_ms;
+}
+
 KernelConfig cublas_default() { return KernelConfig{std::string(kCublasFamily), {}}; }
 
 KernelConfig to_kernel_config(LtAlgoConfig const& algo) {

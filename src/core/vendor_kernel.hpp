@@ -23,6 +23,10 @@ bool is_vendor_family(std::string_view family);
 /// Whether the config is a vendor candidate.
 bool is_vendor(KernelConfig const& config);
 
+/// The best vendor figure: the faster of cuBLAS's and cuBLASLt-autotuned's times, either of which
+/// may be missing (≤ 0); 0 when both are.
+double best_vendor_ms(double cublas_ms, double cublaslt_ms);
+
 /// The default cuBLAS call: family cublas, no parameters; its id is "cublas:default".
 KernelConfig cublas_default();
 

@@ -919,6 +919,8 @@ std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& 
 
 std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
                                                     Problem const& problem) {
+  // Every knob, also for ids stored before MP or EP existed.
+  KernelConfig const canon = wgmma_family().canonical(cfg);
   Problem const p = kernel_problem(cfg, problem);
   int const bk = block_k(p.precision);
   int const bm = static_cast<int>(cfg.at("BM")), bn = static_cast<int>(cfg.at("BN"));
@@ -928,7 +930,7 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   int const cl = static_cast<int>(cfg.at("CL"));
   bool const shares_a = shares_a_tiles(cfg);
   // = the template's A_SLABS and B_SLABS: a shared K-major tile goes out in CL·MP slabs.
-  int const slabs = cl * static_cast<int>(wgmma_family().canonical(cfg).at("MP"));
+  int const slabs = cl * static_cast<int>(canon.at("MP"));
   TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? slabs : 1), bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
   TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? slabs : 1), bk, kSwizzleBytes};
@@ -946,7 +948,7 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
     a.operand = TmaOperand::kB;
     b.operand = TmaOperand::kA;
   }
-  if (wgmma_family().canonical(cfg).at("EP") == 0) return {a, b};
+  if (canon.at("EP") == 0) return {a, b};
   // Staged epilogue: one store per 64-column box (128 bytes of 16-bit C) of a warpgroup's rows.
   TensorMapSpec c{TmaOperand::kC, static_cast<int>(warpgroup_rows(cfg)), kMnChunk, kSwizzleBytes};
   return {a, b, c};

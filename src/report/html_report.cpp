@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "src/core/fixed_text.hpp"
+#include "src/core/vendor_kernel.hpp"
 #include "src/report/svg_chart.hpp"
 
 namespace gemmtune {
@@ -17,11 +18,7 @@ double tflops(Problem const& p, double ms) { return ms > 0 ? p.flops() / (ms * 1
 
 /// The faster of the two vendor figures (0 when neither was timed).
 double best_vendor_ms(ReportShape const& s) {
-  double v = 0.0;
-  for (double x : {s.cublas_ms, s.cublaslt_ms}) {
-    if (x > 0 && (v == 0.0 || x < v)) v = x;
-  }
-  return v;
+  return gemmtune::best_vendor_ms(s.cublas_ms, s.cublaslt_ms);
 }
 
 std::string ratio_text(double num, double den) {

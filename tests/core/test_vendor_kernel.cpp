@@ -84,4 +84,12 @@ TEST(VendorKernel, RefusesMalformedAndHostileIds) {
   EXPECT_TRUE(parse_lt_algo("cublaslt:" + good).has_value());
 }
 
+TEST(VendorKernel, BestVendorFigureIsTheFasterOneTimed) {
+  EXPECT_DOUBLE_EQ(best_vendor_ms(0.185, 0.180), 0.180);
+  EXPECT_DOUBLE_EQ(best_vendor_ms(0.170, 0.180), 0.170);
+  EXPECT_DOUBLE_EQ(best_vendor_ms(0.0, 0.180), 0.180);   // cuBLAS missing (or failed)
+  EXPECT_DOUBLE_EQ(best_vendor_ms(0.185, -1.0), 0.185);  // cuBLASLt missing
+  EXPECT_DOUBLE_EQ(best_vendor_ms(0.0, 0.0), 0.0);
+}
+
 }  // namespace gemmtune
