@@ -1,5 +1,7 @@
 // The padded copies for 16-bit wgmma on operands TMA cannot read in place: a descriptor needs a
-// 16-byte aligned base and row stride, which an odd K or N (or an offset pointer) denies. The
+// 16-byte aligned base and row stride, which an odd K or N (or an offset pointer) denies. With
+// RP = 128 also operands whose rows are not a multiple of 128 bytes apart: TMA reads those in
+// place, but splits every box row that straddles two lines into several L2 requests. The
 // copy keeps the operand's orientation and pads its rows to 128 bytes in the workspace, so the
 // main kernel is the same instantiation whether an operand is copied or read in place; each
 // launch decides per operand from the pointers and leading dimensions it is given, as the
@@ -21,9 +23,11 @@ constexpr int kPadPerThread = 8;  // loads in flight per thread
 constexpr int kPadChunk = kPadThreads * kPadPerThread;
 
 /// = needs_padded_copy (src/core/tensor_map_geometry.cpp): TMA reads a matrix in place only
-/// with a 16-byte aligned base and a row stride that is a multiple of 16 bytes.
-__host__ __device__ inline bool needs_padded_copy(void const* base, long long ld_bytes) {
-  return reinterpret_cast<unsigned long long>(base) % 16 != 0 || ld_bytes % 16 != 0;
+/// with a 16-byte aligned base and a row stride that is a multiple of 16 bytes; the plan reads
+/// it in place only at a row stride that is a multiple of `pitch` bytes (16 or 128).
+__host__ __device__ inline bool needs_padded_copy(void const* base, long long ld_bytes,
+                                                  int pitch) {
+  return reinterpret_cast<unsigned long long>(base) % 16 != 0 || ld_bytes % pitch != 0;
 }
 /// Row stride in elements of a padded copy of 16-bit rows of `cols` elements: a multiple of
 /// 128 bytes (= padded_copy_ld), so each row of a 128-byte TMA box lies within one line.
@@ -58,10 +62,10 @@ __host__ __device__ inline void padded_copy_offsets(GemmArgs const& args, long l
 }  // namespace wgmma_detail
 
 /// One block moves kPadChunk elements of one stored row; the grid covers every row of A, then
-/// every row of B (rows × ceil(cols / kPadChunk) blocks each). Blocks of an operand that TMA can
-/// read in place return at once. The padding at the end of a row is never written: the
-/// descriptor's extent stops at the stored columns.
-template <int SK, bool TA, bool TB>
+/// every row of B (rows × ceil(cols / kPadChunk) blocks each). Blocks of an operand the plan reads
+/// in place (row stride a multiple of RP bytes) return at once. The padding at the end of a row
+/// is never written: the descriptor's extent stops at the stored columns.
+template <int SK, bool TA, bool TB, int RP = 16>
 __global__ void __launch_bounds__(wgmma_detail::kPadThreads) wgmma_padded_copy(GemmArgs const args) {
   using namespace wgmma_detail;
   grid_dependency::wait_for_prior_grids();
@@ -75,7 +79,8 @@ __global__ void __launch_bounds__(wgmma_detail::kPadThreads) wgmma_padded_copy(G
   long long const cols = is_a ? cols_a : cols_b, rows = is_a ? rows_a : rows_b;
   long long const ld = is_a ? args.lda : args.ldb;
   void const* const src_base = is_a ? args.A : args.B;
-  if (!needs_padded_copy(src_base, ld * 2)) return;
+  static_assert(RP == 16 || RP == 128, "rows read in place at 16- or 128-byte pitches");
+  if (!needs_padded_copy(src_base, ld * 2, RP)) return;
   long long const chunks = (cols + kPadChunk - 1) / kPadChunk;
   long long const row = b / chunks, c0 = b % chunks * kPadChunk + threadIdx.x;
   if (row >= rows) return;

@@ -55,11 +55,13 @@
 //            C stored from registers (EP = 0); 16-bit inputs read in place (no padded copies),
 //            or tf32 and e4m3 (per-tensor or row-wise scales, which trade places too) in NT,
 //            where both operands are K-major already (no K-major copies)
-//   MP       multicast pieces per block (a cluster sharing a K-major operand): the shared tile
-//            goes out in CL·MP slabs of BM/(CL·MP) (or BN/(CL·MP)) rows, MP of them issued by
-//            each block (ML = 0) or all by rank 0 (ML = 1). cuBLAS's pairs send their shared
-//            tile in 4 KB pieces, two per block, and cut the L2's sends by a third where ours,
-//            in one 8 KB piece per block, did not (bench/results/2026-12-06-h100-multicast-feed.md)
+//   RP       row pitch, in bytes, at which 16-bit operands are read in place (16 or 128): the
+//            plan's padded copy (padded_copy.cuh) moves the others first, so this kernel reads
+//            them through the same descriptors and its code does not depend on RP. Rows 16 but
+//            not 128 bytes apart put most 128-byte box rows across two lines, and TMA then
+//            sends 4x the L2 requests: wgmma ran 1.3-2.2x slower at 1000 than 1024 columns on
+//            an H100, where the vendor's kernels ran 1.15-1.2x
+//            (bench/results/2026-12-07-h100-row-pitch.md)
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -956,7 +958,7 @@ __device__ __forceinline__ GemmArgs swapped_args(GemmArgs const& args) {
 /// `args` is the problem the tiles cover: the caller's, or with SW = 1 the swapped one
 /// (swapped_args), whose A is read through the caller's descriptor of B and B through A's.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int MP, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps const& maps) {
   // A reference chosen between two lvalues: SW = 0 reads the kernel parameter in place and its
   // code stays what it was before SW existed (a function returning the reference did not).
@@ -982,16 +984,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
   constexpr bool LEAD = ML == 1;
   // Operand tiles arrive in pieces (load_pieces): MN-major, one per 64-wide box; K-major, one
   // box of the tile's rows, or CL slabs of 1/CL of them where the cluster shares the operand.
-  // A K-major shared operand goes out in CL·MP slabs.
-  constexpr int A_SLABS = SHARE_A ? CL * MP : 1, B_SLABS = SHARE_B ? CL * MP : 1;
-  static_assert(MP == 1 || MP == 2, "one or two multicast pieces per block");
-  static_assert(MP == 1 || (SHARE_A && !TA) || (SHARE_B && TB),
-                "split multicast pieces: a cluster that shares a K-major operand");
-  constexpr int A_PIECES = TA ? BM / kMnChunk : A_SLABS;
-  constexpr int A_PIECE_SPAN = TA ? kMnChunk : BM / A_SLABS;  // rows of C per piece
+  constexpr int A_PIECES = TA ? BM / kMnChunk : (SHARE_A ? CL : 1);
+  constexpr int A_PIECE_SPAN = TA ? kMnChunk : BM / (SHARE_A ? CL : 1);  // rows of C per piece
   constexpr int A_PIECE_BYTES = TA ? kMnBoxBytes : A_PIECE_SPAN * kSwizzleRow;
-  constexpr int B_PIECES = TB ? B_SLABS : tile_extent(BN, true) / kMnChunk;
-  constexpr int B_PIECE_SPAN = TB ? BN / B_SLABS : kMnChunk;  // columns per piece
+  constexpr int B_PIECES = TB ? (SHARE_B ? CL : 1) : tile_extent(BN, true) / kMnChunk;
+  constexpr int B_PIECE_SPAN = TB ? BN / (SHARE_B ? CL : 1) : kMnChunk;  // columns per piece
   constexpr int B_PIECE_BYTES = TB ? B_PIECE_SPAN * kSwizzleRow : kMnBoxBytes;
   // Two warpgroups on a 64-row tile split its columns: each runs wgmma of N = WN = BN/2.
   constexpr bool SPLIT_N = splits_columns(BM, CW, PE);
@@ -1364,30 +1361,32 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int MP, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int RP, int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
+  static_assert(RP == 16 || RP == 128, "operands read in place at 16- or 128-byte row pitches");
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, MP, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
           args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int MP, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int RP, int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
+  static_assert(RP == 16 || RP == 128, "operands read in place at 16- or 128-byte row pitches");
   WGMMA_ARCH_SPECIFIC(
       (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, MP, T, TA, TB>(
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
           args, maps)));
 }
 

@@ -39,7 +39,8 @@ void to_json(json& j, LaunchPlan const& v) {
                     {"box_cols", t.box_cols},
                     {"swizzle_bytes", t.swizzle_bytes},
                     {"workspace_offset", t.workspace_offset},
-                    {"padded_copy", t.padded_copy}});
+                    {"padded_copy", t.padded_copy},
+                    {"in_place_pitch", t.in_place_pitch}});
   }
   j = json{{"launches", launches},
            {"workspace_bytes", v.workspace_bytes},
@@ -85,6 +86,7 @@ void from_json(json const& j, LaunchPlan& v) {
     t.at("swizzle_bytes").get_to(spec.swizzle_bytes);
     t.at("workspace_offset").get_to(spec.workspace_offset);
     spec.padded_copy = t.value("padded_copy", false);
+    spec.in_place_pitch = t.value("in_place_pitch", 16);
     v.tensor_maps.push_back(spec);
   }
 }

@@ -37,10 +37,13 @@ struct TensorMapSpec {
   /// transpose for an operand the tensor cores cannot read MN-major, e.g. tf32).
   std::int64_t workspace_offset = -1;
   /// With a workspace offset: the copy there is a padded one (the operand as stored, rows
-  /// padded to 128 bytes, padded_copy_ld()), which the descriptor reads only where the caller's
+  /// padded to 16 bytes, padded_copy_ld()), which the descriptor reads only where the caller's
   /// matrix has a base or row stride TMA cannot take (needs_padded_copy); an earlier launch of
   /// the plan writes it under the same rule. Otherwise the caller's matrix.
   bool padded_copy = false;
+  /// With a padded copy: the row strides, in bytes, at which the caller's matrix is read in
+  /// place: multiples of 16 (all TMA requires) or of 128 (each box row within one line).
+  int in_place_pitch = 16;
   bool operator==(TensorMapSpec const&) const = default;
 };
 

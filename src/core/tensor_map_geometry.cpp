@@ -46,8 +46,9 @@ std::int64_t kmajor_copy_ld(Problem const& problem) {
   return round_to_16_bytes(problem.k, problem);
 }
 
-bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes) {
-  return base % 16 != 0 || (ld * element_bytes) % 16 != 0;
+bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes,
+                       int in_place_pitch) {
+  return base % 16 != 0 || (ld * element_bytes) % in_place_pitch != 0;
 }
 
 std::int64_t padded_copy_ld(TmaOperand operand, Problem const& problem) {
@@ -87,6 +88,9 @@ std::string tensor_map_geometry(TensorMapSpec const& spec, Problem const& proble
     return what + "workspace offset " + str(spec.workspace_offset) + " (expected -1 or ≥ 0)";
   } else if (spec.padded_copy) {
     return what + "a padded copy needs a workspace offset";
+  }
+  if (spec.padded_copy && spec.in_place_pitch != 16 && spec.in_place_pitch != 128) {
+    return what + "in-place pitch " + str(spec.in_place_pitch) + " bytes (expected 16 or 128)";
   }
   if (spec.workspace_offset >= 0 && !spec.padded_copy) {
     // The K-major copy: op(A) as M×K or op(B) as N×K.

@@ -50,10 +50,13 @@ StoredExtent stored_extent(TmaOperand operand, Problem const& problem);
 /// Row stride in elements of a K-major workspace copy of an operand: K rounded up to 16 bytes.
 std::int64_t kmajor_copy_ld(Problem const& problem);
 
-/// Whether TMA cannot read a matrix in place: its base address or its row stride (`ld`
-/// elements of `element_bytes`) is not a multiple of 16 bytes. The padded copy kernel
-/// (kernel_templates/wgmma/padded_copy.cuh) applies the same rule on the device.
-bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes);
+/// Whether a padded copy stands in for a matrix: its base address is not a multiple of 16 bytes
+/// (TMA cannot read it), or its row stride (`ld` elements of `element_bytes`) is not a multiple
+/// of `in_place_pitch` bytes (16: TMA cannot read it; 128: its box rows would straddle lines).
+/// The padded copy kernel (kernel_templates/wgmma/padded_copy.cuh) applies the same rule on the
+/// device.
+bool needs_padded_copy(std::uintptr_t base, std::int64_t ld, int element_bytes,
+                       int in_place_pitch = 16);
 
 /// Row stride in elements of a padded workspace copy of operand A or B: its stored columns
 /// (A: K, or M when stored K×M; B: N, or K when stored N×K) rounded up to 128 bytes, so that

@@ -86,11 +86,27 @@ int element_code(Precision p) {
 bool kmajor_only(Precision p) { return p == Precision::kTF32 || is_fp8(p); }
 bool a_copied(Problem const& p) { return kmajor_only(p.precision) && a_transposed(p.layout); }
 bool b_copied(Problem const& p) { return kmajor_only(p.precision) && !b_transposed(p.layout); }
+bool sixteen_bit(Problem const& p) {
+  return p.precision == Precision::kFP16 || p.precision == Precision::kBF16;
+}
 /// 16-bit operands below 16-byte alignment: the plan first copies every operand TMA cannot read
 /// in place into the workspace with padded rows (wgmma_padded_copy decides per launch, as the
 /// descriptor encoding does), keeping its orientation. tf32 and FP8 have no such path.
-bool padded(Problem const& p) {
-  return p.align < 16 && (p.precision == Precision::kFP16 || p.precision == Precision::kBF16);
+bool copies_unaligned(Problem const& p) { return p.align < 16 && sixteen_bit(p); }
+/// The plan runs the padded copy: for operands below 16-byte alignment, or (RP = 128) also for
+/// 16-bit rows a multiple of 16 bytes apart but not of 128, which TMA reads in place only by
+/// splitting each box row that straddles two lines into several L2 requests.
+bool padded(KernelConfig const& c, Problem const& p) {
+  return copies_unaligned(p) || (c.at("RP") == 128 && sixteen_bit(p));
+}
+/// Whether a packed operand of `p` has rows a multiple of 16 bytes apart but not of 128: what
+/// RP = 128 copies (stored columns of 16-bit elements, the row stride of a packed matrix).
+bool straddles_lines(Problem const& p) {
+  for (TmaOperand const op : {TmaOperand::kA, TmaOperand::kB}) {
+    std::int64_t const row_bytes = stored_extent(op, p).cols * input_bytes(p.precision);
+    if (row_bytes % 16 == 0 && row_bytes % 128 != 0) return true;
+  }
+  return false;
 }
 
 /// A is MN-major in shared memory when the main kernel reads it stored K×M; B when K×N.
@@ -285,10 +301,11 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "tf32 and e4m3 in NT; 16-bit searched where BN covers an M ≤ 256 better than 64-row "
            "tiles)",
            0},
-          {"MP", {1, 2},
-           "multicast pieces per block (a cluster sharing a K-major operand): 2 sends the shared "
-           "tile in slabs of half the size, two per block (run when named)",
-           1}};
+          {"RP", {16, 128},
+           "row pitch, in bytes, at which 16-bit operands are read in place: 16 = every one TMA "
+           "can read; 128 = rows not a multiple of 128 bytes apart are first copied to a "
+           "128-byte pitch (a box row that straddles two lines costs TMA several L2 requests)",
+           16}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -363,7 +380,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    return "wgmma and setmaxnreg exist only on sm_90a, not " + l.arch;
                  }});
   out.push_back({"alignment", [](KernelConfig const&, Problem const& p, DeviceLimits const&) {
-                   if (p.align >= 16 || padded(p)) return std::string();
+                   if (p.align >= 16 || copies_unaligned(p)) return std::string();
                    return "TMA needs 16-byte aligned pointers and row strides, and " +
                           std::string(to_string(p.precision)) +
                           " operands have no padded copy; the alignment class is " +
@@ -580,31 +597,30 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           "; " + (shares_a ? "BM=" : "BN=") + str(extent) +
                           " has fewer boxes than blocks";
                  }});
-  out.push_back({"multicast_pieces",
-                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
-                   // = the template's MP assertions: K-major slabs of whole swizzle atoms.
-                   if (c.at("MP") == 1) return std::string();
-                   bool const shares_a = shares_a_tiles(c), shares_b = shares_b_tiles(c);
-                   if (!shares_a && !shares_b) {
-                     return "MP=" + str(c.at("MP")) + " splits the tile a cluster shares; " +
-                            (c.at("CL") == 1 ? "CL=1 shares none" : "CA=2 shares none");
+  out.push_back({"row_pitch", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (c.at("RP") == 16) return std::string();
+                   if (!sixteen_bit(p)) {
+                     return "RP=" + str(c.at("RP")) + " copies 16-bit operands; " +
+                            std::string(to_string(p.precision)) + " has no padded copy";
                    }
-                   if (shares_a ? a_mn_major(p) : b_mn_major(p)) {
-                     return "MP=" + str(c.at("MP")) + " splits K-major slabs; the shared " +
-                            (shares_a ? "A" : "B") + " is MN-major in this layout";
+                   if (c.at("SW") == 1) {
+                     return "RP=" + str(c.at("RP")) +
+                            " copies operands first; SW=1 reads both in place";
                    }
-                   std::int64_t const rows = c.at(shares_a ? "BM" : "BN") /
-                                             (c.at("CL") * c.at("MP"));
-                   if (rows % 8 == 0) return std::string();
-                   return "MP=" + str(c.at("MP")) + " makes slabs of " + str(rows) +
-                          " rows, not whole 8-row swizzle atoms";
+                   return std::string();
                  }});
-  out.push_back({"multicast_pieces_search",
-                 [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
-                   if (c.at("MP") == 1) return std::string();
-                   return "MP=" + str(c.at("MP")) +
-                          " is unmeasured: the search sends one piece per block (MP=2 runs "
-                          "when named)";
+  out.push_back({"row_pitch_search",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (c.at("RP") == 16) return std::string();
+                   if (!straddles_lines(p)) {
+                     return "RP=" + str(c.at("RP")) + " copies rows that straddle 128-byte "
+                            "lines; every packed row of " + p.shape() + " starts on one";
+                   }
+                   // bench/lists/wgmma_row_pitch_copy.txt holds the rows that decide where the
+                   // copy beats reading in place.
+                   return "RP=" + str(c.at("RP")) + " is unmeasured against reading the rows "
+                          "of " + p.shape() + " in place: the search reads them in place "
+                          "(RP=128 runs when named)";
                  },
                  true});
   out.push_back({"k_split", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
@@ -879,9 +895,10 @@ std::string WgmmaFamily::main_expression(KernelConfig const& cfg, Problem const&
 std::string WgmmaFamily::copy_expression(KernelConfig const& cfg, Problem const& problem) const {
   KernelConfig const canon = canonical(cfg);
   Problem const p = kernel_problem(canon, problem);
-  if (padded(p)) {
+  if (padded(canon, p)) {
     return "gemmtune::wgmma_padded_copy<" + std::to_string(canon.at("SK")) + "," +
-           flag(a_transposed(p.layout)) + "," + flag(b_transposed(p.layout)) + ">";
+           flag(a_transposed(p.layout)) + "," + flag(b_transposed(p.layout)) + "," +
+           std::to_string(canon.at("RP")) + ">";
   }
   // FP8 moves bytes (EB = 1); tf32 keeps the template's default of 4.
   return "gemmtune::wgmma_kmajor_copy<" + std::to_string(canon.at("SK")) + "," +
@@ -905,7 +922,9 @@ std::string WgmmaFamily::reduce_expression(KernelConfig const& cfg, Problem cons
 
 std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const& problem) {
   Problem const p = kernel_problem(cfg, problem);
-  if (padded(p)) return padded_offset_b(cfg, p) + padded_copy_bytes(TmaOperand::kB, p);
+  if (padded(wgmma_family().canonical(cfg), p)) {
+    return padded_offset_b(cfg, p) + padded_copy_bytes(TmaOperand::kB, p);
+  }
   if (!a_copied(p) && !b_copied(p)) return partial_bytes(cfg, p);
   return copy_offset_b(cfg, p) +
          (b_copied(p) ? p.n * kmajor_copy_ld(p) * input_bytes(p.precision) : 0);
@@ -919,7 +938,7 @@ std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& 
 
 std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
                                                     Problem const& problem) {
-  // Every knob, also for ids stored before MP or EP existed.
+  // Every knob, also for ids stored before EP existed.
   KernelConfig const canon = wgmma_family().canonical(cfg);
   Problem const p = kernel_problem(cfg, problem);
   int const bk = block_k(p.precision);
@@ -929,18 +948,17 @@ std::vector<TensorMapSpec> WgmmaFamily::tensor_maps(KernelConfig const& cfg,
   // columns (128 bytes) × BK rows, the kernel issues one per 64 columns of the tile.
   int const cl = static_cast<int>(cfg.at("CL"));
   bool const shares_a = shares_a_tiles(cfg);
-  // = the template's A_SLABS and B_SLABS: a shared K-major tile goes out in CL·MP slabs.
-  int const slabs = cl * static_cast<int>(canon.at("MP"));
-  TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? slabs : 1), bk, kSwizzleBytes};
+  TensorMapSpec a{TmaOperand::kA, bm / (shares_a ? cl : 1), bk, kSwizzleBytes};
   if (a_mn_major(p)) a = {TmaOperand::kA, bk, kMnChunk, kSwizzleBytes};
-  TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? slabs : 1), bk, kSwizzleBytes};
+  TensorMapSpec b{TmaOperand::kB, bn / (shares_b_tiles(cfg) ? cl : 1), bk, kSwizzleBytes};
   if (b_mn_major(p)) b = {TmaOperand::kB, bk, kMnChunk, kSwizzleBytes};
   if (a_copied(p)) a.workspace_offset = copy_offset_a(cfg, p);
   if (b_copied(p)) b.workspace_offset = copy_offset_b(cfg, p);
-  if (padded(p)) {
+  if (padded(canon, p)) {
     a.workspace_offset = padded_offset_a(cfg, p);
     b.workspace_offset = padded_offset_b(cfg, p);
     a.padded_copy = b.padded_copy = true;
+    a.in_place_pitch = b.in_place_pitch = static_cast<int>(canon.at("RP"));
   }
   if (swaps_operands(cfg)) {
     // The kernel's A is the caller's B and its B the caller's A: each descriptor covers the
@@ -960,7 +978,9 @@ CompileRequest WgmmaFamily::compile_request(KernelConfig const& cfg, Problem con
   // copy, the main kernel, the split-K reduce.
   Problem const p = kernel_problem(cfg, problem);
   std::vector<std::string> names;
-  if (a_copied(p) || b_copied(p) || padded(p)) names.push_back(copy_expression(cfg, problem));
+  if (a_copied(p) || b_copied(p) || padded(canonical(cfg), p)) {
+    names.push_back(copy_expression(cfg, problem));
+  }
   names.push_back(main_expression(cfg, problem));
   std::int64_t const sk = cfg.at("SK");
   if (sk > 1 && !sums_in_last_slice(cfg)) names.push_back(reduce_expression(cfg, problem));
@@ -975,7 +995,7 @@ LaunchPlan WgmmaFamily::launch_plan(KernelConfig const& cfg, Problem const& prob
   // take the caller's and frame it themselves.
   Problem const p = kernel_problem(canon, problem);
   LaunchPlan plan;
-  if (padded(p)) {
+  if (padded(canon, p)) {
     KernelLaunch copy;
     copy.name_expression = copy_expression(canon, problem);
     copy.grid = Dim3{padded_copy_blocks(TmaOperand::kA, p) + padded_copy_blocks(TmaOperand::kB, p),

@@ -77,7 +77,8 @@ std::string encode_one(TensorMapSpec const& spec, Problem const& problem, GemmAr
       spec.workspace_offset >= 0 &&
       (!spec.padded_copy ||
        needs_padded_copy(reinterpret_cast<std::uintptr_t>(base), ld,
-                         input_bytes(stored_precision(spec.operand, problem.precision))));
+                         input_bytes(stored_precision(spec.operand, problem.precision)),
+                         spec.in_place_pitch));
   if (copied) {
     if (args.workspace == nullptr) {
       return std::string("tensor map of ") + to_string(spec.operand) +

@@ -98,6 +98,34 @@ TEST_F(CliGpu, UnalignedSixteenBitWgmmaVerifiesInAllLayouts) {
   }
 }
 
+// RP = 128: 16-bit operands whose rows are 16 but not 128 bytes apart go through the padded copy
+// too, alone or beside unaligned ones; rows 128 bytes apart stay in place. Every layout, plain,
+// clustered persistent, split-K and staged-epilogue configs.
+TEST_F(CliGpu, RowsThatStraddleLinesVerifyThroughThePaddedCopy) {
+  std::string const dir = temp_dir("gpu-row-pitch");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,RP=128",
+                         "wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,RP=128",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=1,RP=128"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                        "bf16", "--shape", "1000x1000x1000", "--shape", "264x520x1000",
+                        "--shape", "256x384x1024", "--layout", "all", "--target-ms", "2",
+                        "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(id) + "\n" + r.err);
+    expect_every_run_ok(r, 12);
+  }
+  CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel",
+                      "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128",
+                      "--precision", "fp16", "--shape", "1537x1001x771", "--shape",
+                      "200x1000x2048", "--layout", "all", "--target-ms", "2", "--repeats", "2"},
+                     dir + "/cache.db");
+  SCOPED_TRACE(r.err);
+  expect_every_run_ok(r, 8);
+}
+
 // Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified through the worker: bf16 in
 // all four layouts, tf32 and e4m3 in NT, at a short M against the BN tile and N against BM,
 // plain and with split-K summed in the last slice.

@@ -33,7 +33,7 @@ WgmmaFamily const& wgmma() { return dynamic_cast<WgmmaFamily const&>(*find_famil
 /// A config in canonical order; the cluster size, epilogue, cluster axis, turns, placement and
 /// multicast lead last here because most cases leave them 1, 0, 0, 0, 1 and the lead the search
 /// times (ml < 0: 1 for clusters of one unit each that share an operand, else 0); operands in
-/// place (SW = 0; swapped() sets 1), one multicast piece per block (MP = 1).
+/// place (SW = 0; swapped() sets 1).
 KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t cw,
                  std::int64_t pe, std::int64_t gm, std::int64_t sk, std::int64_t cl = 1,
                  std::int64_t ep = 0, std::int64_t ca = 0, std::int64_t tu = 0,
@@ -43,13 +43,19 @@ KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl}, {"PE", pe},
               {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}, {"TU", tu}, {"PL", pl},
-              {"ML", ml}, {"SW", 0}, {"MP", 1}};
+              {"ML", ml}, {"SW", 0}, {"RP", 16}};
   return c;
 }
 
 /// `c` with swapped operands (SW = 1).
 KernelConfig swapped(KernelConfig c) {
   c.set("SW", 1);
+  return c;
+}
+
+/// `c` with 16-bit rows that straddle 128-byte lines copied first (RP=128).
+KernelConfig pitched(KernelConfig c) {
+  c.set("RP", 128);
   return c;
 }
 
@@ -74,7 +80,7 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
   EXPECT_EQ(c.id(),
             "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0,SW=0,"
-            "MP=1");
+            "RP=16");
   EXPECT_EQ(wgmma().canonical(c), c);
   // Ids stored before the epilogue, cluster-axis and turns knobs existed name the
   // register-store, M-clustered, freely issuing kernel they named then.
@@ -118,10 +124,10 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
       EXPECT_TRUE(
           ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
-                    "ML=0,SW=0,MP=1"));
+                    "ML=0,SW=0,RP=16"));
       EXPECT_TRUE(
           ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
-                    "ML=0,SW=0,MP=1"));
+                    "ML=0,SW=0,RP=16"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -184,7 +190,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
     EXPECT_EQ(main.name_expression,
-              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,1,2,false,true>")
+              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -321,19 +327,11 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(96, 4096, 4096, Precision::kTF32, Layout::kNN),
        "swap"},
       {swapped(cfg(128, 96, 6, 2, 0, 1, 1)), make(64, 4096, 4096), "swap_search"},
-      // Two multicast pieces per block: slabs of a shared K-major tile; run when named.
-      {[] {
-         KernelConfig c = cfg(128, 64, 6, 2, 0, 1, 1);
-         c.set("MP", 2);
-         return c;
-       }(),
-       make(1024, 1024, 1024), "multicast_pieces"},
-      {[] {
-         KernelConfig c = cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1, 0, 1, 1);
-         c.set("MP", 2);
-         return c;
-       }(),
-       make(1024, 1024, 1024), "multicast_pieces_search"},
+      // RP=128 copies 16-bit operands whose rows straddle lines, where a copy is needed.
+      {pitched(cfg(128, 128, 6, 2, 0, 1, 1)), make(1000, 1000, 1000, Precision::kTF32),
+       "row_pitch"},
+      {pitched(swapped(cfg(128, 96, 6, 2, 0, 1, 1))), make(96, 4096, 4000), "row_pitch"},
+      {pitched(cfg(128, 128, 6, 2, 0, 1, 1)), make(1024, 1024, 1024), "row_pitch_search"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -359,7 +357,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
                                          "block_scales", "turns", "k_split", "placement",
-                                         "multicast_lead", "swap", "multicast_pieces"}));
+                                         "multicast_lead", "swap", "row_pitch"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -403,7 +401,7 @@ TEST(WgmmaFamily, UnalignedSixteenBitPlansCopyFirstAndReadPaddedCopies) {
     LaunchPlan const plan = wgmma().launch_plan(c, p);
     ASSERT_GE(plan.launches.size(), 2u);
     EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<" +
-                                                    std::to_string(sk) + ",false,false>");
+                                                    std::to_string(sk) + ",false,false,16>");
     EXPECT_TRUE(plan.launches[0].waits_for_prior_grids);
     EXPECT_FALSE(plan.launches[0].takes_tensor_maps);
     // One block per 2048 elements of each stored row: A 3001 rows × 12, B 24575 rows × 2.
@@ -441,11 +439,50 @@ TEST(WgmmaFamily, UnalignedSixteenBitPlansCopyFirstAndReadPaddedCopies) {
   // Transposed storage keeps its orientation in the copy: the main kernel is the same one.
   Problem const tt = make(1537, 4097, 1000, Precision::kFP16, Layout::kTT);
   LaunchPlan const plan = wgmma().launch_plan(cfg(128, 128, 4, 2, 1, 8, 1), tt);
-  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<1,true,true>");
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<1,true,true,16>");
   Problem tt16 = tt;
   tt16.align = 16;
   EXPECT_EQ(plan.launches[1].name_expression,
             wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), tt16));
+}
+
+TEST(WgmmaFamily, RowPitch128CopiesRowsThatStraddleLinesFirst) {
+  // 1000³ bf16 NN: rows of 2000 bytes, 16-byte aligned (class 16) but straddling 128-byte
+  // lines. RP=128 plans the padded copy with the 128-byte rule; the main kernel reads the copies
+  // through the same descriptors, so only its RP template argument differs.
+  Problem const p = make(1000, 1000, 1000, Precision::kBF16, Layout::kNN);
+  ASSERT_EQ(p.align, 16);
+  KernelConfig const in_place = cfg(128, 64, 6, 2, 0, 1, 1);
+  KernelConfig const copied = pitched(in_place);
+  EXPECT_EQ(wgmma().reject_reason(copied, p, sm90(), RejectScope::kRun), "");
+  LaunchPlan const plan = wgmma().launch_plan(copied, p);
+  ASSERT_EQ(plan.launches.size(), 2u);
+  EXPECT_EQ(plan.launches[0].name_expression, "gemmtune::wgmma_padded_copy<1,false,false,128>");
+  EXPECT_EQ(plan.launches[0].grid.x, 1000 + 1000);  // one block per stored row of A and of B
+  ASSERT_EQ(plan.tensor_maps.size(), 2u);
+  for (TensorMapSpec const& map : plan.tensor_maps) {
+    EXPECT_TRUE(map.padded_copy);
+    EXPECT_EQ(map.in_place_pitch, 128);
+  }
+  std::int64_t const copy = 1000 * 1024 * 2;  // rows padded to 1024 elements
+  EXPECT_EQ(plan.workspace_bytes, 2 * copy);
+  std::string const main = plan.launches[1].name_expression;
+  EXPECT_EQ(main, "gemmtune::wgmma_gemm<128,64,6,2,1,0,1,1,0,0,0,1,0,0,128,1,false,false>");
+  // Read in place, the same config plans no copy and no workspace.
+  LaunchPlan const direct = wgmma().launch_plan(in_place, p);
+  ASSERT_EQ(direct.launches.size(), 1u);
+  EXPECT_EQ(direct.workspace_bytes, 0);
+  EXPECT_FALSE(direct.tensor_maps[0].padded_copy);
+  // Below class 16 the copy takes both rules: the unaligned operand and the straddling one.
+  Problem const odd = make(1000, 1001, 1000, Precision::kFP16, Layout::kNN, 2);
+  EXPECT_EQ(wgmma().launch_plan(copied, odd).tensor_maps[0].in_place_pitch, 128);
+  EXPECT_EQ(wgmma().launch_plan(in_place, odd).tensor_maps[0].in_place_pitch, 16);
+  // The search reads in place until the copy is measured; a named RP=128 runs anywhere 16-bit.
+  EXPECT_EQ(rule(wgmma().reject_reason(copied, p, sm90())), "row_pitch_search");
+  EXPECT_EQ(wgmma().reject_reason(copied, make(1024, 1024, 1024), sm90(), RejectScope::kRun), "");
+  EXPECT_EQ(rule(wgmma().reject_reason(copied, make(1000, 1000, 1000, Precision::kTF32), sm90(),
+                                       RejectScope::kRun)),
+            "row_pitch");
 }
 
 TEST(WgmmaFamily, ThreadsAndSharedMemoryFollowTheRing) {
@@ -563,7 +600,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,0,1,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,0,16,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -602,11 +639,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
   EXPECT_EQ(r.name_expressions[0],
-            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,0,1,1,true,false>");
+            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,0,16,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,1,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -652,7 +689,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,0,1,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,0,16,1,false,false>");
 }
 
 TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
@@ -666,7 +703,7 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_EQ(WgmmaFamily::units(along_n, p), 64);
   EXPECT_EQ(wgmma().launch_plan(along_n, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(along_n, p),
-            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,0,1,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,0,16,1,false,true>");
   // K-major A (NT) comes as 2 slabs of 64 rows, one per block, multicast; B whole per block.
   EXPECT_EQ(wgmma().launch_plan(along_n, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 64, 64, 128},
@@ -704,7 +741,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_EQ(WgmmaFamily::units(pair, p), 64);
   EXPECT_EQ(wgmma().launch_plan(pair, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(pair, p),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,0,1,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,0,16,1,false,true>");
   // Nothing is shared: each block loads whole tiles of both operands, no workspace.
   EXPECT_EQ(wgmma().launch_plan(pair, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
@@ -721,7 +758,8 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   for (KernelConfig const& c : valid(p)) ids.insert(c.id());
   EXPECT_TRUE(ids.count(pair.id())) << pair.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id(
-                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0,SW=0")),
+                "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0,SW=0,"
+                "RP=16")),
             pair);
 }
 
@@ -788,7 +826,7 @@ TEST(WgmmaFamily, ComputeBoundGridsOneTileWideKeepRowOrder) {
   }
   EXPECT_TRUE(one_column.count(
       "wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0,"
-      "MP=1"));
+      "RP=16"));
   for (std::string const& id : one_column) EXPECT_NE(id.find("GM=1"), std::string::npos) << id;
 }
 
@@ -806,7 +844,7 @@ TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
   ASSERT_EQ(plan.launches.size(), 1u);
   EXPECT_EQ(plan.launches[0].grid.x, 64);
   EXPECT_EQ(plan.launches[0].name_expression,
-            "gemmtune::wgmma_gemm<128,208,4,2,1,0,1,1,0,0,0,1,0,1,1,1,true,true>");
+            "gemmtune::wgmma_gemm<128,208,4,2,1,0,1,1,0,0,0,1,0,1,16,1,true,true>");
   EXPECT_EQ(plan.workspace_bytes, 0);
   // TT: the kernel's A (the caller's B, stored K×N) is MN-major in 64-wide boxes; its B (the
   // caller's A, stored M×K) K-major, a box of BN = 208 rows.
@@ -908,39 +946,5 @@ TEST(WgmmaFamily, SwappedOperandsRunWhenNamed) {
   for (KernelConfig const& c : valid(make(4096, 4096, 4096))) EXPECT_EQ(c.at("SW"), 0) << c.id();
 }
 
-
-TEST(WgmmaFamily, TwoMulticastPiecesSplitTheSharedKMajorTile) {
-  // A pair sharing K-major A (NN, CA=1): four slabs of 32 rows, two issued by each block, so the
-  // descriptor's box is 32 rows; the unshared B keeps its box.
-  KernelConfig c = cfg(128, 64, 6, 2, 0, 1, 1, 2, 0, 1, 0, 1, 0);
-  Problem const nn = make(1024, 1024, 16384);
-  std::vector<TensorMapSpec> const one = WgmmaFamily::tensor_maps(c, nn);
-  c.set("MP", 2);
-  EXPECT_EQ(wgmma().reject_reason(c, nn, sm90(), RejectScope::kRun), "");
-  std::vector<TensorMapSpec> const two = WgmmaFamily::tensor_maps(c, nn);
-  ASSERT_EQ(two.size(), 2u);
-  EXPECT_EQ(one[0].box_rows, 64);
-  EXPECT_EQ(two[0].box_rows, 32);
-  EXPECT_EQ(two[1].box_rows, one[1].box_rows);
-  // Unmeasured: the search leaves it out.
-  EXPECT_NE(wgmma().reject_reason(c, nn, sm90()).find("multicast_pieces_search"), std::string::npos);
-  // A shared MN-major tile (B stored K×N) has no K-major slabs to split.
-  KernelConfig b = cfg(64, 128, 6, 2, 0, 1, 1, 2, 0, 0, 0, 1, 0);
-  b.set("MP", 2);
-  EXPECT_NE(wgmma().reject_reason(b, nn, sm90(), RejectScope::kRun).find("MN-major"),
-            std::string::npos);
-  // ... but in NT it is K-major: 128 columns in four slabs of 32.
-  Problem const nt = make(1024, 1024, 16384, Precision::kBF16, Layout::kNT);
-  EXPECT_EQ(wgmma().reject_reason(b, nt, sm90(), RejectScope::kRun), "");
-  EXPECT_EQ(WgmmaFamily::tensor_maps(b, nt)[1].box_rows, 32);
-  // Nothing shared, nothing to split; slabs must be whole 8-row swizzle atoms.
-  KernelConfig single = cfg(128, 64, 6, 2, 0, 1, 1);
-  single.set("MP", 2);
-  EXPECT_NE(wgmma().reject_reason(single, nn, sm90(), RejectScope::kRun).find("shares none"),
-            std::string::npos);
-  KernelConfig four = cfg(64, 128, 6, 2, 0, 1, 1, 4, 0, 0, 0, 1, 0);
-  four.set("MP", 2);  // 128 / (4 · 2) = 16 rows: fine; 64-row A shared by four would be 8
-  EXPECT_EQ(wgmma().reject_reason(four, nt, sm90(), RejectScope::kRun), "");
-}
 }  // namespace
 }  // namespace gemmtune

@@ -350,6 +350,27 @@ TEST(WgmmaCompile, UnalignedSixteenBitPaddedCopies) {
   compile_all(all);
 }
 
+// RP=128: the padded copy with the 128-byte rule before the main kernel, at class 16 (rows that
+// straddle lines) and below it, in every layout, with split-K, clusters and the staged epilogue.
+TEST(WgmmaCompile, RowPitchCopiesBeforeTheMainKernel) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128"),
+                   make(1000, 1000, 1000, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=2,EP=0,RP=128"),
+                   make(1537, 4097, 1000, Precision::kFP16, layout, 2)});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=1,RP=128"),
+                 make(4000, 4000, 4000, Precision::kBF16, Layout::kNN)});
+  for (Candidate const& c : all) {
+    std::string const copy =
+        wgmma_family().launch_plan(c.config, c.problem).launches.front().name_expression;
+    ASSERT_NE(copy.find("wgmma_padded_copy"), std::string::npos) << copy;
+    ASSERT_NE(copy.find(",128>"), std::string::npos) << copy;
+  }
+  compile_all(all);
+}
+
 // Clusters along N sharing A (CA=1): A in K-major slabs (NN, NT) and in MN-major boxes (TN,
 // TT), a tile count along N that leaves the cluster's last tile past the matrix, split-K summed
 // in the last slice, the staged epilogue, tf32 (K-major copies) and block-scaled e4m3 (whose
@@ -441,28 +462,6 @@ TEST(WgmmaCompile, OneBlockMulticastsTheSharedTile) {
        make(4096, 4096, 4096, Precision::kE4M3Blk, Layout::kNT)},
       {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,TU=0,PL=1,ML=1,SW=0"),
        make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)},
-  };
-  compile_all(all);
-}
-
-// Two multicast pieces per block (MP=2): pairs sharing K-major A (NN) or B (NT), the lead
-// issuing all four, fours, a persistent pair, tf32 and FP8, with no spills.
-TEST(WgmmaCompile, TwoMulticastPiecesPerBlock) {
-  std::vector<Candidate> const all = {
-      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1,ML=0,MP=2"),
-       make(1024, 1024, 16384, Precision::kBF16, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=1,CA=1,ML=1,MP=2"),
-       make(1000, 1000, 1000, Precision::kFP16, Layout::kNN)},
-      {parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,ML=0,MP=2"),
-       make(1024, 1024, 16384, Precision::kBF16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=4,PE=0,GM=8,SK=1,EP=0,CA=0,ML=0,MP=2"),
-       make(3000, 2000, 512, Precision::kFP16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=2,CA=0,ML=0,MP=2"),
-       make(4096, 4096, 4096, Precision::kBF16, Layout::kNT)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=2,EP=0,CA=0,ML=1,MP=2"),
-       make(1024, 1024, 16384, Precision::kTF32, Layout::kNN)},
-      {parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=8,SK=1,EP=0,CA=0,ML=1,MP=2"),
-       make(4096, 4096, 4096, Precision::kE4M3, Layout::kNT)},
   };
   compile_all(all);
 }
