@@ -117,6 +117,7 @@
 
 #include "common/cluster.cuh"
 #include "common/gemm_args.cuh"
+#include "common/global_store.cuh"
 #include "common/grid_dependency.cuh"
 #include "common/mbarrier.cuh"
 #include "common/named_barrier.cuh"
@@ -433,8 +434,7 @@ __device__ __forceinline__ void store_tile_vec(GemmArgs const& args, float (&d)[
         y[0][sg] = qh ? got : keep;
         y[1][sg] = qh ? keep : got;
       }
-      *reinterpret_cast<uint4*>(out + mi * 64 * ldc + 8 * g) =
-          make_uint4(y[0][0], y[0][1], y[1][0], y[1][1]);
+      global_store::v4(out + mi * 64 * ldc + 8 * g, y[0][0], y[0][1], y[1][0], y[1][1]);
     }
   }
 }
