@@ -208,7 +208,8 @@ std::string emit_source(Family const& family, KernelConfig const& cfg, Problem c
         // The padded copy the first launch wrote, where TMA cannot read the caller's matrix in
         // place (the copy kernel applies the same rule).
         os << "  bool const padded_" << slot << " = gemmtune::wgmma_detail::needs_padded_copy("
-           << base << ", " << ld << " * " << input_bytes(p.precision) << ");\n";
+           << base << ", " << ld << " * " << input_bytes(p.precision) << ", "
+           << t.in_place_pitch << ");\n";
         base = "padded_" + slot + " ? static_cast<void const*>(" + copy_base + ") : " + base;
         ld = "padded_" + slot + " ? " + std::to_string(padded_copy_ld(t.operand, p)) +
              "LL : " + ld;

@@ -127,6 +127,9 @@ TEST(Emit, EveryFamilyBuildsWithTheLineItsHeaderPrints) {
   // Below 16-byte alignment: the padded copy first, descriptors over whichever the call needs.
   cases.push_back({"wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0", "bf16",
                    "300x520x1001"});
+  // Rows 16 but not 128 bytes apart, copied first under RP=128's rule.
+  cases.push_back({"wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128", "bf16",
+                   "1000x1000x1000"});
   std::set<std::string> covered;
   for (Case const& c : cases) covered.insert(c.id.substr(0, c.id.find(':')));
   for (Family const* f : all_families()) {
