@@ -68,6 +68,7 @@ __host__ __device__ inline void padded_copy_offsets(GemmArgs const& args, long l
 template <int SK, bool TA, bool TB, int RP = 16>
 __global__ void __launch_bounds__(wgmma_detail::kPadThreads) wgmma_padded_copy(GemmArgs const args) {
   using namespace wgmma_detail;
+  static_assert(RP == 16 || RP == 128, "rows read in place at 16- or 128-byte pitches");
   grid_dependency::wait_for_prior_grids();
   long long rows_a, cols_a, rows_b, cols_b;
   stored_a<TA>(args, rows_a, cols_a);
@@ -79,7 +80,6 @@ __global__ void __launch_bounds__(wgmma_detail::kPadThreads) wgmma_padded_copy(G
   long long const cols = is_a ? cols_a : cols_b, rows = is_a ? rows_a : rows_b;
   long long const ld = is_a ? args.lda : args.ldb;
   void const* const src_base = is_a ? args.A : args.B;
-  static_assert(RP == 16 || RP == 128, "rows read in place at 16- or 128-byte pitches");
   if (!needs_padded_copy(src_base, ld * 2, RP)) return;
   long long const chunks = (cols + kPadChunk - 1) / kPadChunk;
   long long const row = b / chunks, c0 = b % chunks * kPadChunk + threadIdx.x;

@@ -389,8 +389,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
   out.push_back({"swap", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
                    if (c.at("SW") == 0) return std::string();
                    // p is the transposed problem: its N is the caller's M.
-                   bool const sixteen =
-                       p.precision == Precision::kFP16 || p.precision == Precision::kBF16;
+                   bool const sixteen = sixteen_bit(p);
                    bool const kmajor = p.precision == Precision::kTF32 ||
                                        p.precision == Precision::kE4M3 ||
                                        p.precision == Precision::kE4M3Row;
@@ -424,7 +423,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // against 45.1. So the search times SW=1 where BN covers the caller's M (the
                    // kernel's N here) with fewer empty columns than 64-row tiles leave.
                    if (c.at("SW") == 0) return std::string();
-                   if (p.precision != Precision::kFP16 && p.precision != Precision::kBF16) {
+                   if (!sixteen_bit(p)) {
                      return "SW=1 is searched with 16-bit operands; " +
                             std::string(to_string(p.precision)) + " runs when named";
                    }
