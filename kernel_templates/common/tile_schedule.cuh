@@ -1,7 +1,8 @@
 // Which tile of C a block works on and which K blocks of it: the grouped rasterization that keeps
 // the blocks resident at the same time on neighbouring tiles, and the even split of K among the
 // slices of split-K. simt and mma take one tile per block (blockIdx.x) and its slice from
-// blockIdx.z; wgmma's persistent work units use grouped() alone, their index carrying the slice.
+// blockIdx.z; wgmma's persistent work units use grouped() alone, their index carrying the slice,
+// and its stream-K grid (PE = 3) shares the k blocks of all units out with stream_begin().
 // Integer arithmetic only, so the CPU emulation runs it with its own blockIdx.
 #pragma once
 
@@ -37,6 +38,35 @@ __device__ __forceinline__ long long dealt(long long c, long long n) {
     long long const g = c % S;
     return g * rows + (g < longer ? g : longer) + c / S;
   }
+}
+
+/// Stream-K: the first of the `total` k blocks (work units × k blocks per unit, laid end to
+/// end) that share `c` of `shares` takes, when the shares split them as evenly as integers
+/// allow; share c covers [stream_begin(c), stream_begin(c + 1)).
+__device__ __forceinline__ long long stream_begin(long long c, long long total,
+                                                  long long shares) {
+  return c * total / shares;
+}
+
+/// Stream-K: the share that holds k block i (0 ≤ i < total): the last c with stream_begin(c) ≤
+/// i, which is never an empty share.
+__device__ __forceinline__ long long stream_owner(long long i, long long total,
+                                                  long long shares) {
+  return ((i + 1) * shares + total - 1) / total - 1;
+}
+
+/// Stream-K: how many shares the `total` k blocks are dealt into by `clusters` clusters: one
+/// per cluster, or one per k block where there are fewer, so that no share is empty.
+__device__ __forceinline__ long long stream_shares(long long total, long long clusters) {
+  return clusters < total ? clusters : total;
+}
+
+/// Stream-K: the k blocks [begin, end) cluster c walks; clusters past the shares walk none.
+__device__ __forceinline__ void stream_share(long long c, long long total, long long clusters,
+                                             long long& begin, long long& end) {
+  long long const shares = stream_shares(total, clusters);
+  begin = c < shares ? stream_begin(c, total, shares) : total;
+  end = c < shares ? stream_begin(c + 1, total, shares) : total;
 }
 
 /// First row m0 and column n0 of C of this block's tile (tile blockIdx.x of BM×BN tiles):

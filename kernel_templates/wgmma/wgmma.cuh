@@ -67,7 +67,13 @@
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
 //            units in turn, each a whole BM×BN tile, so one's epilogue overlaps the other's
 //            wgmma; their main loops run one after the other (named barriers hand the turn
-//            over), which also keeps each within one phase of the full barriers it polls
+//            over), which also keeps each within one phase of the full barriers it polls;
+//            3: persistent stream-K: the C clusters share the k blocks of all units, laid end
+//            to end, evenly (tile_schedule::stream_begin), so a grid of 1.5 waves of units
+//            takes 1.5 units' time, not 2. A unit covered by one share is stored as usual; one
+//            cut between shares has each share store FP32 partials as a split-K slice (slice =
+//            its index among the unit's shares) and the last to finish sums them in share
+//            order (SK = 1, EP = 0, at most 64 accumulators a thread, as for SK = 2)
 //   GM       grouped rasterization: tiles are walked GM tile rows at a time, column by column
 //            (common/tile_schedule.cuh)
 //   EP       epilogue: 0 stores C from registers (16-byte stores after a quad exchange); E > 0
@@ -647,15 +653,16 @@ __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, 
 
 /// Split-K, after this warp stored its slice's partials of tile (tm, tn) (store_tile): counts
 /// the slice on the warp's counter and, in the slice that arrives last, replaces d with the sum
-/// of every slice's partials and writes C. The sum reads all SK slices back, its own included,
-/// in slice order, so C does not depend on which slice arrived last. `r`, `c` as for
-/// store_tile (TRANS too); the whole warp calls it.
-template <int BM, int BN, int SK, int T, int MI, int ACC, bool TRANS>
+/// of every slice's partials and writes C. The sum reads all `slices` back (SK, or a stream-K
+/// unit's shares), its own included, in slice order, so C does not depend on which slice
+/// arrived last. `r`, `c` as for store_tile (TRANS too); the whole warp calls it.
+template <int BM, int BN, int T, int MI, int ACC, bool TRANS>
 __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[MI][ACC],
                                                long long tm, long long tn, int r, int c,
-                                               int wcol, unsigned* counter, int lane) {
+                                               int wcol, unsigned* counter, int lane,
+                                               int slices) {
   __syncwarp();
-  unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, SK)) : 0u;
+  unsigned last = lane == 0 ? static_cast<unsigned>(split_k::arrive(counter, slices)) : 0u;
   last = __shfl_sync(0xffffffffu, last, 0);
   __syncwarp();
   if (!last) return;
@@ -666,13 +673,13 @@ __device__ __forceinline__ void finish_split_k(GemmArgs const& args, float (&d)[
   if ((tm + 1) * BM <= M && (tn + 1) * BN <= N) {  // uniform over the warp
     add_slice<false, true>(d, w, ldw, rows_left, cols_left);
 #pragma unroll 1
-    for (int z = 1; z < SK; ++z) {
+    for (int z = 1; z < slices; ++z) {
       add_slice<false, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
     }
   } else {
     add_slice<true, true>(d, w, ldw, rows_left, cols_left);
 #pragma unroll 1
-    for (int z = 1; z < SK; ++z) {
+    for (int z = 1; z < slices; ++z) {
       add_slice<true, false>(d, w + z * M * ldw, ldw, rows_left, cols_left);
     }
   }
@@ -745,6 +752,33 @@ __device__ __forceinline__ long long placed_unit(long long w, long long step, lo
     long long const base = w - w % run;
     long long const n = units - base < run ? units - base : run;
     return base + tile_schedule::dealt<PL>(w - base, n);
+  }
+}
+
+/// Position w of a block's walk → its work unit u, split-K slice, tile (tm, tn), k blocks
+/// [kb, kb_end) and the next position. PE ≤ 2: w counts clusters over whole waves (placed_unit)
+/// and the next is w + step. Stream-K (PE = 3): w is a k block of all units laid end to end,
+/// the walk ends at w_end (the end of this cluster's share), and the next position starts the
+/// next unit.
+template <int PE, int PL, int SK, int GM, int CL, int CA>
+__device__ __forceinline__ void unit_at(long long w, long long step, long long w_end,
+                                        long long units, long long units_m, long long units_n,
+                                        long long kb_total, unsigned rank, long long& u,
+                                        int& slice, long long& tm, long long& tn, long long& kb,
+                                        long long& kb_end, long long& next) {
+  if constexpr (PE == 3) {
+    u = w / kb_total;
+    long long const first = u * kb_total;
+    kb = w - first;
+    kb_end = w_end - first < kb_total ? w_end - first : kb_total;
+    next = first + kb_end;
+    block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
+  } else {
+    u = placed_unit<PL, PE>(w, step, units);
+    next = w + step;
+    block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
+    slice_range<SK>(kb_total, slice, kb, kb_end);
+    rank_k_range<CL, CA>(rank, kb, kb_end);
   }
 }
 
@@ -1027,7 +1061,12 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
                 "a tile's columns lie in at most two 128-wide N blocks of the B scales");
   static_assert(BM % kMnChunk == 0, "MN-major A is loaded in 64-wide boxes");
   static_assert(CL == 1 || CL == 2 || CL == 4, "clusters of 1, 2 or 4 blocks");
-  static_assert(PE >= 0 && PE <= 2 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
+  static_assert(PE >= 0 && PE <= 3 && (!PINGPONG || CW == 2), "ping-pong needs two consumers");
+  // Stream-K: a unit cut between shares is summed as SK = 2's slices are, by its last share.
+  constexpr bool STREAM = PE == 3;
+  static_assert(!STREAM || (SK == 1 && EP == 0 && MI * ACC <= 64),
+                "stream-K stores whole units or FP32 partials from registers (SK = 1, EP = 0) "
+                "and sums them in the last share (at most 64 accumulators a thread)");
   static_assert(CA == 0 || CA == 1 || CA == 2, "clusters along M (0), N (1) or K (2)");
   static_assert(PL >= 1 && (PL == 1 || CL > 1), "clusters are dealt onto GPCs; blocks are not");
   static_assert(ML == 0 || (ML == 1 && CL > 1 && !K_SPLIT),
@@ -1067,6 +1106,15 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
   long long const kb_total = (args.K + BK - 1) / BK;
   long long const first_unit = blockIdx.x / CL;
   long long const unit_step = PE ? gridDim.x / CL : units;  // PE = 0: one unit per cluster
+  // The walk's positions (unit_at): units, or (stream-K) the k blocks of this cluster's share.
+  // No share is empty (fewer k blocks than clusters leave the last clusters without one), so
+  // the shares that hold a unit are consecutive and each stores a slice of it.
+  long long const stream_total = units * kb_total;
+  long long const stream_shares = tile_schedule::stream_shares(stream_total, unit_step);
+  long long walk_begin = first_unit, walk_end = units;
+  if constexpr (STREAM) {
+    tile_schedule::stream_share(first_unit, stream_total, unit_step, walk_begin, walk_end);
+  }
 
   int const wg = threadIdx.x / kWarpgroup;
   if (wg == 0) {
@@ -1079,13 +1127,11 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
     if (threadIdx.x < 32) {
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
-      for (long long w = first_unit; w < units; w += unit_step) {
-        long long const u = placed_unit<PL, PE>(w, unit_step, units);
+      for (long long w = walk_begin, next; w < walk_end; w = next) {
         int slice;
-        long long tm, tn, kb, kb_end;
-        block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
-        slice_range<SK>(kb_total, slice, kb, kb_end);
-        rank_k_range<CL, CA>(rank, kb, kb_end);
+        long long u, tm, tn, kb, kb_end;
+        unit_at<PE, PL, SK, GM, CL, CA>(w, unit_step, walk_end, units, units_m, units_n,
+                                        kb_total, rank, u, slice, tm, tn, kb, kb_end, next);
         // A block whose tile lies past the matrix (an odd count of tile rows or columns in a
         // cluster) loads the last tile's operand instead (its results are never stored) and
         // still issues its share of the shared one.
@@ -1184,16 +1230,14 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
     if constexpr (TAKE_TURNS) {
       if (wg == 2) named_barrier::arrive<kTurnBarrier, 2 * kWarpgroup>(0);
     }
-    for (long long w = first_unit; w < units; w += unit_step, ++turn) {
-      long long const u = placed_unit<PL, PE>(w, unit_step, units);
+    for (long long w = walk_begin, next; w < walk_end; w = next, ++turn) {
       int slice;
-      long long tm, tn, kb, kb_end;
-      block_tile<GM, CL, CA>(u, units_m, units_n, rank, slice, tm, tn);
-      slice_range<SK>(kb_total, slice, kb, kb_end);
-      rank_k_range<CL, CA>(rank, kb, kb_end);
+      long long u, tm, tn, kb, kb_end;
+      unit_at<PE, PL, SK, GM, CL, CA>(w, unit_step, walk_end, units, units_m, units_n,
+                                      kb_total, rank, u, slice, tm, tn, kb, kb_end, next);
       // A tile past the matrix (clusters) computes on clamped loads and stores nothing.
       bool const inside = tm < tiles_m && tn < tiles_n;
-      bool const next_exists = w + unit_step < units;
+      bool const next_exists = next < walk_end;
       if constexpr (PINGPONG) {
         if ((turn & 1) != wg - 1) {
           // The other warpgroup's unit: step over its stages without touching them.
@@ -1325,15 +1369,37 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
           continue;
         }
       }
+      constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
+      int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
+      if constexpr (STREAM) {
+        // The shares that hold the unit's first and last k blocks: one, or a cut unit whose
+        // shares each store a slice of partials (this one's index among them).
+        long long const unit_first = u * kb_total;
+        long long const share0 =
+            tile_schedule::stream_owner(unit_first, stream_total, stream_shares);
+        long long const shares = tile_schedule::stream_owner(unit_first + kb_total - 1,
+                                                             stream_total, stream_shares) -
+                                 share0 + 1;
+        if (shares == 1) {
+          store_tile<BM, BN, 1, OT, MI, ACC, TRANS>(eargs, d, tm, tn, 0, r, c, wcol);
+        } else {
+          int const share = static_cast<int>(first_unit - share0);
+          store_tile<BM, BN, 2, OT, MI, ACC, TRANS>(eargs, d, tm, tn, share, r, c, wcol);
+          if (inside) {
+            unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
+            finish_split_k<BM, BN, OT, MI, ACC, TRANS>(eargs, d, tm, tn, r, c, wcol, counter,
+                                                       lane, static_cast<int>(shares));
+          }
+        }
+        continue;
+      }
       store_tile<BM, BN, SK, OT, MI, ACC, TRANS>(eargs, d, tm, tn, slice, r, c, wcol);
       if constexpr (LAST_SLICE_SUMS) {
         // A tile past the matrix (clusters) stores nothing and counts nothing, in every slice.
         if (inside) {
-          constexpr int WARPS = PINGPONG ? 4 : 4 * CW;  // consumer warps of one tile
-          int const tile_warp = PINGPONG ? warp : (wg - 1) * 4 + warp;
           unsigned* const counter = args.counters + (tm * tiles_n + tn) * WARPS + tile_warp;
-          finish_split_k<BM, BN, SK, OT, MI, ACC, TRANS>(eargs, d, tm, tn, r, c, wcol, counter,
-                                                         lane);
+          finish_split_k<BM, BN, OT, MI, ACC, TRANS>(eargs, d, tm, tn, r, c, wcol, counter,
+                                                     lane, SK);
         }
       }
     }

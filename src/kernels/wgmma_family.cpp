@@ -1,7 +1,8 @@
 // The wgmma descriptor: value lists, the constraints that keep a default search to the configs
 // worth timing on Hopper, name expressions, and the launch plan (TMA descriptors for A and B,
-// the main kernel over work units or a persistent grid of clusters; split-K sums in the last
-// slice of each tile at SK = 2, else in the reduce kernel).
+// the main kernel over work units or a persistent grid of clusters, whole units or stream-K
+// shares of their k blocks; split-K sums in the last slice of each tile at SK = 2, else in the
+// reduce kernel).
 #include "src/kernels/wgmma_family.hpp"
 
 #include <algorithm>
@@ -113,10 +114,33 @@ bool straddles_lines(Problem const& p) {
 bool a_mn_major(Problem const& p) { return a_transposed(p.layout) && !a_copied(p); }
 bool b_mn_major(Problem const& p) { return !b_transposed(p.layout) && !b_copied(p); }
 
-/// Bytes of split-K partials: SK slices of M rows of round_up(N, 4) floats.
+/// = tile_schedule::stream_owner: the share of `shares` that holds k block i of `total`.
+std::int64_t stream_owner(std::int64_t i, std::int64_t total, std::int64_t shares) {
+  return ((i + 1) * shares + total - 1) / total - 1;
+}
+
+/// Stream-K over the kernel's problem: the most shares that hold k blocks of one unit. As the
+/// kernel does, the clusters that share them are the grid's, or the k blocks if fewer.
+std::int64_t stream_slices_of(KernelConfig const& c, Problem const& kp) {
+  if (c.at("PE") != 3) return 1;
+  std::int64_t const units = unit_count(c, kp);
+  std::int64_t const kb = ceil_div(kp.k, WgmmaFamily::block_k(kp.precision));
+  std::int64_t const total = units * kb;
+  std::int64_t const shares =
+      std::min<std::int64_t>(WgmmaFamily::kPersistentSms / c.at("CL"), total);
+  std::int64_t most = 1;
+  for (std::int64_t u = 0; u < units; ++u) {
+    most = std::max(most, stream_owner(u * kb + kb - 1, total, shares) -
+                              stream_owner(u * kb, total, shares) + 1);
+  }
+  return most;
+}
+
+/// Bytes of split-K partials: SK slices (stream-K: the most a unit is cut into) of M rows of
+/// round_up(N, 4) floats.
 std::int64_t partial_bytes(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const sk = cfg.at("SK");
-  return sk == 1 ? 0 : sk * p.m * round_up(p.n, 4) * 4;
+  std::int64_t const slices = cfg.at("PE") == 3 ? stream_slices_of(cfg, p) : cfg.at("SK");
+  return slices == 1 ? 0 : slices * p.m * round_up(p.n, 4) * 4;
 }
 /// = wgmma_detail::kmajor_copy_offsets: the K-major copies follow the partials, each on a
 /// 128-byte boundary, A's before B's.
@@ -266,10 +290,12 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
           {"CL", {1, 2, 4},
            "cluster size: its blocks share one operand through TMA multicast (the search "
            "pairs blocks; 4 runs when named)"},
-          {"PE", {0, 1, 2},
+          {"PE", {0, 1, 2, 3},
            "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
-           "overlaps the other's main loop)"},
+           "overlaps the other's main loop), 3 = persistent stream-K: the grid shares the k "
+           "blocks of all tiles out evenly, and the shares of a cut tile sum their FP32 "
+           "partials (SK=1, EP=0)"},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
           {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"},
           {"EP", {0, 1, 2, 4},
@@ -361,8 +387,16 @@ bool WgmmaFamily::splits_k(KernelConfig const& cfg) {
   return cfg.at("CL") > 1 && cfg.get("CA").value_or(0) == 2;
 }
 
+bool WgmmaFamily::streams_k(KernelConfig const& cfg) { return cfg.at("PE") == 3; }
+
+std::int64_t WgmmaFamily::stream_slices(KernelConfig const& cfg, Problem const& p) {
+  return stream_slices_of(cfg, kernel_problem(cfg, p));
+}
+
 std::int64_t WgmmaFamily::grid_blocks(KernelConfig const& cfg, Problem const& p) {
   std::int64_t const u = units(cfg, p), cl = cfg.at("CL");
+  // Stream-K shares k blocks, not units: fewer units than clusters still use every SM.
+  if (streams_k(cfg)) return kPersistentSms / cl * cl;
   return (cfg.at("PE") >= 1 ? std::min<std::int64_t>(u, kPersistentSms / cl) : u) * cl;
 }
 
@@ -615,11 +649,13 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                      return "RP=" + str(c.at("RP")) + " copies rows that straddle 128-byte "
                             "lines; every packed row of " + p.shape() + " starts on one";
                    }
-                   // bench/lists/wgmma_row_pitch_copy.txt holds the rows that decide where the
-                   // copy beats reading in place.
-                   return "RP=" + str(c.at("RP")) + " is unmeasured against reading the rows "
-                          "of " + p.shape() + " in place: the search reads them in place "
-                          "(RP=128 runs when named)";
+                   // Measured on an H100 (bench/results/2026-12-07-h100-stream-k.md): from
+                   // 17% faster (4096x1000x4096) to 27% slower (16x4096x1000) than reading in
+                   // place, 17% slower at 4000^3, unchanged at 1000^3 with 128x64 tiles; no
+                   // rule of the shape separates the wins, so the search reads in place.
+                   return "RP=" + str(c.at("RP")) + " measured from 17% faster to 27% slower "
+                          "than reading the rows of " + p.shape() + " in place, with no rule "
+                          "for which: the search reads them in place (RP=128 runs when named)";
                  },
                  true});
   out.push_back({"k_split", [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
@@ -739,8 +775,40 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                           " columns that CA=0 shares";
                  },
                  true});
+  out.push_back({"stream_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   if (c.at("PE") != 3) return std::string();
+                   if (c.at("SK") != 1) {
+                     return "PE=3 splits K itself at the shares' edges; SK=" + str(c.at("SK")) +
+                            " splits it again";
+                   }
+                   if (c.at("EP") != 0) {
+                     return "PE=3 stores a cut tile's FP32 partials from registers (EP=0), not "
+                            "EP=" + str(c.at("EP"));
+                   }
+                   if (accumulators_per_thread(c) > 64) {
+                     return "PE=3 sums a cut tile's partials in its last share: " +
+                            str(accumulators_per_thread(c)) + " accumulators per consumer "
+                            "thread > 64 leave no registers for the sum";
+                   }
+                   if (a_copied(p) || b_copied(p) || padded(c, p)) {
+                     return std::string("PE=3 keeps its partials where the copies of the "
+                                        "operands go: it reads both in place");
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"stream_k_search",
+                 [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
+                   // Measured on an H100 (bench/results/2026-12-07-h100-stream-k.md): 1.2-3.2x
+                   // slower than the same tile whole or split-K on all eight shapes, one to two
+                   // waves and 4096^3 alike: each share ends on a serial sum of a cut tile's
+                   // partials, and shares walk tiles far apart at once.
+                   if (c.at("PE") != 3) return std::string();
+                   return std::string("PE=3 measured 1.2-3.2x slower than whole tiles or "
+                                      "split-K: the search leaves it out (it runs when named)");
+                 },
+                 true});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
-                   if (c.at("PE") == 0) return std::string();
+                   if (c.at("PE") == 0 || c.at("PE") == 3) return std::string();
                    std::int64_t const u = unit_count(c, p), clusters = sm_count(l) / c.at("CL");
                    if (u > clusters) return std::string();
                    return str(u) + " work units fit one wave of " + str(clusters) +
@@ -930,7 +998,7 @@ std::int64_t WgmmaFamily::workspace_bytes(KernelConfig const& cfg, Problem const
 }
 
 std::int64_t WgmmaFamily::counter_bytes(KernelConfig const& cfg, Problem const& problem) {
-  if (!sums_in_last_slice(cfg)) return 0;
+  if (!sums_in_last_slice(cfg) && !(streams_k(cfg) && stream_slices(cfg, problem) > 1)) return 0;
   std::int64_t const warps = cfg.at("PE") == 2 ? 4 : 4 * cfg.at("CW");
   return tiles(cfg, problem) * warps * 4;
 }

@@ -56,7 +56,13 @@ class WgmmaFamily final : public Family {
   static bool shares_b_tiles(KernelConfig const& cfg);
   /// Whether a cluster's blocks split one tile's K range and share nothing (CL > 1, CA = 2).
   static bool splits_k(KernelConfig const& cfg);
-  /// Blocks of the main launch: CL · units (PE=0) or CL · min(units, SMs assumed / CL) (PE=1, 2).
+  /// Whether the persistent clusters share out the k blocks of all units (stream-K, PE = 3).
+  static bool streams_k(KernelConfig const& cfg);
+  /// Stream-K: the most shares that hold k blocks of one unit, so the most slices of partials
+  /// a unit is stored in (1: no unit is cut); 1 without stream-K.
+  static std::int64_t stream_slices(KernelConfig const& cfg, Problem const& problem);
+  /// Blocks of the main launch: CL · units (PE=0), CL · min(units, SMs assumed / CL) (PE=1, 2),
+  /// or the SMs assumed, in whole clusters (PE=3).
   static std::int64_t grid_blocks(KernelConfig const& cfg, Problem const& problem);
   /// The two TMA descriptors (A, B) the main kernel reads, box and 128-byte swizzle (SW = 1:
   /// the kernel's A box over the caller's B, its B box over A).
@@ -69,7 +75,8 @@ class WgmmaFamily final : public Family {
   /// "gemmtune::wgmma_padded_copy<SK,TA,TB>": the first launch of 16-bit plans below 16-byte
   /// alignment; it copies the operands TMA cannot read in place, rows padded to 128 bytes.
   std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// FP32 partials of SK slices, rows padded to a multiple of 4 (none when SK = 1), then the
+  /// FP32 partials of SK slices (stream-K: stream_slices), rows padded to a multiple of 4 (none
+  /// when there is one slice), then the
   /// K-major tf32 copies of MN-major operands or the padded copies of both 16-bit operands
   /// (below 16-byte alignment), each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
@@ -80,8 +87,8 @@ class WgmmaFamily final : public Family {
   /// "gemmtune::wgmma_reduce<SK,T>" when the last slice does not sum, or for SW = 1
   /// "gemmtune::wgmma_reduce_transposed<SK,T>" (32×32 tiles turned in shared memory).
   std::string reduce_expression(KernelConfig const& cfg, Problem const& problem) const;
-  /// Split-K counters (sums_in_last_slice): one per consumer warp of each tile, 4·CW per tile (4 with PE=2,
-  /// where one warpgroup owns a whole tile).
+  /// Split-K counters (sums_in_last_slice, or stream-K): one per consumer warp of each tile,
+  /// 4·CW per tile (4 with PE=2, where one warpgroup owns a whole tile).
   static std::int64_t counter_bytes(KernelConfig const& cfg, Problem const& problem);
 
   /// SMs the persistent grid is sized for: the launch plan does not see the device, so it

@@ -126,6 +126,35 @@ TEST_F(CliGpu, RowsThatStraddleLinesVerifyThroughThePaddedCopy) {
   expect_every_run_ok(r, 8);
 }
 
+// Stream-K (PE = 3): the grid's clusters share out the k blocks of all units, and the shares
+// of a cut unit sum their partials. Every layout; units fewer than the clusters (96×1024×1024:
+// 8 units of 16 k blocks, each cut into 16 shares of one), between one and two waves, and
+// ragged; pairs multicasting B; swapped operands and column halves in one layout.
+TEST_F(CliGpu, StreamKSharesVerifyInAllLayouts) {
+  std::string const dir = temp_dir("gpu-stream-k");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  for (char const* id : {"wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=3,GM=8,SK=1,EP=0"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                        "bf16", "--shape", "1544x1024x4096", "--shape", "96x1024x1024",
+                        "--shape", "2000x3000x1000", "--layout", "all", "--target-ms", "2",
+                        "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(id) + "\n" + r.err);
+    expect_every_run_ok(r, 12);
+  }
+  for (char const* id : {"wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=3,GM=1,SK=1,EP=0,SW=1",
+                         "wgmma:BM=64,BN=128,ST=6,CW=2,CL=1,PE=3,GM=1,SK=1,EP=0"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                        "fp16", "--shape", "96x4096x4096", "--shape", "384x2048x1000",
+                        "--layout", "NN", "--target-ms", "2", "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(id) + "\n" + r.err);
+    expect_every_run_ok(r, 2);
+  }
+}
+
 // Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified through the worker: bf16 in
 // all four layouts, tf32 and e4m3 in NT, at a short M against the BN tile and N against BM,
 // plain and with split-K summed in the last slice.

@@ -332,6 +332,15 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "row_pitch"},
       {pitched(swapped(cfg(128, 96, 6, 2, 0, 1, 1))), make(96, 4096, 4000), "row_pitch"},
       {pitched(cfg(128, 128, 6, 2, 0, 1, 1)), make(1024, 1024, 1024), "row_pitch_search"},
+      // Stream-K (PE=3): whole units or partials from registers, summed in the last share, with
+      // both operands read in place; run when named (it measured slower).
+      {cfg(128, 128, 6, 2, 3, 8, 2), make(1536, 1024, 4096), "stream_k"},
+      {cfg(128, 128, 6, 2, 3, 8, 1, 1, 1), make(1536, 1024, 4096), "stream_k"},
+      {cfg(128, 128, 6, 1, 3, 8, 1), make(1536, 1024, 4096), "stream_k"},
+      {cfg(128, 128, 6, 2, 3, 8, 1), make(1536, 1024, 4096, Precision::kTF32), "stream_k"},
+      {cfg(128, 128, 6, 2, 3, 8, 1), make(1536, 1024, 4095, Precision::kBF16, Layout::kNN, 2),
+       "stream_k"},
+      {cfg(128, 128, 6, 2, 3, 8, 1), make(1536, 1024, 4096), "stream_k_search"},
   };
   std::set<std::string> seen;
   for (Case const& c : cases) {
@@ -357,7 +366,8 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "accumulators",
                                          "cluster_pieces", "grid_size", "epilogue",
                                          "block_scales", "turns", "k_split", "placement",
-                                         "multicast_lead", "swap", "row_pitch"}));
+                                         "multicast_lead", "swap", "row_pitch",
+                                         "stream_k"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -477,7 +487,8 @@ TEST(WgmmaFamily, RowPitch128CopiesRowsThatStraddleLinesFirst) {
   Problem const odd = make(1000, 1001, 1000, Precision::kFP16, Layout::kNN, 2);
   EXPECT_EQ(wgmma().launch_plan(copied, odd).tensor_maps[0].in_place_pitch, 128);
   EXPECT_EQ(wgmma().launch_plan(in_place, odd).tensor_maps[0].in_place_pitch, 16);
-  // The search reads in place until the copy is measured; a named RP=128 runs anywhere 16-bit.
+  // The search reads in place (the copy won and lost by no rule); a named RP=128 runs anywhere
+  // 16-bit.
   EXPECT_EQ(rule(wgmma().reject_reason(copied, p, sm90())), "row_pitch_search");
   EXPECT_EQ(wgmma().reject_reason(copied, make(1024, 1024, 1024), sm90(), RejectScope::kRun), "");
   EXPECT_EQ(rule(wgmma().reject_reason(copied, make(1000, 1000, 1000, Precision::kTF32), sm90(),

@@ -371,6 +371,30 @@ TEST(WgmmaCompile, RowPitchCopiesBeforeTheMainKernel) {
   compile_all(all);
 }
 
+// Stream-K (PE=3): every layout, units fewer than the clusters and between one and two waves,
+// pairs multicasting B, column halves, swapped operands, and the K-major precisions in NT
+// (block-scaled FP8 too); no spills in the consumers that sum a cut unit's partials.
+TEST(WgmmaCompile, StreamKInEveryLayout) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0"),
+                   make(1544, 1024, 4096, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=3,GM=8,SK=1,EP=0"),
+                   make(2000, 3000, 1000, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=64,BN=128,ST=6,CW=1,CL=1,PE=3,GM=1,SK=1,EP=0"),
+                 make(96, 1024, 1024, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=64,BN=128,ST=6,CW=2,CL=1,PE=3,GM=1,SK=1,EP=0"),
+                 make(384, 2048, 4096, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=3,GM=1,SK=1,EP=0,SW=1"),
+                 make(96, 4096, 4096, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0"),
+                 make(1536, 1024, 4096, Precision::kTF32, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0"),
+                 make(1536, 1024, 4096, Precision::kE4M3Blk, Layout::kNT)});
+  compile_all(all);
+}
+
 // Clusters along N sharing A (CA=1): A in K-major slabs (NN, NT) and in MN-major boxes (TN,
 // TT), a tile count along N that leaves the cluster's last tile past the matrix, split-K summed
 // in the last slice, the staged epilogue, tf32 (K-major copies) and block-scaled e4m3 (whose

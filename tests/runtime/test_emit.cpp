@@ -130,6 +130,9 @@ TEST(Emit, EveryFamilyBuildsWithTheLineItsHeaderPrints) {
   // Rows 16 but not 128 bytes apart, copied first under RP=128's rule.
   cases.push_back({"wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128", "bf16",
                    "1000x1000x1000"});
+  // Stream-K: the partials of cut tiles and their counters.
+  cases.push_back({"wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0", "bf16",
+                   "1536x1024x4096"});
   std::set<std::string> covered;
   for (Case const& c : cases) covered.insert(c.id.substr(0, c.id.find(':')));
   for (Family const* f : all_families()) {
