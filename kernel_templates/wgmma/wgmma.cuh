@@ -622,9 +622,11 @@ template <bool CHECK, bool FIRST, int MI, int ACC>
 __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, long long ldw,
                                           long long rows_left, long long cols_left) {
   constexpr int PAIRS = ACC / 2;
-  // 8 pairs: 16 registers beside up to 128 accumulators (one consumer warpgroup of 128×128
-  // tf32 spilled with 16).
-  constexpr int BATCH = PAIRS < 8 ? PAIRS : 8;
+  // The sums run at the end of the last slice (or stream-K share), every trip to L2 in series
+  // on the critical path: with at most 64 accumulators (the sums' own limit) a whole m64 block
+  // of the slice is one batch, another 64 registers; more accumulators take 8 pairs at a time
+  // (one consumer warpgroup of 128×128 tf32 spilled with 16 more registers).
+  constexpr int BATCH = MI * ACC <= 64 ? PAIRS : (PAIRS < 8 ? PAIRS : 8);
   static_assert(PAIRS % BATCH == 0, "whole batches");
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
