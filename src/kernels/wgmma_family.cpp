@@ -122,7 +122,7 @@ std::int64_t stream_owner(std::int64_t i, std::int64_t total, std::int64_t share
 /// Stream-K over the kernel's problem: the most shares that hold k blocks of one unit. As the
 /// kernel does, the clusters that share them are the grid's, or the k blocks if fewer.
 std::int64_t stream_slices_of(KernelConfig const& c, Problem const& kp) {
-  if (c.at("PE") != 3) return 1;
+  if (!WgmmaFamily::streams_k(c)) return 1;
   std::int64_t const units = unit_count(c, kp);
   std::int64_t const kb = ceil_div(kp.k, WgmmaFamily::block_k(kp.precision));
   std::int64_t const total = units * kb;
@@ -139,7 +139,8 @@ std::int64_t stream_slices_of(KernelConfig const& c, Problem const& kp) {
 /// Bytes of split-K partials: SK slices (stream-K: the most a unit is cut into) of M rows of
 /// round_up(N, 4) floats.
 std::int64_t partial_bytes(KernelConfig const& cfg, Problem const& p) {
-  std::int64_t const slices = cfg.at("PE") == 3 ? stream_slices_of(cfg, p) : cfg.at("SK");
+  std::int64_t const slices =
+      WgmmaFamily::streams_k(cfg) ? stream_slices_of(cfg, p) : cfg.at("SK");
   return slices == 1 ? 0 : slices * p.m * round_up(p.n, 4) * 4;
 }
 /// = wgmma_detail::kmajor_copy_offsets: the K-major copies follow the partials, each on a
@@ -776,7 +777,7 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  },
                  true});
   out.push_back({"stream_k", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
-                   if (c.at("PE") != 3) return std::string();
+                   if (!streams_k(c)) return std::string();
                    if (c.at("SK") != 1) {
                      return "PE=3 splits K itself at the shares' edges; SK=" + str(c.at("SK")) +
                             " splits it again";
@@ -802,13 +803,13 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    // slower than the same tile whole or split-K on all eight shapes, one to two
                    // waves and 4096^3 alike: each share ends on a serial sum of a cut tile's
                    // partials, and shares walk tiles far apart at once.
-                   if (c.at("PE") != 3) return std::string();
+                   if (!streams_k(c)) return std::string();
                    return std::string("PE=3 measured 1.2-3.2x slower than whole tiles or "
                                       "split-K: the search leaves it out (it runs when named)");
                  },
                  true});
   out.push_back({"persistent", [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
-                   if (c.at("PE") == 0 || c.at("PE") == 3) return std::string();
+                   if (c.at("PE") == 0 || streams_k(c)) return std::string();
                    std::int64_t const u = unit_count(c, p), clusters = sm_count(l) / c.at("CL");
                    if (u > clusters) return std::string();
                    return str(u) + " work units fit one wave of " + str(clusters) +

@@ -76,9 +76,8 @@ class WgmmaFamily final : public Family {
   /// alignment; it copies the operands TMA cannot read in place, rows padded to 128 bytes.
   std::string copy_expression(KernelConfig const& cfg, Problem const& problem) const;
   /// FP32 partials of SK slices (stream-K: stream_slices), rows padded to a multiple of 4 (none
-  /// when there is one slice), then the
-  /// K-major tf32 copies of MN-major operands or the padded copies of both 16-bit operands
-  /// (below 16-byte alignment), each on a 128-byte boundary.
+  /// when there is one slice), then the K-major tf32 copies of MN-major operands or the padded
+  /// copies of both 16-bit operands (below 16-byte alignment), each on a 128-byte boundary.
   static std::int64_t workspace_bytes(KernelConfig const& cfg, Problem const& problem);
   /// Whether the last slice of each tile sums the split-K partials (one launch, counters):
   /// SK = 2 with at most 64 accumulators per consumer thread (= the template's
