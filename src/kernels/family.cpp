@@ -52,9 +52,11 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
       return "kernel '" + cfg.id() + "': parameter " + p.name + " is missing (expected " +
              names + ")";
     }
-    if (std::find(p.values.begin(), p.values.end(), *value) == p.values.end()) {
+    if (!p.accepts(*value)) {
+      std::string const named =
+          p.named_only.empty() ? "" : " (searched) or " + join_values(p.named_only) + " (named)";
       return "kernel '" + cfg.id() + "': " + p.name + "=" + std::to_string(*value) +
-             " is not one of " + join_values(p.values);
+             " is not one of " + join_values(p.values) + named;
     }
     out.params.emplace_back(p.name, *value);
   }
@@ -62,21 +64,24 @@ std::string config_error(Family const& family, KernelConfig const& cfg, KernelCo
 }
 
 /// Whether `cfg` is already canonical for `family`: its parameters in declared order, each
-/// with a declared value (every config enumerate() yields), so validation can skip the copy.
+/// with a declared value (every config enumerate() yields, and named-only values), so
+/// validation can skip the copy.
 bool is_canonical(Family const& family, KernelConfig const& cfg) {
   std::vector<ParamSpec> const& specs = family.declared_params();
   if (cfg.family != family.name() || cfg.params.size() != specs.size()) return false;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     auto const& [name, value] = cfg.params[i];
-    std::vector<std::int64_t> const& values = specs[i].values;
-    if (name != specs[i].name || std::find(values.begin(), values.end(), value) == values.end()) {
-      return false;
-    }
+    if (name != specs[i].name || !specs[i].accepts(value)) return false;
   }
   return true;
 }
 
 }  // namespace
+
+bool ParamSpec::accepts(std::int64_t v) const {
+  return std::find(values.begin(), values.end(), v) != values.end() ||
+         std::find(named_only.begin(), named_only.end(), v) != named_only.end();
+}
 
 Family::Declared const& Family::declared() const {
   std::call_once(declared_once_, [this] {

@@ -28,6 +28,13 @@ struct ParamSpec {
   /// The value an id without this parameter stands for: ids written before the parameter was
   /// declared (stored trials, exported tables) keep naming the kernel they named then.
   std::optional<std::int64_t> absent = std::nullopt;
+  /// Values an id may name and run that the space does not enumerate: ones measured not to pay
+  /// (a search constraint says why). Each multiplies the product the search walks, so leaving
+  /// them out of it keeps a search's enumeration to a fraction of a second.
+  std::vector<std::int64_t> named_only = {};
+
+  /// Whether `v` is one of this parameter's values, enumerated or named only.
+  bool accepts(std::int64_t v) const;
 };
 
 /// A named predicate over (config, problem, limits); `check` returns an empty string to accept
@@ -121,7 +128,8 @@ class Family {
   /// declares an `absent` value takes it); throws UsageError when a parameter is missing,
   /// unknown, or not one of its declared values.
   KernelConfig canonical(KernelConfig const& cfg) const;
-  /// The cartesian product of params() in canonical order (before constraints).
+  /// The cartesian product of params()' enumerated values in canonical order (before
+  /// constraints; values a parameter takes only when named are not part of it).
   std::vector<KernelConfig> enumerate() const;
   /// Calls `visit` with each config of enumerate()'s product in the same order, one config
   /// object updated in place, so a search over a space of a million configs keeps only those

@@ -284,19 +284,22 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
   return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
           {"BN", {64, 96, 128, 160, 192, 208, 224, 256},
            "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
-          {"ST", {3, 4, 5, 6, 7, 8},
-           "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)"},
+          {"ST", {3, 4, 5, 6},
+           "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)",
+           std::nullopt, {7, 8}},
           {"CW", {1, 2},
            "consumer warpgroups (block = (CW+1)·128 threads; two on BM=64 split its columns)"},
-          {"CL", {1, 2, 4},
+          {"CL", {1, 2},
            "cluster size: its blocks share one operand through TMA multicast (the search "
-           "pairs blocks; 4 runs when named)"},
-          {"PE", {0, 1, 2, 3},
+           "pairs blocks; 4 runs when named)",
+           std::nullopt, {4}},
+          {"PE", {0, 1, 2},
            "0 = one tile per block, 1 = persistent grid of one block per SM, 2 = persistent "
            "ping-pong: the 2 consumer warpgroups take whole BM×BN tiles in turn (one's epilogue "
            "overlaps the other's main loop), 3 = persistent stream-K: the grid shares the k "
            "blocks of all tiles out evenly, and the shares of a cut tile sum their FP32 "
-           "partials (SK=1, EP=0)"},
+           "partials (SK=1, EP=0; runs when named)",
+           std::nullopt, {3}},
           {"GM", {1, 8}, "rasterization group: tile rows walked together"},
           {"SK", {1, 2, 4, 8}, "split-K slices (FP32 partials, summed by the tile's last slice at 2, else a reduce kernel)"},
           {"EP", {0, 1, 2, 4},
@@ -308,15 +311,16 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "cluster axis (CL>1): 0 = tiles stacked along M share B, 1 = side by side along N "
            "share A, 2 = a pair splits one tile's K and sums through distributed shared memory",
            0},
-          {"TU", {0, 1},
+          {"TU", {0},
            "block-scaled FP8 with CW=2 (PE≠2): 1 = the consumer warpgroups take turns issuing "
-           "each K block's wgmma, so one's promotion overlaps the other's wgmma",
-           0},
-          {"PL", {1, 8},
+           "each K block's wgmma, so one's promotion overlaps the other's wgmma (runs when "
+           "named)",
+           0, {1}},
+          {"PL", {1},
            "cluster placement (CL>1): 8 gives the clusters the hardware puts on one GPC (every "
            "8th in launch order) consecutive work units, whose shared operand loads the GPC "
-           "merges; 1 = launch order",
-           1},
+           "merges; 1 = launch order (8 runs when named)",
+           1, {8}},
           {"ML", {0, 1},
            "multicast lead (CL>1, CA<2): 1 = the cluster's first block issues every piece of the "
            "shared operand tile, so its stages wait on its own copies only; 0 = each block "
@@ -328,11 +332,12 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "tf32 and e4m3 in NT; 16-bit searched where BN covers an M ≤ 256 better than 64-row "
            "tiles)",
            0},
-          {"RP", {16, 128},
+          {"RP", {16},
            "row pitch, in bytes, at which 16-bit operands are read in place: 16 = every one TMA "
            "can read; 128 = rows not a multiple of 128 bytes apart are first copied to a "
-           "128-byte pitch (a box row that straddles two lines costs TMA several L2 requests)",
-           16}};
+           "128-byte pitch (a box row that straddles two lines costs TMA several L2 requests; "
+           "runs when named)",
+           16, {128}}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {

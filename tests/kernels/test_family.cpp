@@ -72,6 +72,47 @@ TEST(Family, CanonicalRejectsMissingUnknownAndUndeclaredValues) {
   }
 }
 
+/// The first config of `f`'s product (each parameter's first value), without enumerating it.
+KernelConfig first_config(Family const& f) {
+  KernelConfig c;
+  c.family = std::string(f.name());
+  for (ParamSpec const& p : f.params()) c.params.emplace_back(p.name, p.values.front());
+  return c;
+}
+
+TEST(Family, NamedOnlyValuesRunButAreNotEnumerated) {
+  // A value measured not to pay stays runnable by id while the space the search walks skips it:
+  // every parameter's named-only values are outside the product and accepted by canonical().
+  for (Family const* f : all_families()) {
+    for (ParamSpec const& p : f->params()) {
+      for (std::int64_t v : p.named_only) {
+        SCOPED_TRACE(std::string(f->name()) + " " + p.name + "=" + std::to_string(v));
+        EXPECT_EQ(std::count(p.values.begin(), p.values.end(), v), 0);
+        EXPECT_TRUE(p.accepts(v));
+        KernelConfig named = first_config(*f);
+        named.set(p.name, v);
+        EXPECT_EQ(f->canonical(named), named);
+        EXPECT_EQ(f->canonical(parse_kernel_id(named.id())).id(), named.id());
+      }
+    }
+  }
+  // Stream-K runs when named; the space of the search has no config with it, and a value
+  // neither enumerated nor named lists both kinds.
+  Family const& w = *find_family("wgmma");
+  bool any = false;
+  w.for_each_config([&](KernelConfig const& c) { any = any || c.at("PE") == 3; });
+  EXPECT_FALSE(any);
+  KernelConfig bad = first_config(w);
+  bad.set("PE", 5);
+  try {
+    (void)w.canonical(bad);
+    ADD_FAILURE() << "PE=5 accepted";
+  } catch (UsageError const& e) {
+    std::string const what = e.what();
+    EXPECT_NE(what.find("0, 1, 2 (searched) or 3 (named)"), std::string::npos) << what;
+  }
+}
+
 TEST(Family, RejectReasonChecksParametersFirst) {
   Family const& f = *find_family("naive");
   EXPECT_NE(f.reject_reason(parse_kernel_id("naive:BM=32"), square(64), sm90()).find("BN"),
