@@ -283,7 +283,9 @@ int WgmmaFamily::block_k(Precision p) { return kSwizzleBytes / input_bytes(p); }
 std::vector<ParamSpec> WgmmaFamily::params() const {
   return {{"BM", {64, 128, 256}, "rows of C per block (64 or 128 per consumer warpgroup)"},
           {"BN", {64, 96, 128, 160, 192, 208, 224, 256},
-           "columns of C per block = wgmma N (non-powers of two fill 132 SMs better)"},
+           "columns of C per block = wgmma N (non-powers of two fill 132 SMs better; 80, 112, "
+           "144, 176 and 240 run when named)",
+           std::nullopt, {80, 112, 144, 176, 240}},
           {"ST", {3, 4, 5, 6},
            "shared-memory pipeline stages (the search goes to 6; 7 and 8 run when named)",
            std::nullopt, {7, 8}},
@@ -806,8 +808,9 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                  [](KernelConfig const& c, Problem const&, DeviceLimits const&) {
                    // Measured on an H100 (bench/results/2026-12-07-h100-stream-k.md): 1.2-3.2x
                    // slower than the same tile whole or split-K on all eight shapes, one to two
-                   // waves and 4096^3 alike: each share ends on a serial sum of a cut tile's
-                   // partials, and shares walk tiles far apart at once.
+                   // waves and 4096^3 alike. Summing a cut tile's partials in one batch per
+                   // slice did not move it (2026-12-07-h100-slice-sum-and-suites.md), so the
+                   // cost is elsewhere in a share's walk.
                    if (!streams_k(c)) return std::string();
                    return std::string("PE=3 measured 1.2-3.2x slower than whole tiles or "
                                       "split-K: the search leaves it out (it runs when named)");

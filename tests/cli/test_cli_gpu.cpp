@@ -155,6 +155,32 @@ TEST_F(CliGpu, StreamKSharesVerifyInAllLayouts) {
   }
 }
 
+// N tiles between the searched widths (run when named) verified through the worker: BN=112
+// (a part box of MN-major B) in every layout at a ragged M, BN=240 with pairs and a persistent
+// grid, BN=80 with split-K summed in the last slice, BN=112 on swapped operands.
+TEST_F(CliGpu, NamedNTilesVerifyInAllLayouts) {
+  std::string const dir = temp_dir("gpu-named-n");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  CliRun all = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel",
+                        "wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0", "--precision",
+                        "bf16", "--shape", "1537x1024x4096", "--shape", "200x1000x520", "--layout",
+                        "all", "--target-ms", "2", "--repeats", "2"},
+                       dir + "/cache.db");
+  SCOPED_TRACE(all.err);
+  expect_every_run_ok(all, 8);
+  for (char const* id : {"wgmma:BM=128,BN=240,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0",
+                         "wgmma:BM=128,BN=80,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0",
+                         "wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1"}) {
+    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
+                        "fp16", "--shape", "2000x3000x1000", "--shape", "200x4096x4096",
+                        "--layout", "NN", "--target-ms", "2", "--repeats", "2"},
+                       dir + "/cache.db");
+    SCOPED_TRACE(std::string(id) + "\n" + r.err);
+    expect_every_run_ok(r, 2);
+  }
+}
+
 // Swapped operands (SW = 1, Cᵀ = Bᵀ·Aᵀ stored transposed) verified through the worker: bf16 in
 // all four layouts, tf32 and e4m3 in NT, at a short M against the BN tile and N against BM,
 // plain and with split-K summed in the last slice.

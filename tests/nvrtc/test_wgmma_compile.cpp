@@ -395,6 +395,32 @@ TEST(WgmmaCompile, StreamKInEveryLayout) {
   compile_all(all);
 }
 
+// N tiles between the searched widths (BN = 80, 112, 144, 176, 240: run when named): whole and
+// part 64-wide boxes of MN-major B in every layout, split-K, pairs, swapped operands, tf32 and
+// e4m3; none spills.
+TEST(WgmmaCompile, NamedNTilesInEveryLayout) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0"),
+                   make(1537, 1024, 4096, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=128,BN=240,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0"),
+                   make(4096, 4096, 1000, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=128,BN=80,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0"),
+                 make(1000, 3000, 4096, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=144,ST=5,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=1"),
+                 make(2048, 2100, 2048, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=176,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0"),
+                 make(4096, 4096, 4096, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,SW=1"),
+                 make(200, 4096, 4096, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0"),
+                 make(1536, 1024, 4096, Precision::kTF32, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0"),
+                 make(1536, 1024, 4096, Precision::kE4M3, Layout::kNT)});
+  compile_all(all);
+}
+
 // Clusters along N sharing A (CA=1): A in K-major slabs (NN, NT) and in MN-major boxes (TN,
 // TT), a tile count along N that leaves the cluster's last tile past the matrix, split-K summed
 // in the last slice, the staged epilogue, tf32 (K-major copies) and block-scaled e4m3 (whose
