@@ -247,6 +247,12 @@ std::int64_t unit_k_blocks(KernelConfig const& c, Problem const& p) {
 /// warpgroups run their main loops one after the other on half-height tiles.
 constexpr std::int64_t kPingPongMaxKBlocks = 16;
 
+/// K blocks each slice keeps at the least when the search splits an under-filled grid further
+/// (under_filled): on the H200's exhaustive bf16 core data (tests/data/replay) short K (512³:
+/// 8 blocks, 1000³: 16) ran fastest on grids that leave SMs idle, and the sum of partials cost
+/// more than the idle SMs; at 16 blocks a slice (1024 of K for 16-bit) the sum is a small share.
+constexpr std::int64_t kMinSplitFillKBlocks = 16;
+
 /// The staged epilogue (EP > 0) pays off only where the epilogue is a visible share of a tile:
 /// main loops of at most this many K blocks. Measured on the H200 (bf16, 2-block clusters,
 /// persistent): at 4096×4096×512 (8 K blocks) 128×128 tiles ran 36.5–37.0 µs staged against
@@ -860,6 +866,27 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                             str(sk);
                    }
                    return std::string();
+                 },
+                 true});
+  out.push_back({"under_filled",
+                 [](KernelConfig const& c, Problem const& p, DeviceLimits const& l) {
+                   // Measured on an H100 at 1024x1024x16384 (bench/results/2026-12-07-h100-
+                   // slice-sum-and-suites.md): the splits of about 128 units ran 60-67 us, the
+                   // 64-unit ones 79-84 us, and the H200's 3 s search had kept a 64-unit one.
+                   // A grid that leaves half the clusters idle while twice the slices would
+                   // still fit one wave, each walking a long K, is not worth timing.
+                   std::int64_t const sk = c.at("SK"), more = 2 * sk;
+                   if (more > 8 || c.at("EP") != 0 || splits_k(c) || streams_k(c)) {
+                     return std::string();
+                   }
+                   std::int64_t const units = unit_count(c, p);
+                   std::int64_t const clusters = sm_count(l) / c.at("CL");
+                   if (2 * units > clusters) return std::string();
+                   std::int64_t const kb = ceil_div(p.k, block_k(p.precision));
+                   if (kb < kMinSplitFillKBlocks * more) return std::string();
+                   return str(units) + " work units leave half of the " + str(clusters) +
+                          " clusters idle; SK=" + str(more) + " fills them in the same wave, " +
+                          str(ceil_div(kb, more)) + " k blocks a slice";
                  },
                  true});
   out.push_back({"pingpong_depth",

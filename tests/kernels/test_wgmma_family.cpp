@@ -229,7 +229,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
   // Split-K partials come first; the copies start on the next 128-byte boundary after them.
   Problem const small = make(256, 250, 8192, Precision::kTF32, Layout::kNN, 16);
   KernelConfig const sk = cfg(128, 128, 6, 2, 0, 1, 4);
-  ASSERT_EQ(wgmma().reject_reason(sk, small, sm90()), "");
+  ASSERT_EQ(wgmma().reject_reason(sk, small, sm90(), RejectScope::kRun), "");
   LaunchPlan const plan = wgmma().launch_plan(sk, small);
   ASSERT_EQ(plan.launches.size(), 3u);  // copy, main, reduce
   std::int64_t const partials = 4 * 256 * 252 * 4;
@@ -281,6 +281,8 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(128, 128, 4, 2, 0, 1, 1, 2), make(200, 4096, 4096), "cluster"},
       {cfg(128, 128, 4, 2, 0, 8, 1), make(1024, 1024, 1024), "raster"},
       {cfg(128, 128, 6, 2, 0, 1, 4), make(1024, 1024, 1024), "split_k"},
+      // 64 units on 132 SMs where twice the slices still walk 128 k blocks each.
+      {cfg(128, 128, 6, 2, 0, 1, 1), make(1024, 1024, 16384), "under_filled"},
       {cfg(64, 256, 5, 2, 2, 8, 1), big, "pingpong_depth"},
       {cfg(128, 256, 3, 2, 1, 8, 1), big, "stages"},
       {cfg(128, 128, 6, 2, 0, 1, 1), make(512, 512, 256), "stages"},
@@ -308,7 +310,7 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
       {cfg(64, 128, 6, 2, 0, 1, 1, 2, 0, 0, 0, 1, 0), make(1024, 1024, 16384, Precision::kBF16,
                                                          Layout::kNT),
        "lead_by_schedule"},
-      {cfg(128, 128, 8, 2, 0, 1, 1), make(1024, 1024, 4096, Precision::kBF16, Layout::kNT),
+      {cfg(128, 128, 8, 2, 0, 1, 1), make(2048, 1024, 4096, Precision::kBF16, Layout::kNT),
        "stages"},
       {cfg(128, 256, 4, 2, 1, 8, 1, 1, 2), make(4096, 4096, 4096, Precision::kTF32),
        "epilogue"},
@@ -353,9 +355,13 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
     if (k.name == "arch" || k.name == "wgmma_n" || k.name == "grid_size") continue;
     EXPECT_TRUE(seen.count(k.name)) << "no case exercises " << k.name;
   }
-  // The same split-K config is welcome where 16 tiles leave most SMs idle and K is deep.
-  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 4), make(512, 512, 8192), sm90()),
+  // Split-K is welcome where 16 tiles leave most SMs idle and K is deep: SK=8 fills one wave,
+  // and SK=4, half of it, is left to SK=8.
+  EXPECT_EQ(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 8), make(512, 512, 8192), sm90()),
             "");
+  EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 6, 2, 0, 1, 4), make(512, 512, 8192),
+                                       sm90())),
+            "under_filled");
 }
 
 TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearched) {
@@ -621,7 +627,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
 TEST(WgmmaFamily, SplitKAddsTheReduceKernelOrCountersForTwoSlices) {
   Problem const p = make(512, 510, 8192, Precision::kFP16, Layout::kNN, 16);
   KernelConfig const c = cfg(128, 128, 6, 2, 0, 1, 4);
-  ASSERT_EQ(wgmma().reject_reason(c, p, sm90()), "");
+  ASSERT_EQ(wgmma().reject_reason(c, p, sm90(), RejectScope::kRun), "");
   LaunchPlan const plan = wgmma().launch_plan(c, p);
   ASSERT_EQ(plan.launches.size(), 2u);
   EXPECT_EQ(plan.launches[0].grid.x, 4 * 4 * 4);
@@ -690,7 +696,8 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
                                        sm90())),
             "cluster_pieces");
   EXPECT_EQ(wgmma().reject_reason(cfg(128, 64, 6, 2, 0, 1, 1, 2),
-                                  make(1024, 512, 4096, Precision::kBF16, Layout::kNT), sm90()),
+                                  make(1024, 512, 4096, Precision::kBF16, Layout::kNT), sm90(),
+                                  RejectScope::kRun),
             "");
   // An odd number of tile rows pads the last pair with a block below the matrix.
   Problem const odd = make(800, 1024, 1024, Precision::kBF16, Layout::kNN);  // 7 tile rows
