@@ -29,8 +29,8 @@ struct ParamSpec {
   /// declared (stored trials, exported tables) keep naming the kernel they named then.
   std::optional<std::int64_t> absent = std::nullopt;
   /// Values an id may name and run that the space does not enumerate: ones measured not to pay
-  /// (a search constraint says why). Each multiplies the product the search walks, so leaving
-  /// them out of it keeps a search's enumeration to a fraction of a second.
+  /// (a search constraint says why) and ones not yet measured. Each multiplies the product the
+  /// search walks, so leaving them out of it keeps a search's enumeration under a second.
   std::vector<std::int64_t> named_only = {};
 
   /// Whether `v` is one of this parameter's values, enumerated or named only.
