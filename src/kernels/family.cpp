@@ -115,6 +115,17 @@ std::string Family::reject_reason(KernelConfig const& cfg, Problem const& proble
     if (c.prunes && scope == RejectScope::kRun) continue;
     if (std::string why = c.check(canon, p, limits); !why.empty()) return c.name + ": " + why;
   }
+  if (scope == RejectScope::kSearch) {
+    // After the constraints, whose reasons say more: a value the space leaves out is never
+    // timed by a search, whatever the problem.
+    for (ParamSpec const& spec : declared_params()) {
+      std::int64_t const v = canon.at(spec.name);
+      if (std::find(spec.values.begin(), spec.values.end(), v) == spec.values.end()) {
+        return "named_only: " + spec.name + "=" + std::to_string(v) +
+               " runs only when named; the search's space takes " + join_values(spec.values);
+      }
+    }
+  }
   int const t = threads(canon);
   if (t <= 0 || t % 32 != 0) {
     return "threads: " + std::to_string(t) +

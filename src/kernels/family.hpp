@@ -120,7 +120,8 @@ class Family {
   }
 
   /// Reason the config is rejected for the problem on this device, or "": parameter names and
-  /// values must match params(), then the constraints of `scope`, then the device limits.
+  /// values must match params(), then the constraints of `scope` (under kSearch, then no value
+  /// that runs only when named), then the device limits.
   std::string reject_reason(KernelConfig const& cfg, Problem const& problem,
                             DeviceLimits const& limits,
                             RejectScope scope = RejectScope::kSearch) const;

@@ -99,6 +99,15 @@ TEST(Family, NamedOnlyValuesRunButAreNotEnumerated) {
   // Stream-K runs when named; the space of the search has no config with it, and a value
   // neither enumerated nor named lists both kinds.
   Family const& w = *find_family("wgmma");
+  // A named-only value that every constraint accepts runs, and the search says it never times
+  // it: 130 tiles of 128x112 fill 132 SMs where 128x128 leaves 28 idle.
+  Problem const p = Problem{.m = 1537, .n = 1024, .k = 4096, .precision = Precision::kBF16}
+                        .resolved();
+  KernelConfig const narrow =
+      w.canonical(parse_kernel_id("wgmma:BM=128,BN=112,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0"));
+  EXPECT_EQ(w.reject_reason(narrow, p, sm90(), RejectScope::kRun), "");
+  std::string const why = w.reject_reason(narrow, p, sm90());
+  EXPECT_EQ(why.rfind("named_only: BN=112 runs only when named", 0), 0u) << why;
   bool any = false;
   w.for_each_config([&](KernelConfig const& c) { any = any || c.at("PE") == 3; });
   EXPECT_FALSE(any);
