@@ -1,6 +1,5 @@
-# Writes OUT, the source file of gemmtune::git_revision() (cli/build_info.hpp): the revision a
-# build was made from: git's short id of
-# SRC's HEAD, "+changes" when the work tree differs from it, "unknown" outside a git checkout.
+# Writes OUT, the source file of gemmtune::git_revision() (cli/build_info.hpp): git's short id
+# of SRC's HEAD, "+changes" when the work tree differs from it, "unknown" outside a checkout.
 # Run at every build (cli/CMakeLists.txt), not at configure time, so that --version names the
 # revision the binary was built from; OUT is rewritten only when the text changes, so an
 # unchanged revision recompiles nothing.

@@ -625,9 +625,7 @@ __device__ __forceinline__ void add_slice(float (&d)[MI][ACC], float const* q0, 
   // The sums run at the end of the last slice (or stream-K share), every trip to L2 in series
   // on the critical path: with at most 64 accumulators (the sums' own limit) a whole m64 block
   // of the slice is one batch, another 64 registers; more accumulators take 8 pairs at a time
-  // (one consumer warpgroup of 128×128 tf32 spilled with 16 more registers). Measured on an
-  // H100, the batch moved neither SK=2 nor stream-K beyond 2%
-  // (bench/results/2026-12-07-h100-slice-sum-and-suites.md): the round trips were not the cost.
+  // (one consumer warpgroup of 128×128 tf32 spilled with 16 more registers).
   constexpr int BATCH = MI * ACC <= 64 ? PAIRS : (PAIRS < 8 ? PAIRS : 8);
   static_assert(PAIRS % BATCH == 0, "whole batches");
 #pragma unroll

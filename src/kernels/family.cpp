@@ -78,9 +78,12 @@ bool is_canonical(Family const& family, KernelConfig const& cfg) {
 
 }  // namespace
 
+bool ParamSpec::enumerates(std::int64_t v) const {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
 bool ParamSpec::accepts(std::int64_t v) const {
-  return std::find(values.begin(), values.end(), v) != values.end() ||
-         std::find(named_only.begin(), named_only.end(), v) != named_only.end();
+  return enumerates(v) || std::find(named_only.begin(), named_only.end(), v) != named_only.end();
 }
 
 Family::Declared const& Family::declared() const {
@@ -120,7 +123,7 @@ std::string Family::reject_reason(KernelConfig const& cfg, Problem const& proble
     // timed by a search, whatever the problem.
     for (ParamSpec const& spec : declared_params()) {
       std::int64_t const v = canon.at(spec.name);
-      if (std::find(spec.values.begin(), spec.values.end(), v) == spec.values.end()) {
+      if (!spec.enumerates(v)) {
         return "named_only: " + spec.name + "=" + std::to_string(v) +
                " runs only when named; the search's space takes " + join_values(spec.values);
       }

@@ -33,6 +33,8 @@ struct ParamSpec {
   /// search walks, so leaving them out of it keeps a search's enumeration under a second.
   std::vector<std::int64_t> named_only = {};
 
+  /// Whether `v` is one of the values the space enumerates.
+  bool enumerates(std::int64_t v) const;
   /// Whether `v` is one of this parameter's values, enumerated or named only.
   bool accepts(std::int64_t v) const;
 };
