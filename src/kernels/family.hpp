@@ -71,6 +71,16 @@ struct RooflineTraits {
   /// Blocks of a cluster that split each work unit's K range and sum on chip (1: none); they
   /// count as that many more slices, whose sums cost no partials.
   int k_split = 1;
+  /// The launch order, for the L2's merging of requests from SMs near each other (0: not
+  /// modelled). Work units in launch order walk GROUP tile rows at a time, column by column
+  /// (tile_schedule::grouped), slice after slice of split-K; a cluster's blocks take its
+  /// a_shared_by tiles along N, b_shared_by along M, or its k_split parts of one tile.
+  int raster_group = 0;
+  /// SM groups the kernel deals its clusters onto, so that the clusters of one group take
+  /// consecutive work units (tile_schedule::dealt); 1: launch order.
+  int dealt_groups = 1;
+  /// Clusters dealt together (0: the whole wave).
+  int dealt_run = 0;
 };
 
 /// A kernel family (one template file under kernel_templates/).

@@ -16,9 +16,11 @@ inline constexpr int kAssumedSmCount = 132;
 /// no estimate (a family without roofline traits, a config without BM and BN, an unknown SM
 /// count). The work units (tiles × split-K slices) run in waves of as many as the SMs hold at
 /// once; a wave lasts as long as the slowest of three: one SM's multiply-adds at the config's
-/// peak rate, the operand bytes of the whole wave through L2, and one SM's own operand bytes
-/// through its L2 link. Split-K adds its partials' round trip through L2 and the sum's launch
-/// or hand-over; every launch adds a fixed start-up.
+/// rate (its peak, or what shared memory can feed), the bytes the L2 sends for the whole wave
+/// (each group of SMs' distinct operand tiles once, where the family tells its launch order),
+/// and one SM's own operand bytes through its L2 link. Split-K adds its partials' round trip
+/// through L2 and the sum's launch, a K-split pair its hand-over through distributed shared
+/// memory; every launch adds a fixed start-up.
 double roofline_clocks(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
 
 /// The terms behind roofline_clocks(), to say what bounds a config on a problem. All in SM
@@ -27,10 +29,10 @@ struct RooflineBreakdown {
   double units = 0;     ///< work units: tiles (rounded up to whole clusters) × split-K slices
   double waves = 0;     ///< of as many units as the SMs hold at once
   double compute = 0;   ///< one wave: one SM's multiply-adds at the config's peak rate
-  double l2 = 0;        ///< one wave: all its operand bytes through L2
+  double l2 = 0;        ///< one wave: the operand bytes the L2 sends (merged within SM groups)
   double link = 0;      ///< one wave: one SM's operand bytes through its link
   double start_up = 0;  ///< once per launch
-  double split_k = 0;   ///< partials through L2 and the sum's hand-over or launch
+  double split_k = 0;   ///< partials through L2 and the sum's launch, or a pair's hand-over
   double total = 0;     ///< waves · max(compute, l2, link) + start_up + split_k
   /// "compute", "L2" or "link": the largest of the three per-wave terms.
   char const* bound() const;

@@ -263,6 +263,15 @@ constexpr std::int64_t kMinSplitFillKBlocks = 16;
 /// staged epilogue at any depth and the search measures it.
 constexpr std::int64_t kStagedEpilogueMaxKBlocks = 16;
 
+/// Operand bytes the tensor cores multiply per SM and clock at their peak, in every precision.
+constexpr double kTensorBytesPerClock = 4096.0;
+/// Shared memory's bandwidth per SM and clock.
+constexpr double kSmemBytesPerClock = 128.0;
+
+/// Clusters of a one-unit-per-cluster grid that PL deals onto SM groups together (= the
+/// template's kDealtClusters).
+constexpr int kDealtClusters = 64;
+
 /// Time of the tile grid in units of one BM×64 slab per SM: waves of clusters × BN. A wave
 /// lasts as long as one tile's main loop, which scales with BN at a fixed BM and K.
 std::int64_t wave_cost(KernelConfig c, Problem const& p, DeviceLimits const& l,
@@ -361,16 +370,32 @@ int WgmmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const&) c
 
 RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem const& problem) const {
   // Hopper's dense tensor rate per SM and clock: 2048 multiply-adds of 16-bit inputs (989
-  // TFLOP/s over 132 SMs at 1.83 GHz), half that for tf32, twice for FP8. Both operands come
-  // from shared memory, whose 128 bytes a clock keep up at every BN here.
-  double const fma = problem.precision == Precision::kTF32 ? 1024.0
-                     : is_fp8(problem.precision)           ? 4096.0
-                                                           : 2048.0;
+  // TFLOP/s over 132 SMs at 1.83 GHz), half that for tf32, twice for FP8: 4096 bytes of
+  // operand a clock in every precision.
+  double const peak = problem.precision == Precision::kTF32 ? 1024.0
+                      : is_fp8(problem.precision)           ? 4096.0
+                                                            : 2048.0;
+  // Shared memory gives 128 bytes a clock to both of its users: each wgmma reads its 64-row
+  // slab of A and the warpgroup's columns of B, and TMA writes every tile once. Per byte of
+  // operand multiplied that is 1/64 + 1/WN of reads and 1/BM + 1/BN of writes, which caps
+  // 128×128 tiles at 80% of the peak and 128×64 at 57%; 128×256 just keeps up.
+  double const need = kTensorBytesPerClock *
+                      (1.0 / 64 + 1.0 / static_cast<double>(warpgroup_cols(cfg)) +
+                       1.0 / static_cast<double>(cfg.at("BM")) +
+                       1.0 / static_cast<double>(cfg.at("BN")));
+  double const fma = peak * std::min(1.0, kSmemBytesPerClock / need);
   int const cl = static_cast<int>(cfg.at("CL"));
+  // The template's unit order (unit_at): grouped raster, slice-major split-K, and PL's dealing
+  // in runs of kDealtClusters (one-unit grids) or of the persistent grid's clusters (0 = the
+  // whole wave). Stream-K's shares cut across tiles: its order is not modelled.
+  bool const ordered = !streams_k(cfg);
   return {.fma_per_clock = fma,
           .a_shared_by = shares_a_tiles(cfg) ? cl : 1,
           .b_shared_by = shares_b_tiles(cfg) ? cl : 1,
-          .k_split = splits_k(cfg) ? cl : 1};
+          .k_split = splits_k(cfg) ? cl : 1,
+          .raster_group = ordered ? static_cast<int>(cfg.at("GM")) : 0,
+          .dealt_groups = static_cast<int>(cfg.get("PL").value_or(1)),
+          .dealt_run = cfg.at("PE") == 0 ? kDealtClusters : 0};
 }
 
 Problem WgmmaFamily::tile_problem(KernelConfig const& cfg, Problem const& problem) const {
