@@ -81,6 +81,10 @@ struct RooflineTraits {
   int dealt_groups = 1;
   /// Clusters dealt together (0: the whole wave).
   int dealt_run = 0;
+  /// Clocks each wave after the first loses before its first k block where a fresh block (or
+  /// cluster) takes each unit: launch, barriers, the first stage's load (0: the family's
+  /// blocks hide them, or it has no figure).
+  double refill_clocks = 0.0;
 };
 
 /// A kernel family (one template file under kernel_templates/).

@@ -94,12 +94,14 @@ int MmaFamily::registers_per_thread(KernelConfig const& cfg, Problem const& p) c
 
 RooflineTraits MmaFamily::roofline_traits(KernelConfig const& cfg, Problem const& problem) const {
   // mma.sync reaches about 60% of Hopper's wgmma rate (2048 multiply-adds of 16-bit inputs per
-  // SM and clock; tf32 half). Each warp reads its WM×BK and BK×WN fragments from shared memory
-  // (128 bytes a clock), which bounds small warp tiles below that.
+  // SM and clock; tf32 half). Shared memory's 128 bytes a clock bound small tiles below that:
+  // each warp reads its WM×BK and BK×WN fragments, and cp.async writes the block's tiles once
+  // (per multiply-add 1/WM + 1/WN of reads and 1/BM + 1/BN of writes, as wgmma's).
   double const bytes = input_bytes(problem.precision);
   double const peak = (problem.precision == Precision::kTF32 ? 1024.0 : 2048.0) * 0.6;
-  double const wm = static_cast<double>(cfg.at("WM")), wn = static_cast<double>(cfg.at("WN"));
-  double const smem = 128.0 * wm * wn / (bytes * (wm + wn));
+  auto inverse = [&](char const* name) { return 1.0 / static_cast<double>(cfg.at(name)); };
+  double const smem =
+      128.0 / (bytes * (inverse("WM") + inverse("WN") + inverse("BM") + inverse("BN")));
   return {.fma_per_clock = std::min(peak, smem),
           .split_sums_on_chip = cfg.get("CR").value_or(0) == 1};
 }

@@ -145,7 +145,7 @@ RooflineBreakdown roofline_breakdown(Family const& family, KernelConfig const& c
           : 1.0;
   r.l2 = running * received * share / (kL2BytesPerSmClock * sms);
   r.link = per_sm * received / kSmLinkBytesPerClock;
-  r.start_up = kLaunchClocks;
+  r.start_up = kLaunchClocks + (r.waves - 1) * traits.refill_clocks;
   if (split > 1 && !traits.split_sums_on_chip) {
     // Every slice writes its FP32 partials and the sum reads them back.
     double const partials = 2.0 * 4.0 * static_cast<double>(problem.m) *

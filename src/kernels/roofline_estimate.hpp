@@ -20,7 +20,8 @@ inline constexpr int kAssumedSmCount = 132;
 /// (each group of SMs' distinct operand tiles once, where the family tells its launch order),
 /// and one SM's own operand bytes through its L2 link. Split-K adds its partials' round trip
 /// through L2 and the sum's launch, a K-split pair its hand-over through distributed shared
-/// memory; every launch adds a fixed start-up.
+/// memory; every launch adds a fixed start-up, and each wave after the first what a fresh block
+/// loses before its first k block where the family states it (RooflineTraits::refill_clocks).
 double roofline_clocks(KernelConfig const& cfg, Problem const& problem, DeviceLimits const& limits);
 
 /// The terms behind roofline_clocks(), to say what bounds a config on a problem. All in SM
@@ -31,7 +32,7 @@ struct RooflineBreakdown {
   double compute = 0;   ///< one wave: one SM's multiply-adds at the config's peak rate
   double l2 = 0;        ///< one wave: the operand bytes the L2 sends (merged within SM groups)
   double link = 0;      ///< one wave: one SM's operand bytes through its link
-  double start_up = 0;  ///< once per launch
+  double start_up = 0;  ///< once per launch, and the refills of later waves
   double split_k = 0;   ///< partials through L2 and the sum's launch, or a pair's hand-over
   double total = 0;     ///< waves · max(compute, l2, link) + start_up + split_k
   /// "compute", "L2" or "link": the largest of the three per-wave terms.

@@ -268,6 +268,15 @@ constexpr double kTensorBytesPerClock = 4096.0;
 /// Shared memory's bandwidth per SM and clock.
 constexpr double kSmemBytesPerClock = 128.0;
 
+/// What a wave after the first costs a grid of one unit per block (PE = 0) that a persistent
+/// grid's producer hides by loading the next unit's stages during the epilogue: a fresh block's
+/// launch, barriers and first stage. Fitted to the H200's bf16 4096x4096x512 rows
+/// (tests/data/replay; 8 k blocks a tile, 4-8 waves): PE=0 ran 5.4-7.7 us behind PE=1 with
+/// plain blocks, 1.1-1.9 us a wave after the first, and 10.4-19.1 us behind with pairs, 2.7-3.5
+/// us a wave; at 1.75 GHz about 2.6k and 5.6k clocks.
+constexpr double kRefillClocks = 2600.0;
+constexpr double kClusterRefillClocks = 5600.0;
+
 /// Clusters of a one-unit-per-cluster grid that PL deals onto SM groups together (= the
 /// template's kDealtClusters).
 constexpr int kDealtClusters = 64;
@@ -395,7 +404,10 @@ RooflineTraits WgmmaFamily::roofline_traits(KernelConfig const& cfg, Problem con
           .k_split = splits_k(cfg) ? cl : 1,
           .raster_group = ordered ? static_cast<int>(cfg.at("GM")) : 0,
           .dealt_groups = static_cast<int>(cfg.get("PL").value_or(1)),
-          .dealt_run = cfg.at("PE") == 0 ? kDealtClusters : 0};
+          .dealt_run = cfg.at("PE") == 0 ? kDealtClusters : 0,
+          .refill_clocks = cfg.at("PE") != 0 ? 0.0
+                           : cl > 1          ? kClusterRefillClocks
+                                             : kRefillClocks};
 }
 
 Problem WgmmaFamily::tile_problem(KernelConfig const& cfg, Problem const& problem) const {

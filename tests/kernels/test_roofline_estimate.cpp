@@ -1,7 +1,7 @@
 // The roofline estimate: which families have one, and that it moves the way the hardware does
-// (bytes through L2 for small tiles, requests merged within a group of SMs, multicast, waves,
-// split-K filling idle SMs, shared-memory bound warp and wgmma tiles). How well it ranks
-// measured configs is tested on the H200 data in tests/search/test_replay.cpp.
+// (bytes through L2 for small tiles, requests merged within a group of SMs, multicast, waves and
+// their refills, split-K filling idle SMs, shared-memory bound warp and wgmma tiles). How well it
+// ranks measured configs is tested on the H200 data in tests/search/test_replay.cpp.
 #include <gtest/gtest.h>
 
 #include "src/kernels/family.hpp"
@@ -102,6 +102,27 @@ TEST(RooflineEstimate, SharedMemoryFeedCapsSmallWgmmaTiles) {
   EXPECT_DOUBLE_EQ(rate(wgmma(128, 64, 2, 1, 1)), 2048.0 * 128.0 / 224.0);
   // Two warpgroups splitting a 64-row tile's columns each read A for half the columns.
   EXPECT_LT(rate(wgmma(64, 256, 2, 1, 1)), rate(wgmma(64, 256, 1, 1, 1)));
+}
+
+TEST(RooflineEstimate, FreshBlocksPayForEveryWaveAfterTheFirst) {
+  // 4096×4096×512 in 128×256 tiles: 512 tiles, 4 waves of 132. One tile per block (PE=0)
+  // starts a fresh block for each, which a persistent grid's producer hides; pairs more so.
+  Problem const p = bf16(4096, 4096, 512);
+  std::string const plain = wgmma(128, 256, 2, 1, 1);
+  std::string const pair = wgmma(128, 256, 2, 2, 1);
+  auto persistent = [](std::string id) { return id.replace(id.find("PE=0"), 4, "PE=1"); };
+  RooflineBreakdown const fresh = roofline_breakdown(parse_kernel_id(plain), p, hopper());
+  RooflineBreakdown const kept =
+      roofline_breakdown(parse_kernel_id(persistent(plain)), p, hopper());
+  EXPECT_EQ(fresh.waves, 4);
+  EXPECT_DOUBLE_EQ(fresh.start_up - kept.start_up, 3 * 2600.0);
+  EXPECT_DOUBLE_EQ(roofline_breakdown(parse_kernel_id(pair), p, hopper()).start_up -
+                       roofline_breakdown(parse_kernel_id(persistent(pair)), p, hopper()).start_up,
+                   3 * 5600.0);
+  // One wave has nothing to refill.
+  Problem const one = bf16(1024, 1024, 4096);
+  EXPECT_DOUBLE_EQ(roofline_breakdown(parse_kernel_id(plain), one, hopper()).start_up,
+                   roofline_breakdown(parse_kernel_id(persistent(plain)), one, hopper()).start_up);
 }
 
 TEST(RooflineEstimate, OneMoreUnitThanTheSmsHoldStartsASecondWave) {
