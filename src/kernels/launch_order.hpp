@@ -7,12 +7,14 @@
 
 namespace gemmtune {
 
-/// Tile t of a rows × cols grid in grouped order, `group` tile rows at a time walked column by
-/// column: (row, column). The host's copy of tile_schedule::grouped.
+/// A tile's (or work unit's) place in its grid.
 struct GridPosition {
   std::int64_t row = 0;
   std::int64_t col = 0;
 };
+
+/// Tile t of a rows × cols grid in grouped order, `group` tile rows at a time walked column by
+/// column. The host's copy of tile_schedule::grouped.
 GridPosition grouped_tile(std::int64_t t, std::int64_t rows, std::int64_t cols,
                           std::int64_t group);
 
