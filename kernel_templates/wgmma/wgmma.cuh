@@ -62,6 +62,13 @@
 //            sends 4x the L2 requests: wgmma ran 1.3-2.2x slower at 1000 than 1024 columns on
 //            an H100, where the vendor's kernels ran 1.15-1.2x
 //            (bench/results/2026-12-07-h100-row-pitch.md)
+//   LD       how a stage is filled: 0, TMA boxes (one elected lane issues them); 1, the
+//            producer warpgroup's 128 threads with 16-byte cp.async into the same swizzled
+//            layout (async_fill.cuh), each thread's copies arriving on the stage's full barrier
+//            and the consumers fencing them over to the async proxy before wgmma reads them.
+//            Meant for rows 16 but not 128 bytes apart, where a warp's copies touch each line
+//            once and TMA splits every straddling box row (16-bit, CL = 1, SW = 0; rows still
+//            16-byte aligned). Not yet measured
 //   PE       0: one work unit per cluster; 1: persistent, each cluster walks units c, c + C,
 //            ... (c = blockIdx.x / CL, C = gridDim.x / CL; the grid is sized to the SMs);
 //            2: persistent ping-pong (CW = 2): the two consumer warpgroups take the block's
@@ -105,7 +112,8 @@
 // reads that copy), and C stores fall back to pairs or single elements where its rows are not
 // 16-byte (or 4-byte) aligned.
 //
-// Shared-memory layouts (the TMA box writes them, the wgmma descriptors read them):
+// Shared-memory layouts (the TMA box, or LD = 1's copies, write them; the wgmma descriptors read
+// them):
 //   K-major operand (A when !TA, B when TB): one box of BK elements (128 bytes) × rows; row r
 //     at r·128 bytes, 16-byte chunks XOR-swizzled by r%8 (128B swizzle). Descriptor: SBO =
 //     1024 (next 8-row group), LBO unused; a k step advances the start by its bytes in a row.
@@ -131,6 +139,7 @@
 #include "common/stmatrix.cuh"
 #include "common/tile_schedule.cuh"
 #include "common/tma.cuh"
+#include "wgmma/async_fill.cuh"
 #include "wgmma/block_scales.cuh"
 #include "wgmma/kmajor_copy.cuh"
 #include "wgmma/padded_copy.cuh"
@@ -860,8 +869,8 @@ __device__ __forceinline__ SharedLayout shared_layout() {
 /// every block of a cluster that shares an operand, or with ML = 1 in every block for rank 0's
 /// and in this block for a peer's; a K-split pair's hand-over barriers); then the block, or with
 /// clusters the cluster, syncs, since a peer may arrive on or multicast into them.
-template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int CA, int ML, int T, bool TA,
-          bool TB>
+template <int BM, int BN, int ST, int CW, int CL, int PE, int EP, int CA, int ML, int LD, int T,
+          bool TA, bool TB>
 __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
   constexpr int RELEASERS = PE == 2 ? 1 : CW;  // consumer warpgroups that release each stage
   // Blocks whose consumers release each stage: a K-split pair's blocks load their own stages;
@@ -874,7 +883,8 @@ __device__ __forceinline__ void set_up_block(TensorMaps const& descriptors) {
     tma::prefetch(&descriptors.b);
     if constexpr (EP > 0) tma::prefetch(&descriptors.c);
     for (int s = 0; s < ST; ++s) {
-      mbarrier::init(l.full0 + 8 * s, 1);
+      // TMA: the producer's one arrive.expect_tx; LD = 1: each fill thread's copies arriving.
+      mbarrier::init(l.full0 + 8 * s, LD == 1 ? kFillThreads : 1);
       mbarrier::init(l.empty0 + 8 * s, 4 * RELEASERS * releasing_blocks);
     }
     if constexpr (splits_k(CL, CA)) {
@@ -994,7 +1004,7 @@ __device__ __forceinline__ GemmArgs swapped_args(GemmArgs const& args) {
 /// `args` is the problem the tiles cover: the caller's, or with SW = 1 the swapped one
 /// (swapped_args), whose A is read through the caller's descriptor of B and B through A's.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int LD, int T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps const& maps) {
   // A reference chosen between two lvalues: SW = 0 reads the kernel parameter in place and its
   // code stays what it was before SW existed (a function returning the reference did not).
@@ -1070,6 +1080,9 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
                 "stream-K stores whole units or FP32 partials from registers (SK = 1, EP = 0) "
                 "and sums them in the last share (at most 64 accumulators a thread)");
   static_assert(CA == 0 || CA == 1 || CA == 2, "clusters along M (0), N (1) or K (2)");
+  static_assert(LD == 0 || (LD == 1 && CL == 1 && SW == 0 && (T == kF16 || T == kBF16)),
+                "the cp.async producer fills 16-bit tiles of single blocks in the caller's "
+                "orientation (no multicast)");
   static_assert(PL >= 1 && (PL == 1 || CL > 1), "clusters are dealt onto GPCs; blocks are not");
   static_assert(ML == 0 || (ML == 1 && CL > 1 && !K_SPLIT),
                 "one block multicasts the shared operand: clusters that share one");
@@ -1125,8 +1138,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
     // The whole of warp 0 walks the loop and polls the empty barriers; one lane, elected once
     // the warp has left the wait together, issues. Its other lanes must not wait elsewhere: a
     // warp split between a blocking barrier and the issuing lane delays every copy the cluster
-    // waits for.
-    if (threadIdx.x < 32) {
+    // waits for. With LD = 1 the whole warpgroup walks it, each thread copying its chunks.
+    if (threadIdx.x < (LD == 1 ? kFillThreads : 32)) {
       int s = 0;
       unsigned phase = 0;  // parity of n = it / ST
       for (long long w = walk_begin, next; w < walk_end; w = next) {
@@ -1157,7 +1170,13 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
           mbarrier::wait(empty0 + 8 * s, phase ^ 1);
           unsigned const a = ring + s * STAGE_BYTES;
           unsigned const b = a + A_BYTES;
-          if (tma::elect_one()) {
+          if constexpr (LD == 1) {
+            fill_tile<!TA, tile_extent(BM, TA), elem_bytes(T)>(a, args.A, args.lda, m0, args.M, k0,
+                                                               args.K);
+            fill_tile<TB, tile_extent(BN, !TB), elem_bytes(T)>(b, args.B, args.ldb, n0, args.N, k0,
+                                                               args.K);
+            fill_arrive(full);
+          } else if (tma::elect_one()) {
             mbarrier::arrive_expect_tx(full, bytes);
             load_pieces<SHARE_A, !TA, CL, A_PIECES, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
                 a, map_a, full, a_pieces, m0, args.M, k0, rank);
@@ -1181,6 +1200,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
           }
         }
       }
+      if constexpr (LD == 1) fill_drain();
     }
   } else {
     // ---------------- consumers ----------------
@@ -1268,6 +1288,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
       // products with `scales`, or (otherwise) release the previous stage.
       auto k_block = [&](BlockScales<MI> const& scales) {
         mbarrier::wait(full0 + 8 * s, phase);  // the warp leaves it together: wgmma.* are aligned
+        if constexpr (LD == 1) fill_visible();
         if constexpr (TAKE_TURNS) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
         float (&acc)[MI][ACC] = BLOCK_SCALED ? kblock : d;
@@ -1429,33 +1450,33 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
 
 /// The kernel without clusters (CL = 1); it carries no cluster attribute at all.
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int RP, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int RP, int LD, int T, bool TA, bool TB>
 __global__ void __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL == 1, "clustered configs use wgmma_gemm_cluster");
   static_assert(RP == 16 || RP == 128, "operands read in place at 16- or 128-byte row pitches");
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, LD, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
-          args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, LD, T, TA,
+                                TB>(args, maps)));
 }
 
 /// The kernel for clusters of CL blocks along x, declared statically so a plain launch forms
 /// them (the grid is a multiple of CL).
 template <int BM, int BN, int ST, int CW, int CL, int PE, int GM, int SK, int EP, int CA, int TU,
-          int PL, int ML, int SW, int RP, int T, bool TA, bool TB>
+          int PL, int ML, int SW, int RP, int LD, int T, bool TA, bool TB>
 __global__ void __cluster_dims__(CL, 1, 1) __launch_bounds__((CW + 1) * wgmma_detail::kWarpgroup, 1)
     wgmma_gemm_cluster(GemmArgs const args, const __grid_constant__ TensorMaps maps) {
   static_assert(CL > 1, "single blocks use wgmma_gemm");
   static_assert(RP == 16 || RP == 128, "operands read in place at 16- or 128-byte row pitches");
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, T, TA, TB>(maps)));
+      (wgmma_detail::set_up_block<BM, BN, ST, CW, CL, PE, EP, CA, ML, LD, T, TA, TB>(maps)));
   grid_dependency::enter();
   WGMMA_ARCH_SPECIFIC(
-      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, T, TA, TB>(
-          args, maps)));
+      (wgmma_detail::gemm_block<BM, BN, ST, CW, CL, PE, GM, SK, EP, CA, TU, PL, ML, SW, LD, T, TA,
+                                TB>(args, maps)));
 }
 
 /// Split-K reduction: C = alpha·Σ partials + beta·C, one element per thread step.

@@ -363,7 +363,13 @@ std::vector<ParamSpec> WgmmaFamily::params() const {
            "can read; 128 = rows not a multiple of 128 bytes apart are first copied to a "
            "128-byte pitch (a box row that straddles two lines costs TMA several L2 requests; "
            "runs when named)",
-           16, {128}}};
+           16, {128}},
+          {"LD", {0},
+           "how a stage is filled: 0 = TMA boxes; 1 = the producer warpgroup's 128 threads with "
+           "16-byte cp.async into the same swizzled layout, which touch each 128-byte line once "
+           "where TMA splits a box row that straddles two (16-bit, CL=1, SW=0, RP=16, rows "
+           "16-byte aligned; runs when named, not yet measured)",
+           0, {1}}};
 }
 
 int WgmmaFamily::threads(KernelConfig const& cfg) const {
@@ -690,6 +696,32 @@ std::vector<Constraint> WgmmaFamily::constraints() const {
                    if (c.at("SW") == 1) {
                      return "RP=" + str(c.at("RP")) +
                             " copies operands first; SW=1 reads both in place";
+                   }
+                   return std::string();
+                 }});
+  out.push_back({"fill", [](KernelConfig const& c, Problem const& p, DeviceLimits const&) {
+                   // = the template's LD assertion, and the copies read the caller's operands
+                   // in place: the padded copy's rows would go unread.
+                   if (c.at("LD") == 0) return std::string();
+                   std::string const ld = "LD=" + str(c.at("LD"));
+                   if (!sixteen_bit(p)) {
+                     return ld + " fills 16-bit tiles; " + std::string(to_string(p.precision)) +
+                            " is filled by TMA";
+                   }
+                   if (c.at("CL") > 1) {
+                     return ld + " fills single blocks; CL=" + str(c.at("CL")) +
+                            " shares tiles by TMA multicast";
+                   }
+                   if (c.at("SW") == 1) {
+                     return ld + " fills the caller's orientation; SW=1 swaps it";
+                   }
+                   if (c.at("RP") != 16) {
+                     return ld + " reads rows in place; RP=" + str(c.at("RP")) +
+                            " copies them first";
+                   }
+                   if (p.align < 16) {
+                     return ld + " copies 16-byte chunks of rows in place; " + p.shape() +
+                            " has rows or bases only " + str(p.align) + "-byte aligned";
                    }
                    return std::string();
                  }});

@@ -44,6 +44,25 @@ void expect_every_run_ok(CliRun const& r, std::size_t rows) {
   }
 }
 
+/// Benches each kernel id on every shape in `layouts` (all four, or one) through the cache in
+/// `dir`, and expects each run verified and timed.
+void expect_ids_verify(std::string const& dir, std::vector<std::string> const& ids,
+                       std::string const& precision, std::vector<std::string> const& shapes,
+                       std::string const& layouts = "all") {
+  for (std::string const& id : ids) {
+    std::vector<std::string> args{"--json", "--cache-dir", dir, "bench", "--kernel", id,
+                                  "--precision", precision};
+    for (std::string const& shape : shapes) {
+      args.push_back("--shape");
+      args.push_back(shape);
+    }
+    args.insert(args.end(), {"--layout", layouts, "--target-ms", "2", "--repeats", "2"});
+    CliRun r = run_cli(args, dir + "/cache.db");
+    SCOPED_TRACE(id + "\n" + r.err);
+    expect_every_run_ok(r, shapes.size() * (layouts == "all" ? 4 : 1));
+  }
+}
+
 }  // namespace
 
 TEST_F(CliGpu, EveryFamilyVerifiesOnRaggedShapesInAllLayouts) {
@@ -105,25 +124,32 @@ TEST_F(CliGpu, RowsThatStraddleLinesVerifyThroughThePaddedCopy) {
   std::string const dir = temp_dir("gpu-row-pitch");
   CliRun probe = run_cli({"--json", "devices"});
   if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
-  for (char const* id : {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128",
-                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,RP=128",
-                         "wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,RP=128",
-                         "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=1,RP=128"}) {
-    CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel", id, "--precision",
-                        "bf16", "--shape", "1000x1000x1000", "--shape", "264x520x1000",
-                        "--shape", "256x384x1024", "--layout", "all", "--target-ms", "2",
-                        "--repeats", "2"},
-                       dir + "/cache.db");
-    SCOPED_TRACE(std::string(id) + "\n" + r.err);
-    expect_every_run_ok(r, 12);
-  }
-  CliRun r = run_cli({"--json", "--cache-dir", dir, "bench", "--kernel",
-                      "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128",
-                      "--precision", "fp16", "--shape", "1537x1001x771", "--shape",
-                      "200x1000x2048", "--layout", "all", "--target-ms", "2", "--repeats", "2"},
-                     dir + "/cache.db");
-  SCOPED_TRACE(r.err);
-  expect_every_run_ok(r, 8);
+  expect_ids_verify(dir,
+                    {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128",
+                     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,RP=128",
+                     "wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=2,EP=0,RP=128",
+                     "wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=1,RP=128"},
+                    "bf16", {"1000x1000x1000", "264x520x1000", "256x384x1024"});
+  expect_ids_verify(dir, {"wgmma:BM=128,BN=128,ST=4,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,RP=128"},
+                    "fp16", {"1537x1001x771", "200x1000x2048"});
+}
+
+// LD = 1: the producer warpgroup's cp.async fill the stages in TMA's swizzled layout. Every
+// layout, rows that straddle lines and rows that do not, ragged edges along M, N and K (K = 1000
+// ends inside a 64-deep stage), split-K summed in the last slice and by the reduce kernel,
+// persistent, ping-pong, the staged epilogue, 64-row tiles, and fp16.
+TEST_F(CliGpu, CpAsyncFillVerifiesInAllLayouts) {
+  std::string const dir = temp_dir("gpu-cp-async-fill");
+  CliRun probe = run_cli({"--json", "devices"});
+  if (probe.out.find("sm_90") == std::string::npos) GTEST_SKIP() << "wgmma needs sm_90";
+  expect_ids_verify(dir,
+                    {"wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,LD=1",
+                     "wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=1,GM=8,SK=2,EP=0,LD=1",
+                     "wgmma:BM=64,BN=128,ST=6,CW=1,CL=1,PE=0,GM=1,SK=4,EP=0,LD=1",
+                     "wgmma:BM=128,BN=128,ST=5,CW=2,CL=1,PE=2,GM=8,SK=1,EP=1,LD=1"},
+                    "bf16", {"1000x1000x1000", "264x520x1000", "256x384x1024"});
+  expect_ids_verify(dir, {"wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,LD=1"}, "fp16",
+                    {"1544x1000x776", "200x1000x2048"});
 }
 
 // Stream-K (PE = 3): the grid's clusters share out the k blocks of all units, and the shares

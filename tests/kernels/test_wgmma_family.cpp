@@ -43,13 +43,19 @@ KernelConfig cfg(std::int64_t bm, std::int64_t bn, std::int64_t st, std::int64_t
   c.family = "wgmma";
   c.params = {{"BM", bm}, {"BN", bn}, {"ST", st}, {"CW", cw}, {"CL", cl}, {"PE", pe},
               {"GM", gm}, {"SK", sk}, {"EP", ep}, {"CA", ca}, {"TU", tu}, {"PL", pl},
-              {"ML", ml}, {"SW", 0}, {"RP", 16}};
+              {"ML", ml}, {"SW", 0}, {"RP", 16}, {"LD", 0}};
   return c;
 }
 
 /// `c` with swapped operands (SW = 1).
 KernelConfig swapped(KernelConfig c) {
   c.set("SW", 1);
+  return c;
+}
+
+/// `c` with each stage filled by the producer warpgroup's cp.async instead of TMA (LD=1).
+KernelConfig filled(KernelConfig c) {
+  c.set("LD", 1);
   return c;
 }
 
@@ -80,7 +86,7 @@ TEST(WgmmaFamily, IsRegisteredForSixteenBitAndTf32OnHopper) {
   KernelConfig const c = cfg(128, 256, 4, 2, 1, 8, 1);
   EXPECT_EQ(c.id(),
             "wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0,SW=0,"
-            "RP=16");
+            "RP=16,LD=0");
   EXPECT_EQ(wgmma().canonical(c), c);
   // Ids stored before the epilogue, cluster-axis and turns knobs existed name the
   // register-store, M-clustered, freely issuing kernel they named then.
@@ -124,10 +130,10 @@ TEST(WgmmaFamily, DefaultSearchAtTheBenchmarkShapeIsTensOfConfigs) {
       // The fastest measured on the H200 (668 TFLOP/s bf16) stays in, clustered or not.
       EXPECT_TRUE(
           ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
-                    "ML=0,SW=0,RP=16"));
+                    "ML=0,SW=0,RP=16,LD=0"));
       EXPECT_TRUE(
           ids.count("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,"
-                    "ML=0,SW=0,RP=16"));
+                    "ML=0,SW=0,RP=16,LD=0"));
       // 4096 = 16·256 leaves BN off the powers of two no fewer waves; ping-pong lost there.
       EXPECT_EQ(bn, (std::set<std::int64_t>{128, 256})) << to_string(layout);
       EXPECT_EQ(pe, (std::set<std::int64_t>{0, 1}));
@@ -190,7 +196,7 @@ TEST(WgmmaFamily, Tf32CopiesMnMajorOperandsKMajorIntoTheWorkspaceFirst) {
     // The main kernel always reads both operands K-major.
     KernelLaunch const& main = plan.launches[e.copy_a || e.copy_b ? 1 : 0];
     EXPECT_EQ(main.name_expression,
-              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,2,false,true>")
+              "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,0,2,false,true>")
         << name;
     EXPECT_EQ(plan.tensor_maps,
               (std::vector<TensorMapSpec>{
@@ -334,6 +340,13 @@ TEST(WgmmaFamily, EveryConstraintRejectsSomethingWithANamedReason) {
        "row_pitch"},
       {pitched(swapped(cfg(128, 96, 6, 2, 0, 1, 1))), make(96, 4096, 4000), "row_pitch"},
       {pitched(cfg(128, 128, 6, 2, 0, 1, 1)), make(1024, 1024, 1024), "row_pitch_search"},
+      // LD=1 fills 16-bit tiles of single blocks, in place, in the caller's orientation.
+      {filled(cfg(128, 128, 6, 2, 0, 1, 1)), make(1000, 1000, 1000, Precision::kTF32), "fill"},
+      {filled(cfg(128, 128, 6, 2, 0, 1, 1, 2)), make(1000, 1000, 1000), "fill"},
+      {filled(swapped(cfg(128, 96, 6, 2, 0, 1, 1))), make(96, 4096, 4096), "fill"},
+      {filled(pitched(cfg(128, 128, 6, 2, 0, 1, 1))), make(1000, 1000, 1000), "fill"},
+      {filled(cfg(128, 128, 6, 2, 0, 1, 1)),
+       make(1000, 1000, 999, Precision::kBF16, Layout::kNN, 2), "fill"},
       // Stream-K (PE=3): whole units or partials from registers, summed in the last share, with
       // both operands read in place; run when named (it measured slower).
       {cfg(128, 128, 6, 2, 3, 8, 2), make(1536, 1024, 4096), "stream_k"},
@@ -373,7 +386,7 @@ TEST(WgmmaFamily, OnlyCorrectnessConstraintsBindAKernelThatIsRunRatherThanSearch
                                          "cluster_pieces", "grid_size", "epilogue",
                                          "block_scales", "turns", "k_split", "placement",
                                          "multicast_lead", "swap", "row_pitch",
-                                         "stream_k"}));
+                                         "stream_k", "fill"}));
   // A split-K, persistent, clustered config tuned for a small grid still runs a big problem
   // correctly (persistent units stride, clusters pad, slices reduce): searches skip it, runs
   // may use it.
@@ -483,7 +496,7 @@ TEST(WgmmaFamily, RowPitch128CopiesRowsThatStraddleLinesFirst) {
   std::int64_t const copy = 1000 * 1024 * 2;  // rows padded to 1024 elements
   EXPECT_EQ(plan.workspace_bytes, 2 * copy);
   std::string const main = plan.launches[1].name_expression;
-  EXPECT_EQ(main, "gemmtune::wgmma_gemm<128,64,6,2,1,0,1,1,0,0,0,1,0,0,128,1,false,false>");
+  EXPECT_EQ(main, "gemmtune::wgmma_gemm<128,64,6,2,1,0,1,1,0,0,0,1,0,0,128,0,1,false,false>");
   // Read in place, the same config plans no copy and no workspace.
   LaunchPlan const direct = wgmma().launch_plan(in_place, p);
   ASSERT_EQ(direct.launches.size(), 1u);
@@ -617,7 +630,7 @@ TEST(WgmmaFamily, PingPongTilesAreWholeWarpgroupTilesOnAPersistentGrid) {
   // Units are BM×BN tiles, as without ping-pong: 64 × 16 for 64×256.
   EXPECT_EQ(WgmmaFamily::units(cfg(64, 256, 5, 2, 2, 8, 1), p), 64 * 16);
   EXPECT_EQ(wgmma().main_expression(cfg(64, 256, 5, 2, 2, 8, 1), p),
-            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,0,16,1,false,false>");
+            "gemmtune::wgmma_gemm<64,256,5,2,1,2,8,1,0,0,0,1,0,0,16,0,1,false,false>");
   // One unit per block leaves the second warpgroup without a tile: searches skip it.
   EXPECT_EQ(rule(wgmma().reject_reason(cfg(128, 128, 4, 2, 2, 8, 1), make(1024, 1024, 4096),
                                        sm90())),
@@ -656,11 +669,11 @@ TEST(WgmmaFamily, CompileRequestTargetsSm90aWithOnlyIntegersInTheNames) {
   EXPECT_EQ(wgmma().compile_request(cfg(128, 256, 4, 2, 1, 8, 1), p, "sm_90a").arch, "sm_90a");
   ASSERT_EQ(r.name_expressions.size(), 1u);
   EXPECT_EQ(r.name_expressions[0],
-            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,0,16,1,true,false>");
+            "gemmtune::wgmma_gemm<128,256,4,2,1,1,8,1,0,0,0,1,0,0,16,0,1,true,false>");
   EXPECT_NE(r.source.find("wgmma_gemm"), std::string::npos);
   Problem const f = make(4096, 4096, 4096, Precision::kFP16, Layout::kNT);
   EXPECT_EQ(wgmma().main_expression(cfg(128, 128, 4, 2, 1, 8, 1), f),
-            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,0,false,true>");
+            "gemmtune::wgmma_gemm<128,128,4,2,1,1,8,1,0,0,0,1,0,0,16,0,0,false,true>");
   KernelConfig bad = cfg(128, 128, 4, 2, 1, 8, 1);
   bad.params[1].second = 100;  // not a declared BN
   EXPECT_THROW(wgmma().compile_request(bad, f, "sm_90"), UsageError);
@@ -707,7 +720,7 @@ TEST(WgmmaFamily, ClustersPairTileRowsAndSplitKMajorBIntoSlabs) {
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x % 2, 0);
   EXPECT_EQ(wgmma().launch_plan(small, odd).launches[0].grid.x, 64);
   EXPECT_EQ(wgmma().main_expression(small, odd),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,0,16,1,false,false>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,0,0,1,1,0,16,0,1,false,false>");
 }
 
 TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
@@ -721,7 +734,7 @@ TEST(WgmmaFamily, ClustersAlongNPairTileColumnsAndShareA) {
   EXPECT_EQ(WgmmaFamily::units(along_n, p), 64);
   EXPECT_EQ(wgmma().launch_plan(along_n, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(along_n, p),
-            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,0,16,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,64,6,2,2,0,1,1,0,1,0,1,1,0,16,0,1,false,true>");
   // K-major A (NT) comes as 2 slabs of 64 rows, one per block, multicast; B whole per block.
   EXPECT_EQ(wgmma().launch_plan(along_n, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 64, 64, 128},
@@ -759,7 +772,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_EQ(WgmmaFamily::units(pair, p), 64);
   EXPECT_EQ(wgmma().launch_plan(pair, p).launches[0].grid, (Dim3{128, 1, 1}));
   EXPECT_EQ(wgmma().main_expression(pair, p),
-            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,0,16,1,false,true>");
+            "gemmtune::wgmma_gemm_cluster<128,128,6,2,2,0,1,1,0,2,0,1,0,0,16,0,1,false,true>");
   // Nothing is shared: each block loads whole tiles of both operands, no workspace.
   EXPECT_EQ(wgmma().launch_plan(pair, p).tensor_maps,
             (std::vector<TensorMapSpec>{{TmaOperand::kA, 128, 64, 128},
@@ -777,7 +790,7 @@ TEST(WgmmaFamily, KSplitPairsTakeOneTileEachWithHalfItsK) {
   EXPECT_TRUE(ids.count(pair.id())) << pair.id();
   EXPECT_EQ(wgmma().canonical(parse_kernel_id(
                 "wgmma:BM=128,BN=128,ST=6,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=2,TU=0,PL=1,ML=0,SW=0,"
-                "RP=16")),
+                "RP=16,LD=0")),
             pair);
 }
 
@@ -844,7 +857,7 @@ TEST(WgmmaFamily, ComputeBoundGridsOneTileWideKeepRowOrder) {
   }
   EXPECT_TRUE(one_column.count(
       "wgmma:BM=128,BN=208,ST=4,CW=2,CL=2,PE=0,GM=1,SK=1,EP=0,CA=0,TU=0,PL=1,ML=1,SW=0,"
-      "RP=16"));
+      "RP=16,LD=0"));
   for (std::string const& id : one_column) EXPECT_NE(id.find("GM=1"), std::string::npos) << id;
 }
 
@@ -862,7 +875,7 @@ TEST(WgmmaFamily, SwappedOperandsTileTheTransposedProblem) {
   ASSERT_EQ(plan.launches.size(), 1u);
   EXPECT_EQ(plan.launches[0].grid.x, 64);
   EXPECT_EQ(plan.launches[0].name_expression,
-            "gemmtune::wgmma_gemm<128,208,4,2,1,0,1,1,0,0,0,1,0,1,16,1,true,true>");
+            "gemmtune::wgmma_gemm<128,208,4,2,1,0,1,1,0,0,0,1,0,1,16,0,1,true,true>");
   EXPECT_EQ(plan.workspace_bytes, 0);
   // TT: the kernel's A (the caller's B, stored K×N) is MN-major in 64-wide boxes; its B (the
   // caller's A, stored M×K) K-major, a box of BN = 208 rows.

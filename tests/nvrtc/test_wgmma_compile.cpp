@@ -172,7 +172,10 @@ void compile_all(std::vector<Candidate> const& candidates) {
                             : a_is_e5m2(p) ? "QGMMA.64x" + n + "x32.F32.E5M2.E4M3"
                                            : "QGMMA.64x" + n + "x32.F32.E4M3.E4M3";
     EXPECT_NE(sass.find(mma), std::string::npos) << what << ": no " << mma;
-    EXPECT_NE(sass.find("UTMALDG"), std::string::npos) << what;
+    // Stages come by TMA, or with LD=1 by the producer's cp.async (LDGSTS) and no TMA load.
+    bool const filled = c.config.at("LD") == 1;
+    EXPECT_EQ(sass.find("UTMALDG") != std::string::npos, !filled) << what;
+    EXPECT_EQ(sass.find("LDGSTS") != std::string::npos, filled) << what;
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << what;
     EXPECT_EQ(copies_in_operand_loops(sass), 0) << what;
   }
@@ -367,6 +370,41 @@ TEST(WgmmaCompile, RowPitchCopiesBeforeTheMainKernel) {
         wgmma_family().launch_plan(c.config, c.problem).launches.front().name_expression;
     ASSERT_NE(copy.find("wgmma_padded_copy"), std::string::npos) << copy;
     ASSERT_NE(copy.find(",128>"), std::string::npos) << copy;
+  }
+  compile_all(all);
+}
+
+// LD=1: each stage filled by the producer warpgroup's 16-byte cp.async, in every layout, at rows
+// that straddle lines and at 1024, with the tile widths whose MN-major tiles round up to whole
+// boxes, split-K (summed in the last slice and by the reduce kernel), ping-pong, stream-K, the
+// staged epilogue and fp16.
+TEST(WgmmaCompile, CpAsyncFillInEveryLayout) {
+  std::vector<Candidate> all;
+  for (Layout layout : kAllLayouts) {
+    all.push_back({parse("wgmma:BM=128,BN=64,ST=6,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,LD=1"),
+                   make(1000, 1000, 1000, Precision::kBF16, layout)});
+    all.push_back({parse("wgmma:BM=128,BN=96,ST=6,CW=2,CL=1,PE=1,GM=8,SK=2,EP=0,LD=1"),
+                   make(2000, 1000, 3000, Precision::kFP16, layout)});
+  }
+  all.push_back({parse("wgmma:BM=64,BN=128,ST=8,CW=1,CL=1,PE=0,GM=1,SK=1,EP=0,LD=1"),
+                 make(1000, 1000, 1000, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=64,BN=224,ST=5,CW=2,CL=1,PE=0,GM=1,SK=1,EP=0,LD=1"),
+                 make(1024, 1024, 1024, Precision::kBF16, Layout::kNT)});
+  all.push_back({parse("wgmma:BM=128,BN=256,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=1,LD=1"),
+                 make(4000, 4000, 4000, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=256,BN=128,ST=4,CW=2,CL=1,PE=1,GM=8,SK=1,EP=0,LD=1"),
+                 make(3000, 3000, 3000, Precision::kBF16, Layout::kTT)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=5,CW=2,CL=1,PE=2,GM=8,SK=1,EP=0,LD=1"),
+                 make(2000, 2000, 2000, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=2,CL=1,PE=3,GM=8,SK=1,EP=0,LD=1"),
+                 make(1000, 1000, 4000, Precision::kBF16, Layout::kNN)});
+  all.push_back({parse("wgmma:BM=128,BN=128,ST=6,CW=1,CL=1,PE=0,GM=1,SK=8,EP=0,LD=1"),
+                 make(1000, 1000, 8000, Precision::kBF16, Layout::kTN)});
+  for (Candidate const& c : all) {
+    ASSERT_EQ(c.problem.align, 16) << c.problem.describe();
+    ASSERT_EQ(wgmma_family().launch_plan(c.config, c.problem).launches.size(),
+              c.config.at("SK") > 2 ? 2u : 1u)
+        << c.config.id() << ": no copy first";
   }
   compile_all(all);
 }

@@ -103,10 +103,10 @@ TEST(WarmStart, AStoredIdWithoutALaterParameterComesBackCanonical) {
   auto const w = warm_start_configs(store, gpu, shape("4096x4096x4096", Precision::kBF16));
   ASSERT_EQ(w.size(), 1u);
   // The search compares warm configs with its candidates by id: EP=0, CA=0, TU=0, PL=1, ML=0,
-  // SW=0 and RP=16 are what the old id named.
+  // SW=0, RP=16 and LD=0 are what the old id named.
   EXPECT_EQ(w[0].id(),
             "wgmma:BM=128,BN=256,ST=4,CW=2,CL=2,PE=1,GM=8,SK=1,EP=0,CA=0,TU=0,PL=1,ML=0,SW=0,"
-            "RP=16");
+            "RP=16,LD=0");
 }
 
 TEST(WarmStart, AGuidedSearchOfANewShapeStartsFromItsNeighbour) {
