@@ -173,7 +173,7 @@ void compile_all(std::vector<Candidate> const& candidates) {
                                            : "QGMMA.64x" + n + "x32.F32.E4M3.E4M3";
     EXPECT_NE(sass.find(mma), std::string::npos) << what << ": no " << mma;
     // Stages come by TMA, or with LD=1 by the producer's cp.async (LDGSTS) and no TMA load.
-    bool const filled = c.config.at("LD") == 1;
+    bool const filled = f.canonical(c.config).at("LD") == 1;
     EXPECT_EQ(sass.find("UTMALDG") != std::string::npos, !filled) << what;
     EXPECT_EQ(sass.find("LDGSTS") != std::string::npos, filled) << what;
     EXPECT_EQ(sass.find("LDL"), std::string::npos) << what;
