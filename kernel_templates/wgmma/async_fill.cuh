@@ -133,7 +133,14 @@ __host__ __device__ inline void for_each_fill_chunk(int t, long long mn0, long l
   }
 }
 
+// The instructions below exist on the device only; the host passes of nvcc (emit's builds) and
+// the CPU emulation see the same declarations with empty bodies.
 #if defined(__CUDA_ARCH__)
+#define GEMMTUNE_FILL_ASM(...) asm volatile(__VA_ARGS__)
+#else
+#define GEMMTUNE_FILL_ASM(...) ((void)0)
+#endif
+
 /// Copies this thread's chunks of one operand tile into the stage at shared address dst: the
 /// operand stored at `base` with rows ld elements apart (16-byte aligned rows).
 template <bool KMAJOR, int X, int EB>
@@ -144,27 +151,31 @@ __device__ __forceinline__ void fill_tile(unsigned dst, void const* base, long l
   for_each_fill_chunk<KMAJOR, X, EB>(
       static_cast<int>(threadIdx.x % kFillThreads), mn0, k0, mn_extent, k_extent, ld,
       [&](int smem, long long offset, int n) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + smem),
-                     "l"(bytes + offset), "r"(n)
-                     : "memory");
+        (void)smem, (void)offset, (void)n;  // the host passes compile an empty body
+        GEMMTUNE_FILL_ASM("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + smem),
+                          "l"(bytes + offset), "r"(n)
+                          : "memory");
       });
 }
 
 /// The stage's full barrier counts one arrival from each fill thread, made when all of that
 /// thread's earlier copies have landed (the barrier's expected count includes it: noinc).
 __device__ __forceinline__ void fill_arrive(unsigned full) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full) : "memory");
+  (void)full;  // the host passes compile an empty body
+  GEMMTUNE_FILL_ASM("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full) : "memory");
 }
 
 /// Waits for this thread's copies before it leaves the kernel.
-__device__ __forceinline__ void fill_drain() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+__device__ __forceinline__ void fill_drain() {
+  GEMMTUNE_FILL_ASM("cp.async.wait_all;" ::: "memory");
+}
 
 /// A consumer, once a stage's full barrier has completed: the copies were writes of the generic
 /// proxy, and wgmma reads shared memory through the async proxy.
 __device__ __forceinline__ void fill_visible() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  GEMMTUNE_FILL_ASM("fence.proxy.async.shared::cta;" ::: "memory");
 }
-#endif
+#undef GEMMTUNE_FILL_ASM
 
 }  // namespace wgmma_detail
 }  // namespace gemmtune
