@@ -52,5 +52,12 @@ __device__ __forceinline__ void wait() {
 #endif
 }
 
+/// Waits until every copy this thread issued has landed (grouped or not).
+__device__ __forceinline__ void wait_all() {
+#if GEMMTUNE_HAS_CP_ASYNC
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 }  // namespace async
 }  // namespace gemmtune

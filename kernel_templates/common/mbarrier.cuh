@@ -25,6 +25,11 @@ __device__ __forceinline__ void arrive_expect_tx(unsigned bar, unsigned bytes) {
 __device__ __forceinline__ void arrive(unsigned bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
+/// Arrives once when all of this thread's earlier cp.async have landed (sm_80+: the barrier's
+/// expected count must include the arrival, noinc).
+__device__ __forceinline__ void arrive_on_copies(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
 /// Arrives on the barrier at the same shared-memory offset in cluster block `rank` (itself
 /// included). By default with release at CTA scope only: the ring's arrivals announce that this
 /// block's wgmma have finished reading a stage (wgmma.wait_group), which orders nothing in the

@@ -1,11 +1,12 @@
 // The wgmma family's cp.async producer (LD = 1): the producer warpgroup's 128 threads copy each
 // stage's operand tiles from global memory with 16-byte cp.async, into the layout a TMA box with
 // 128-byte swizzle leaves (so the consumers' descriptors do not change), and each thread's
-// copies arrive on the stage's full barrier when they land. Why: TMA splits a box row that
-// straddles two 128-byte lines into several L2 requests (4.1x the requests at rows 2000 bytes
-// apart, bench/results/2026-12-07-h100-row-pitch.md); a warp's cp.async touch each line once.
-// Rows must still be 16-byte aligned. Where the chunks go is plain integer arithmetic
-// (fill_chunk), so the CPU emulation holds it to the swizzle's definition.
+// copies arrive on the stage's full barrier when they land (mbarrier::arrive_on_copies). Why:
+// TMA splits a box row that straddles two 128-byte lines into several L2 requests (4.1x the
+// requests at rows 2000 bytes apart, bench/results/2026-12-07-h100-row-pitch.md); a warp's
+// cp.async touch each line once. Rows must still be 16-byte aligned. Where the chunks go is
+// plain integer arithmetic (for_each_fill_chunk), so the CPU emulation holds it to the
+// swizzle's definition.
 #ifndef GEMMTUNE_WGMMA_ASYNC_FILL_CUH
 #define GEMMTUNE_WGMMA_ASYNC_FILL_CUH
 
@@ -16,20 +17,6 @@ namespace wgmma_detail {
 constexpr int kFillThreads = 128;
 /// Bytes of one swizzled row (a 128-byte TMA box row) and of one 64-column MN-major box.
 constexpr int kFillRow = 128;
-/// One chunk's bytes past the matrix: nothing to copy (its rows or columns of C are never
-/// stored, so stale shared memory there is harmless, as where TMA issues no piece).
-constexpr int kFillSkip = -1;
-
-/// One 16-byte chunk of an operand tile: where it lands (bytes from the tile's start in the
-/// stage), the stored element it starts at (row and column of the operand as stored in memory),
-/// and the bytes of it inside the matrix (the rest is zero-filled; kFillSkip: none copied).
-struct FillChunk {
-  int smem;
-  long long row;
-  long long col;
-  int bytes;
-};
-
 /// Chunks of one tile per fill thread: K-major, X rows of 128 bytes; MN-major, X columns
 /// (a multiple of 64) in boxes of 64 columns × BK rows of 128 bytes (BK = 128 / EB).
 template <bool KMAJOR, int X, int EB>
@@ -38,52 +25,19 @@ __host__ __device__ constexpr int fill_chunks() {
                 : X / 64 * (kFillRow / EB) * (kFillRow / 16) / kFillThreads;
 }
 
-/// Chunk j of fill thread t of a tile whose first row (K-major) or column (MN-major) of C is
+/// Walks fill thread t's chunks of a tile whose first row (K-major) or column (MN-major) of C is
 /// mn0, at K offset k0, of an operand of mn_extent rows or columns along M or N and k_extent
-/// along K. Consecutive threads take consecutive chunks of one 128-byte row, so a warp copies 4
-/// whole rows. Chunk c of swizzled row r lands at r·128 + ((c ^ (r mod 8))·16), as TMA's
-/// 128-byte swizzle puts it (the tile starts on a 1024-byte swizzle atom). A chunk the K extent
-/// cuts is zero-filled past it: the products there must be zeros, not stale data.
-template <bool KMAJOR, int EB>
-__host__ __device__ inline FillChunk fill_chunk(int t, int j, long long mn0, long long k0,
-                                                long long mn_extent, long long k_extent) {
-  constexpr int kChunksPerRow = kFillRow / 16;  // 8
-  constexpr int kElems = 16 / EB;               // elements of one chunk
-  int const i = t + kFillThreads * j;
-  FillChunk f;
-  if (KMAJOR) {
-    int const r = i / kChunksPerRow, c = i % kChunksPerRow;
-    f.smem = r * kFillRow + ((c ^ (r % 8)) * 16);
-    f.row = mn0 + r;
-    f.col = k0 + static_cast<long long>(c) * kElems;
-    long long const left = (k_extent - f.col) * EB;
-    f.bytes = f.row >= mn_extent ? kFillSkip
-              : left <= 0        ? 0
-              : left >= 16       ? 16
-                                 : static_cast<int>(left);
-  } else {
-    constexpr int kBoxRows = kFillRow / EB;  // BK
-    constexpr int kBoxChunks = kBoxRows * kChunksPerRow;
-    int const box = i / kBoxChunks, w = i % kBoxChunks;
-    int const r = w / kChunksPerRow, c = w % kChunksPerRow;
-    f.smem = box * kBoxRows * kFillRow + r * kFillRow + ((c ^ (r % 8)) * 16);
-    f.row = k0 + r;
-    f.col = mn0 + static_cast<long long>(box) * (kFillRow / EB) +
-            static_cast<long long>(c) * kElems;
-    long long const left = (mn_extent - f.col) * EB;
-    f.bytes = left <= 0           ? kFillSkip
-              : f.row >= k_extent ? 0
-              : left >= 16        ? 16
-                                  : static_cast<int>(left);
-  }
-  return f;
-}
-
-/// Walks fill thread t's chunks of one tile as fill_chunk places them, by increments instead of
-/// fill_chunk's divisions and 64-bit products: `copy(smem, offset, bytes)` for each chunk not
-/// skipped, with the byte offset of its source from the operand's base (rows ld elements
-/// apart). Per chunk this is an add to each address and one compare, which keeps the
-/// producer's 128 threads to a few instructions a chunk (fill_chunk's form took about 25).
+/// along K, stored with rows ld elements apart: `copy(smem, offset, bytes)` for each chunk to
+/// copy, with where it lands (bytes from the tile's start in the stage), the byte offset of its
+/// source from the operand's base, and its bytes inside the matrix (the rest is zero-filled).
+/// Consecutive threads take consecutive chunks of one 128-byte row, so a warp copies 4 whole
+/// rows. Chunk c of swizzled row r lands at r·128 + ((c ^ (r mod 8))·16), as TMA's 128-byte
+/// swizzle puts it (the tile starts on a 1024-byte swizzle atom). A chunk the K extent cuts is
+/// zero-filled past it, since the products there must be zeros, not stale data; chunks past the
+/// matrix along M or N are not copied (their rows or columns of C are never stored, as where TMA
+/// issues no piece). The walk goes by increments, an add to each address and one compare a
+/// chunk: computed from the chunk's index, with divisions and 64-bit products, the producer
+/// took about 25 instructions a chunk.
 template <bool KMAJOR, int X, int EB, typename Copy>
 __host__ __device__ inline void for_each_fill_chunk(int t, long long mn0, long long k0,
                                                     long long mn_extent, long long k_extent,
@@ -133,14 +87,6 @@ __host__ __device__ inline void for_each_fill_chunk(int t, long long mn0, long l
   }
 }
 
-// The instructions below exist on the device only; the host passes of nvcc (emit's builds) and
-// the CPU emulation see the same declarations with empty bodies.
-#if defined(__CUDA_ARCH__)
-#define GEMMTUNE_FILL_ASM(...) asm volatile(__VA_ARGS__)
-#else
-#define GEMMTUNE_FILL_ASM(...) ((void)0)
-#endif
-
 /// Copies this thread's chunks of one operand tile into the stage at shared address dst: the
 /// operand stored at `base` with rows ld elements apart (16-byte aligned rows).
 template <bool KMAJOR, int X, int EB>
@@ -151,31 +97,11 @@ __device__ __forceinline__ void fill_tile(unsigned dst, void const* base, long l
   for_each_fill_chunk<KMAJOR, X, EB>(
       static_cast<int>(threadIdx.x % kFillThreads), mn0, k0, mn_extent, k_extent, ld,
       [&](int smem, long long offset, int n) {
-        (void)smem, (void)offset, (void)n;  // the host passes compile an empty body
-        GEMMTUNE_FILL_ASM("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + smem),
-                          "l"(bytes + offset), "r"(n)
-                          : "memory");
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst + smem),
+                     "l"(bytes + offset), "r"(n)
+                     : "memory");
       });
 }
-
-/// The stage's full barrier counts one arrival from each fill thread, made when all of that
-/// thread's earlier copies have landed (the barrier's expected count includes it: noinc).
-__device__ __forceinline__ void fill_arrive(unsigned full) {
-  (void)full;  // the host passes compile an empty body
-  GEMMTUNE_FILL_ASM("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(full) : "memory");
-}
-
-/// Waits for this thread's copies before it leaves the kernel.
-__device__ __forceinline__ void fill_drain() {
-  GEMMTUNE_FILL_ASM("cp.async.wait_all;" ::: "memory");
-}
-
-/// A consumer, once a stage's full barrier has completed: the copies were writes of the generic
-/// proxy, and wgmma reads shared memory through the async proxy.
-__device__ __forceinline__ void fill_visible() {
-  GEMMTUNE_FILL_ASM("fence.proxy.async.shared::cta;" ::: "memory");
-}
-#undef GEMMTUNE_FILL_ASM
 
 }  // namespace wgmma_detail
 }  // namespace gemmtune

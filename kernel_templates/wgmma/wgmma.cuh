@@ -129,6 +129,7 @@
 #ifndef GEMMTUNE_WGMMA_WGMMA_CUH
 #define GEMMTUNE_WGMMA_WGMMA_CUH
 
+#include "common/async_copy.cuh"
 #include "common/cluster.cuh"
 #include "common/gemm_args.cuh"
 #include "common/global_store.cuh"
@@ -1175,7 +1176,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
                                                                args.K);
             fill_tile<TB, tile_extent(BN, !TB), elem_bytes(T)>(b, args.B, args.ldb, n0, args.N, k0,
                                                                args.K);
-            fill_arrive(full);
+            mbarrier::arrive_on_copies(full);
           } else if (tma::elect_one()) {
             mbarrier::arrive_expect_tx(full, bytes);
             load_pieces<SHARE_A, !TA, CL, A_PIECES, A_PIECE_SPAN, A_PIECE_BYTES, LEAD>(
@@ -1200,7 +1201,7 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
           }
         }
       }
-      if constexpr (LD == 1) fill_drain();
+      if constexpr (LD == 1) async::wait_all();  // copies in flight outlive no thread
     }
   } else {
     // ---------------- consumers ----------------
@@ -1288,7 +1289,8 @@ __device__ __forceinline__ void gemm_block(GemmArgs const& caller, TensorMaps co
       // products with `scales`, or (otherwise) release the previous stage.
       auto k_block = [&](BlockScales<MI> const& scales) {
         mbarrier::wait(full0 + 8 * s, phase);  // the warp leaves it together: wgmma.* are aligned
-        if constexpr (LD == 1) fill_visible();
+        // LD = 1: the copies were writes of the generic proxy; wgmma reads through the async one.
+        if constexpr (LD == 1) tma::fence_proxy_async();
         if constexpr (TAKE_TURNS) named_barrier::sync<kTurnBarrier, 2 * kWarpgroup>(wg - 1);
         // Block scales: the stage's products go to kblock, the first k step overwriting it.
         float (&acc)[MI][ACC] = BLOCK_SCALED ? kblock : d;
